@@ -1,0 +1,124 @@
+package forensics
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Severity ranks findings. The names are part of the output contract.
+type Severity int
+
+const (
+	Info Severity = iota
+	Low
+	Medium
+	Warning // ranks with Medium; the Vitess rule's name for "could go wrong"
+	High
+	Critical
+)
+
+var severityNames = [...]string{"info", "low", "medium", "warning", "high", "critical"}
+
+func (s Severity) String() string {
+	if s < 0 || int(s) >= len(severityNames) {
+		return fmt.Sprintf("severity(%d)", int(s))
+	}
+	return severityNames[s]
+}
+
+// Rank orders severities for thresholds such as --fail-on.
+func (s Severity) Rank() int {
+	if s >= Warning {
+		return int(s) - 1
+	}
+	return int(s)
+}
+
+// ParseSeverity reads a severity name.
+func ParseSeverity(name string) (Severity, error) {
+	for i, n := range severityNames {
+		if strings.EqualFold(n, name) {
+			return Severity(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown severity %q (want one of %s)", name, strings.Join(severityNames[:], ", "))
+}
+
+func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+func (s *Severity) UnmarshalText(b []byte) error {
+	v, err := ParseSeverity(string(b))
+	*s = v
+	return err
+}
+
+// FindingSubject names what a finding is about. Each rule fills the fields
+// that apply to it; the JSON names are part of the output contract.
+type FindingSubject struct {
+	Node      string   `json:"node,omitempty"`
+	Bucket    string   `json:"bucket,omitempty"`
+	VBuckets  []int    `json:"vbuckets,omitempty"`
+	Consumers []string `json:"consumers,omitempty"`
+	Range     int64    `json:"range,omitempty"`
+	Replicas  []string `json:"replicas,omitempty"`
+	Redirects int      `json:"redirects,omitempty"`
+	Keyspace  string   `json:"keyspace,omitempty"`
+	Shards    []string `json:"shards,omitempty"`
+	Tables    []string `json:"tables,omitempty"`
+	Workflow  string   `json:"workflow,omitempty"`
+}
+
+// Evidence is one line that supports a finding.
+type Evidence struct {
+	Source string    `json:"source"`
+	Line   int64     `json:"line"`
+	Time   time.Time `json:"time"`
+	Node   string    `json:"node,omitempty"`
+	Note   string    `json:"note,omitempty"` // what this line shows, in a few words
+	Text   string    `json:"text"`
+}
+
+// Fix is one thing to do about a finding. Steps are prose; Commands are
+// exact command lines with the real names filled in, in the order to run them.
+type Fix struct {
+	Title    string   `json:"title"`
+	Steps    []string `json:"steps,omitempty"`
+	Commands []string `json:"commands,omitempty"`
+}
+
+// Skew is an estimate of how far one node's clock is ahead of another's,
+// from an effect logged before its cause.
+type Skew struct {
+	Ahead  string        `json:"ahead"`  // the node whose clock reads later
+	Behind string        `json:"behind"` // the node it is compared with
+	By     time.Duration `json:"by_ns"`  // at least this much
+	Basis  string        `json:"basis"`  // the pair of lines that shows it
+}
+
+// Finding is a failure a rule recognised in the timeline.
+type Finding struct {
+	ID          string         `json:"id"` // stable: the same incident in the same input gets the same id
+	Rule        string         `json:"rule"`
+	Severity    Severity       `json:"severity"`
+	Title       string         `json:"title"`
+	Subject     FindingSubject `json:"subject"`
+	Start       time.Time      `json:"start"`
+	End         time.Time      `json:"end"`
+	Explanation string         `json:"explanation"`
+	Evidence    []Evidence     `json:"evidence"`
+	Fixes       []Fix          `json:"fixes"`
+	Skew        []Skew         `json:"skew,omitempty"`
+}
+
+// Fingerprint derives the finding's stable id from what identifies the
+// incident: the rule, the subject and the start time.
+func (f *Finding) Fingerprint() string {
+	subject, _ := json.Marshal(f.Subject)
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00%d", f.Rule, subject, f.Start.UnixNano())
+	return hex.EncodeToString(h.Sum(nil))[:12]
+}

@@ -1,0 +1,3 @@
+module forensics
+
+go 1.26

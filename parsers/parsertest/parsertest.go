@@ -1,0 +1,137 @@
+// Package parsertest runs a parser the way the ingest pipeline does, and
+// checks the invariants every parser must keep. Parser packages use it in
+// their table tests, fuzz targets and benchmarks.
+package parsertest
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"reflect"
+	"testing"
+	"time"
+
+	"forensics"
+	"forensics/lines"
+)
+
+// Result is what a parser made of an input.
+type Result struct {
+	Events []forensics.Event
+	Stamps []forensics.Stamp // one per line; zero for lines without a time
+	Errors []LineError
+	Lines  int64
+	EndErr error
+}
+
+// LineError is a parser error with the line it concerns.
+type LineError struct {
+	Line int64
+	Err  error
+}
+
+func (e LineError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
+
+// Parse feeds input to a new parser of format f, line by line, then calls End.
+func Parse(f forensics.Format, origin forensics.Origin, input []byte) Result {
+	p := f.New(origin)
+	var res Result
+	emit := func(e *forensics.Event) {
+		c := *e
+		c.Attrs = append([]forensics.Attr(nil), e.Attrs...)
+		res.Events = append(res.Events, c)
+	}
+	r := lines.NewReader(bytes.NewReader(input))
+	for {
+		l, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			panic(err) // a bytes.Reader does not fail
+		}
+		res.Lines = l.N
+		st, perr := p.Line(l.N, l.Text, emit)
+		if int64(len(res.Stamps)) < l.N {
+			res.Stamps = append(res.Stamps, st)
+		}
+		if perr != nil {
+			res.Errors = append(res.Errors, LineError{l.N, perr})
+		}
+	}
+	res.EndErr = p.End(emit)
+	return res
+}
+
+// Kinds returns the kinds of the events, in order.
+func (r Result) Kinds() []forensics.Kind {
+	out := make([]forensics.Kind, len(r.Events))
+	for i, e := range r.Events {
+		out[i] = e.Kind
+	}
+	return out
+}
+
+// OfKind returns the events of one kind.
+func (r Result) OfKind(k forensics.Kind) []forensics.Event {
+	var out []forensics.Event
+	for _, e := range r.Events {
+		if e.Kind == k {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Check verifies the invariants of parsing input with f: no panic, events
+// only on lines that exist, only documented kinds, and the same events when
+// the same input is parsed again. Fuzz targets call it on every input.
+func Check(t testing.TB, f forensics.Format, origin forensics.Origin, input []byte) {
+	t.Helper()
+	kinds := map[forensics.Kind]bool{}
+	for _, k := range f.Kinds {
+		kinds[k.Kind] = true
+	}
+	a := Parse(f, origin, input)
+	for _, e := range a.Events {
+		if e.Line < 1 || e.Line > max(a.Lines, 1) {
+			t.Fatalf("event %s on line %d; the input has %d lines", e.Kind, e.Line, a.Lines)
+		}
+		if !kinds[e.Kind] {
+			t.Fatalf("event kind %q is not listed in %s.Kinds", e.Kind, f.Name)
+		}
+		if e.VB < forensics.NoVB {
+			t.Fatalf("event %s has vb %d", e.Kind, e.VB)
+		}
+	}
+	for _, st := range a.Stamps {
+		if !st.IsZero() && st.Time.Location() != time.UTC {
+			t.Fatalf("stamp %v is not in UTC", st.Time)
+		}
+	}
+	b := Parse(f, origin, input)
+	if !reflect.DeepEqual(a, b) {
+		t.Fatalf("parsing the same input twice gave different results")
+	}
+}
+
+// Bench measures parsing input with f, reporting bytes per second and allocations.
+func Bench(b *testing.B, f forensics.Format, origin forensics.Origin, input []byte) {
+	b.SetBytes(int64(len(input)))
+	b.ReportAllocs()
+	var events int
+	emit := func(*forensics.Event) { events++ }
+	for b.Loop() {
+		p := f.New(origin)
+		r := lines.NewReader(bytes.NewReader(input))
+		for {
+			l, err := r.Next()
+			if err != nil {
+				break
+			}
+			p.Line(l.N, l.Text, emit)
+		}
+		p.End(emit)
+	}
+	b.ReportMetric(float64(events)/float64(b.N), "events/op")
+}
