@@ -28,10 +28,10 @@ type Source struct {
 
 // Problem is something wrong with an input that did not stop the analysis.
 type Problem struct {
-	Path   string // file or member, as displayed
-	Line   int64  // 0 when it concerns the whole file
-	Reason string // why, in words, ending with what to do where there is something to do
-	Lost   bool   // whether content was lost (not read) because of it
+	Path   string `json:"path"`           // file or member, as displayed
+	Line   int64  `json:"line,omitempty"` // 0 when it concerns the whole file
+	Reason string `json:"reason"`         // why, in words, ending with what to do where there is something to do
+	Lost   bool   `json:"lost,omitempty"` // whether content was lost (not read) because of it
 }
 
 func (p Problem) Error() string {

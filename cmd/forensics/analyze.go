@@ -1,0 +1,156 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"forensics"
+	"forensics/ingest"
+	"forensics/input"
+	"forensics/parsers"
+	"forensics/report"
+	"forensics/rules"
+	"forensics/store"
+)
+
+type analyzeOptions struct {
+	db     string
+	format string
+	rules  []string
+	stdout io.Writer
+	stderr io.Writer
+}
+
+func newAnalyzeCmd() *cobra.Command {
+	opts := &analyzeOptions{}
+	cmd := &cobra.Command{
+		Use:   "analyze PATH...",
+		Short: "Read evidence into the timeline and report the failures found",
+		Long: `analyze reads each PATH — a cbcollect_info zip, a cockroach debug zip, a
+snapshot folder, a tarball, a .gz or plain log file, or a folder of any of
+these — into the timeline (--db), runs the rules over what was read, and
+prints the findings.
+
+Zips are read in place, never extracted. Content already in the timeline is
+recognised and not read again, so analyze can be re-run on the same input.
+
+Exit status: 0 when the analysis ran, whatever it found; 1 when nothing could
+be analysed; 2 for a usage error.`,
+		Example: `  forensics analyze collectinfo-*.zip
+  forensics analyze --format json snapshot-2024-12-02T164500Z/ > findings.json`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageErrorf("analyze needs at least one PATH to read")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.stdout, opts.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
+			return runAnalyze(cmd, opts, args)
+		},
+	}
+	cmd.Flags().StringVar(&opts.db, "db", "forensics.db", "timeline file to write (kept for `timeline query`)")
+	cmd.Flags().StringVar(&opts.format, "format", "table", "output format: table or json")
+	cmd.Flags().StringSliceVar(&opts.rules, "rules", nil, "run only these rules (comma-separated names; see `forensics rules list`)")
+	return cmd
+}
+
+func runAnalyze(cmd *cobra.Command, opts *analyzeOptions, paths []string) error {
+	if opts.format != "table" && opts.format != "json" {
+		return usageErrorf("--format %q: want table or json", opts.format)
+	}
+	selected, err := selectRules(opts.rules)
+	if err != nil {
+		return err
+	}
+	ctx := cmd.Context()
+	db, err := store.Open(opts.db)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	w, err := db.NewRun(ctx, paths)
+	if err != nil {
+		return err
+	}
+	res, err := ingest.Run(ctx, db, w, paths, ingest.Options{Formats: parsers.All, Limits: input.DefaultLimits})
+	if err != nil {
+		return fmt.Errorf("analyze: %w", err)
+	}
+	findings, ruleErrs := rules.Run(ctx, db.Timeline(res.Run), selected)
+	for _, err := range ruleErrs {
+		fmt.Fprintf(opts.stderr, "forensics: %v\n", err)
+	}
+	if err := w.SaveFindings(findings); err != nil {
+		return err
+	}
+	if err := w.Close(); err != nil {
+		return err
+	}
+
+	rep, err := buildReport(cmd, db, res, findings)
+	if err != nil {
+		return err
+	}
+	switch opts.format {
+	case "json":
+		if err := report.WriteJSON(opts.stdout, rep); err != nil {
+			return err
+		}
+	default:
+		if err := report.WriteFindings(opts.stdout, rep.Findings); err != nil {
+			return err
+		}
+		fmt.Fprintln(opts.stderr)
+		if err := report.WriteSources(opts.stderr, rep); err != nil {
+			return err
+		}
+	}
+	if res.Read+res.Reused == 0 {
+		return &exitError{exitFailed, fmt.Errorf("nothing could be analysed in %s", strings.Join(paths, ", "))}
+	}
+	if len(ruleErrs) > 0 {
+		return &exitError{exitFailed, fmt.Errorf("%d rules failed", len(ruleErrs))}
+	}
+	return nil
+}
+
+func buildReport(cmd *cobra.Command, db *store.DB, res ingest.Result, findings []forensics.Finding) (*report.Report, error) {
+	srcs, err := db.Sources(cmd.Context(), res.Run)
+	if err != nil {
+		return nil, err
+	}
+	rep := &report.Report{Findings: findings, Problems: res.Problems}
+	for _, s := range srcs {
+		rep.Sources = append(rep.Sources, report.NewSource(s))
+	}
+	for _, s := range res.Skipped {
+		rep.Skipped = append(rep.Skipped, report.Skipped(s))
+	}
+	rep.Summary = report.Summary{
+		Read: res.Read, Reused: res.Reused, Skipped: len(res.Skipped), Problems: len(res.Problems),
+		Findings: map[string]int{},
+	}
+	for _, f := range findings {
+		rep.Summary.Findings[f.Severity.String()]++
+	}
+	return rep, nil
+}
+
+func selectRules(names []string) ([]*forensics.Rule, error) {
+	if len(names) == 0 {
+		return rules.All, nil
+	}
+	var out []*forensics.Rule
+	for _, n := range names {
+		r, ok := rules.Lookup(n)
+		if !ok {
+			return nil, usageErrorf("--rules: no rule named %q (see forensics rules list)", n)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}

@@ -1,0 +1,102 @@
+// Command forensics reads the evidence of a distributed-database incident,
+// merges it into one timeline, and names the failure it finds.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes. They are documented in the README; scripts rely on them.
+const (
+	exitOK       = 0 // the analysis ran, whatever it found
+	exitFailed   = 1 // nothing could be analysed, or an operation failed
+	exitUsage    = 2 // the command line was wrong
+	exitFindings = 3 // --fail-on: a finding at or above the threshold
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// exitError carries an exit code up to run.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func usageErrorf(format string, args ...any) error {
+	return &exitError{exitUsage, fmt.Errorf(format, args...)}
+}
+
+// run executes one command line and returns the process exit code. Only
+// main calls os.Exit, so tests call run directly.
+func run(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	root := newRootCmd(stdout, stderr)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	code := exitFailed
+	if errors.As(err, &ee) {
+		code = ee.code
+		if ee.err == nil {
+			return code
+		}
+	} else if isUsage(err) {
+		code = exitUsage
+	}
+	fmt.Fprintf(stderr, "forensics: %v\n", err)
+	if code == exitUsage {
+		fmt.Fprintln(stderr, "Run 'forensics --help' for usage.")
+	}
+	return code
+}
+
+// isUsage recognises cobra's own errors for unknown commands and flags,
+// which are not typed.
+func isUsage(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "flag needs an argument", "invalid argument", "accepts ", "requires at least", "requires at most"} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "forensics",
+		Short: "Find the failure in distributed-database incident evidence",
+		Long: `forensics reads the evidence of a distributed-database incident — Couchbase
+cbcollect_info zips, CockroachDB /debug/requests pages, logs and traces, Vitess
+topology snapshots and vtctld logs — merges it into one timeline across nodes
+(a SQLite file), and runs rules that name the failure, show the evidence lines,
+and say what to do about it.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &exitError{exitUsage, err}
+	})
+	root.AddCommand(newAnalyzeCmd(), newTimelineCmd(), newRulesCmd())
+	return root
+}

@@ -1,0 +1,505 @@
+// Package ingest reads inputs into the timeline: it walks them, picks a
+// format for each file, parses files in parallel on every core, and feeds
+// one database writer.
+package ingest
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"runtime"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"forensics"
+	"forensics/input"
+	"forensics/lines"
+	"forensics/store"
+)
+
+// Options configure a run.
+type Options struct {
+	Formats []forensics.Format
+	Workers int // parallel parsers; 0 means one per core
+	Limits  input.Limits
+}
+
+// Skipped is a file that was not read, and why.
+type Skipped struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// Result says what a run read.
+type Result struct {
+	Run      int64
+	Read     int // sources read in this run
+	Reused   int // sources already in the timeline from an earlier run
+	Skipped  []Skipped
+	Problems []forensics.Problem
+}
+
+// headSize is how much of a file format detection sees.
+const headSize = 16 << 10
+
+// eventBatch is how many events a worker collects before handing them to the writer.
+const eventBatch = 512
+
+// Run reads paths into the timeline through w.
+func Run(ctx context.Context, db *store.DB, w *store.Writer, paths []string, opt Options) (Result, error) {
+	res := Result{Run: w.Run()}
+	loaded, err := db.Keys(ctx)
+	if err != nil {
+		return res, err
+	}
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+
+	msgs := make(chan msg, 4*workers)
+	members := make(chan input.Member, workers)
+	var walkMu sync.Mutex
+	var walkProblems []forensics.Problem
+	problem := func(p forensics.Problem) {
+		walkMu.Lock()
+		walkProblems = append(walkProblems, p)
+		walkMu.Unlock()
+	}
+
+	walker := &input.Walker{Limits: opt.Limits, Problem: problem}
+	defer walker.Close()
+	go func() {
+		defer close(members)
+		err := walker.Walk(ctx, paths, func(m input.Member) error {
+			select {
+			case members <- m:
+				return nil
+			case <-ctx.Done():
+				return context.Cause(ctx)
+			}
+		})
+		if err != nil {
+			cancel(err)
+		}
+	}()
+
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			wk := worker{formats: opt.Formats, out: msgs, ctx: ctx, loaded: loaded}
+			for m := range members {
+				wk.read(m)
+			}
+			if wk.builder != nil {
+				wk.builder.Release()
+			}
+		}()
+	}
+	go func() { wg.Wait(); close(msgs) }()
+
+	// The writer: this goroutine is the only one that touches the database.
+	var werr error
+	for m := range msgs {
+		if werr != nil {
+			continue // drain: the workers stop once they see the cancellation
+		}
+		if err := write(w, m, &res); err != nil {
+			werr = err
+			cancel(err)
+		}
+	}
+	if werr != nil {
+		w.Rollback()
+		return res, werr
+	}
+	if err := context.Cause(ctx); err != nil && !errors.Is(err, context.Canceled) {
+		return res, err
+	}
+	if err := ctx.Err(); err != nil {
+		return res, err
+	}
+	walkMu.Lock()
+	res.Problems = append(res.Problems, walkProblems...)
+	walkMu.Unlock()
+	sort.Slice(res.Skipped, func(i, j int) bool { return res.Skipped[i].Path < res.Skipped[j].Path })
+	sort.SliceStable(res.Problems, func(i, j int) bool { return res.Problems[i].Path < res.Problems[j].Path })
+	return res, w.Commit()
+}
+
+type msgKind int
+
+const (
+	msgBegin msgKind = iota
+	msgBlock
+	msgEvents
+	msgEnd
+	msgReused
+	msgSkipped
+)
+
+type msg struct {
+	kind   msgKind
+	src    *source
+	block  store.Block
+	events []forensics.Event
+	reason string
+	path   string
+	key    string
+}
+
+// source is one member being read, shared by its worker and the writer.
+type source struct {
+	forensics.Source
+	stop atomic.Bool // set by the writer when the source need not be read further
+}
+
+func write(w *store.Writer, m msg, res *Result) error {
+	switch m.kind {
+	case msgSkipped:
+		res.Skipped = append(res.Skipped, Skipped{Path: m.path, Reason: m.reason})
+	case msgReused:
+		_, ok, err := w.Loaded(m.key)
+		if err != nil {
+			return err
+		}
+		if ok {
+			res.Reused++
+		}
+	case msgBegin:
+		err := w.BeginSource(&m.src.Source)
+		if errors.Is(err, store.ErrLoaded) {
+			m.src.stop.Store(true)
+			if _, _, err := w.Loaded(m.src.Key); err != nil {
+				return err
+			}
+			res.Reused++
+			return nil
+		}
+		return err
+	case msgBlock:
+		if m.src.ID == 0 || m.src.stop.Load() {
+			return nil
+		}
+		return w.AddBlock(m.src.ID, m.block)
+	case msgEvents:
+		if m.src.ID == 0 || m.src.stop.Load() {
+			return nil
+		}
+		return w.AddEvents(m.src.ID, m.events)
+	case msgEnd:
+		if m.src.ID == 0 {
+			return nil
+		}
+		if m.src.stop.Load() {
+			return w.AbortSource(m.src.ID)
+		}
+		err := w.EndSource(&m.src.Source)
+		if errors.Is(err, store.ErrLoaded) {
+			if _, _, err := w.Loaded(m.src.Key); err != nil {
+				return err
+			}
+			res.Reused++
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		res.Read++
+		res.Problems = append(res.Problems, m.src.Problems...)
+	}
+	return nil
+}
+
+type worker struct {
+	ctx     context.Context
+	formats []forensics.Format
+	out     chan<- msg
+	loaded  map[string]bool
+	builder *store.BlockBuilder
+}
+
+func (wk *worker) send(m msg) {
+	select {
+	case wk.out <- m:
+	case <-wk.ctx.Done():
+	}
+}
+
+func (wk *worker) skip(path, reason string) {
+	wk.send(msg{kind: msgSkipped, path: path, reason: reason})
+}
+
+// maxProblems bounds the line problems kept per source; the rest are counted.
+const maxProblems = 20
+
+func (wk *worker) read(m input.Member) {
+	if wk.ctx.Err() != nil {
+		return
+	}
+	if m.Key != "" && wk.loaded[m.Key] {
+		wk.send(msg{kind: msgReused, key: m.Key})
+		return
+	}
+	rc, err := m.Open()
+	if err != nil {
+		wk.skip(m.Path, fmt.Sprintf("cannot open: %v", err))
+		return
+	}
+	defer rc.Close()
+	crc := crc32.NewIEEE()
+	counted := &countingReader{r: rc, hash: crc}
+	br := bufio.NewReaderSize(counted, headSize)
+	head, err := br.Peek(headSize)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+		if len(head) == 0 {
+			wk.skip(m.Path, fmt.Sprintf("cannot read: %v", err))
+			return
+		}
+	}
+	format, ok := Detect(wk.formats, m.Name, head)
+	if !ok {
+		if len(head) == 0 {
+			wk.skip(m.Path, "empty file")
+		} else if isBinary(head) {
+			wk.skip(m.Path, "binary file, not a log")
+		} else {
+			wk.skip(m.Path, "not a format forensics reads")
+		}
+		return
+	}
+	src := &source{Source: forensics.Source{
+		Path: m.Path, Node: m.Node, Format: format.Name, Component: format.Component, Key: m.Key,
+	}}
+	wk.send(msg{kind: msgBegin, src: src})
+	if wk.builder == nil {
+		wk.builder = store.NewBlockBuilder()
+	}
+	p := parse{wk: wk, src: src, parser: format.New(m.Origin()), fallback: m.ModTime}
+	readErr := p.run(br)
+	src.Bytes = counted.n
+	if src.Key == "" {
+		src.Key = input.Key(m.Node, m.Name, counted.n, crc.Sum32())
+	}
+	if readErr != nil {
+		src.Problems = append(src.Problems, forensics.Problem{
+			Path: m.Path, Line: src.Lines + 1,
+			Reason: fmt.Sprintf("reading stopped: %v; the %d lines before are kept", readErr, src.Lines),
+			Lost:   true,
+		})
+	}
+	wk.send(msg{kind: msgEnd, src: src})
+}
+
+// Detect picks the format that is surest about a file.
+func Detect(formats []forensics.Format, name string, head []byte) (forensics.Format, bool) {
+	best, score := forensics.Format{}, 0
+	for _, f := range formats {
+		if s := f.Detect(name, head); s > score {
+			best, score = f, s
+		}
+	}
+	return best, score > 0
+}
+
+func isBinary(head []byte) bool {
+	n := min(len(head), 4096)
+	bad := 0
+	for _, c := range head[:n] {
+		if c == 0 || (c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != '\f' && c != 0x1b) {
+			bad++
+		}
+	}
+	return bad*20 > n // over 5% control bytes
+}
+
+type countingReader struct {
+	r    io.Reader
+	n    int64
+	hash io.Writer
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	c.hash.Write(p[:n])
+	return n, err
+}
+
+// parse is the reading of one source.
+type parse struct {
+	wk       *worker
+	src      *source
+	parser   forensics.Parser
+	fallback time.Time // for lines before any time: the file's modification time
+
+	cur     forensics.Stamp // time of the last line that had one
+	events  []forensics.Event
+	evLine  bool // the current line emitted an event
+	pending []pendingLine
+	pendSz  int
+	first   time.Time // earliest event time, for lines of documents without times
+}
+
+// pendingLine is a line read before the first line with a time: it gets
+// that line's time, so a header block at the top of a file sorts with it.
+type pendingLine struct {
+	n     int64
+	flags store.LineFlags
+	text  []byte
+}
+
+const maxPending = 1 << 20
+
+func (p *parse) emit(e *forensics.Event) {
+	c := *e
+	c.Attrs = append([]forensics.Attr(nil), e.Attrs...)
+	if c.Node == "" {
+		c.Node = p.src.Node
+	}
+	if p.src.Node == "" && c.Node != "" {
+		p.src.Node = c.Node
+	}
+	if c.Time.IsZero() {
+		c.Stamp = p.cur
+		if c.Time.IsZero() {
+			c.Stamp = forensics.Stamp{Time: p.fallback.UTC(), Zone: forensics.ZoneInherited}
+		}
+	}
+	if p.first.IsZero() || c.Time.Before(p.first) {
+		p.first = c.Time
+	}
+	c.Source = p.src.Path
+	p.events = append(p.events, c)
+	p.evLine = true
+	if len(p.events) >= eventBatch {
+		p.flushEvents()
+	}
+}
+
+func (p *parse) flushEvents() {
+	if len(p.events) == 0 {
+		return
+	}
+	p.wk.send(msg{kind: msgEvents, src: p.src, events: p.events})
+	p.events = make([]forensics.Event, 0, eventBatch)
+}
+
+func (p *parse) run(r io.Reader) error {
+	lr := lines.NewReader(r)
+	b := p.wk.builder
+	var readErr error
+	for {
+		if p.src.stop.Load() || p.wk.ctx.Err() != nil {
+			break
+		}
+		l, err := lr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			readErr = err
+			break
+		}
+		p.evLine = false
+		st, perr := p.parser.Line(l.N, l.Text, p.emit)
+		flags := store.LineFlags{CR: l.CR, Cut: l.Cut, Error: perr != nil}
+		if perr != nil {
+			p.src.Errors++
+			if len(p.src.Problems) < maxProblems {
+				p.src.Problems = append(p.src.Problems, forensics.Problem{Path: p.src.Path, Line: l.N, Reason: perr.Error()})
+			}
+		}
+		p.count(l)
+		if st.IsZero() {
+			if p.cur.IsZero() {
+				p.hold(l.N, flags, l.Text)
+				continue
+			}
+			flags.Zone = forensics.ZoneInherited
+			st = p.cur
+		} else {
+			flags.Zone = st.Zone
+			if !p.cur.IsZero() && st.Time.Before(p.cur.Time) {
+				flags.Backwards = true
+			}
+			p.cur = st
+			p.release(st)
+			if p.src.First.IsZero() || st.Time.Before(p.src.First) {
+				p.src.First = st.Time
+			}
+			if st.Time.After(p.src.Last) {
+				p.src.Last = st.Time
+			}
+		}
+		b.Add(l.N, st.Time.UnixNano(), st.Offset, flags, l.Text)
+		if b.Full() {
+			p.wk.send(msg{kind: msgBlock, src: p.src, block: b.Finish()})
+		}
+	}
+	if err := p.parser.End(p.emit); err != nil {
+		p.src.Errors++
+		p.src.Problems = append(p.src.Problems, forensics.Problem{Path: p.src.Path, Reason: err.Error()})
+	}
+	if len(p.pending) > 0 {
+		t := p.first
+		if t.IsZero() {
+			t = p.fallback.UTC()
+		}
+		p.release(forensics.Stamp{Time: t, Zone: forensics.ZoneInherited})
+	}
+	if !b.Empty() {
+		p.wk.send(msg{kind: msgBlock, src: p.src, block: b.Finish()})
+	}
+	p.flushEvents()
+	return readErr
+}
+
+// count does the accounting of one line: every line read is an event line or
+// a plain line (nothing is dropped, so nothing is counted as skipped here).
+func (p *parse) count(l lines.Line) {
+	if l.Cut {
+		return // the line is counted once, with its last piece
+	}
+	p.src.Lines++
+	if p.evLine {
+		p.src.Events++
+	} else {
+		p.src.Plain++
+	}
+}
+
+func (p *parse) hold(n int64, flags store.LineFlags, text []byte) {
+	p.pending = append(p.pending, pendingLine{n, flags, append([]byte(nil), text...)})
+	p.pendSz += len(text)
+	if p.pendSz > maxPending {
+		// No time in the first MiB: give up waiting and use the file's time.
+		p.release(forensics.Stamp{Time: p.fallback.UTC(), Zone: forensics.ZoneInherited})
+		p.cur = forensics.Stamp{Time: p.fallback.UTC(), Zone: forensics.ZoneInherited}
+	}
+}
+
+// release stores the lines held before the first time, at time st.
+func (p *parse) release(st forensics.Stamp) {
+	if len(p.pending) == 0 {
+		return
+	}
+	b := p.wk.builder
+	for _, pl := range p.pending {
+		pl.flags.Zone = forensics.ZoneInherited
+		b.Add(pl.n, st.Time.UnixNano(), st.Offset, pl.flags, pl.text)
+		if b.Full() {
+			p.wk.send(msg{kind: msgBlock, src: p.src, block: b.Finish()})
+		}
+	}
+	p.pending, p.pendSz = nil, 0
+}

@@ -1,0 +1,237 @@
+package ingest
+
+import (
+	"archive/zip"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"forensics"
+	"forensics/logtime"
+	"forensics/store"
+)
+
+// testFormat reads lines that start with an RFC 3339 time; a line holding
+// "EVENT" is an event. It stands in for the real parsers, which have their
+// own tests.
+var testFormat = forensics.Format{
+	Name:      "test",
+	Component: "test",
+	Detect: func(name string, head []byte) int {
+		if strings.HasSuffix(name, ".log") && !bytes.Contains(head, []byte{0}) {
+			return 10
+		}
+		return 0
+	},
+	New:   func(forensics.Origin) forensics.Parser { return &testParser{} },
+	Kinds: []forensics.KindDoc{{Kind: "test.event", Doc: "a test event"}},
+}
+
+type testParser struct{ ev forensics.Event }
+
+func (p *testParser) Line(n int64, text []byte, emit forensics.Emit) (forensics.Stamp, error) {
+	st, _, ok := logtime.ISO(text)
+	if !ok {
+		return forensics.Stamp{}, nil
+	}
+	if bytes.Contains(text, []byte("EVENT")) {
+		p.ev.Reset()
+		p.ev.Line = n
+		p.ev.Kind = "test.event"
+		p.ev.Text = string(text)
+		emit(&p.ev)
+	}
+	return st, nil
+}
+
+func (p *testParser) End(forensics.Emit) error { return nil }
+
+const node = "ns_1@10.0.0.1"
+const folder = "cbcollect_info_" + node + "_20220722-004733/"
+
+const logA = `==============================================================================
+Test logs
+cat test.log
+==============================================================================
+2022-07-21T17:39:12.120-07:00 INFO first
+2022-07-21T17:39:13.000-07:00 INFO EVENT one
+  continuation of the event
+2022-07-21T17:39:14.000-07:00 INFO plain
+`
+
+func gz(t *testing.T, s string) []byte {
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Write([]byte(s))
+	zw.Close()
+	return b.Bytes()
+}
+
+func writeZip(t *testing.T, path string, members map[string][]byte) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := zip.NewWriter(f)
+	for name, data := range members {
+		w, err := zw.Create(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write(data)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+}
+
+func analyze(t *testing.T, db *store.DB, paths ...string) Result {
+	t.Helper()
+	ctx := context.Background()
+	w, err := db.NewRun(ctx, paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(ctx, db, w, paths, Options{Formats: []forensics.Format{testFormat}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func TestRunReadsZipMembersOnce(t *testing.T) {
+	dir := t.TempDir()
+	zipPath := filepath.Join(dir, "collectinfo-2022-07-22T004733-"+node+".zip")
+	truncated := gz(t, "2022-07-21T17:40:00.000-07:00 INFO EVENT rotated\n2022-07-21T17:40:01.000-07:00 INFO after\n")
+	writeZip(t, zipPath, map[string][]byte{
+		folder + "test.log":         []byte(logA),
+		folder + "old.log.gz":       gz(t, "2022-07-21T17:30:00.000-07:00 INFO EVENT older\n"),
+		folder + "cut.log.gz":       truncated[:len(truncated)-12],
+		folder + "core.bin":         {0x7f, 'E', 'L', 'F', 0, 0, 0, 1, 2, 3, 0, 0},
+		folder + "couchbase.ini":    []byte("[section]\nkey=value\n"),
+		folder + "empty/":           nil,
+		folder + "nested/inner.zip": innerZip(t),
+	})
+	db, err := store.Open(filepath.Join(dir, "t.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+
+	first := analyze(t, db, zipPath)
+	if first.Read != 4 || first.Reused != 0 {
+		t.Fatalf("first run read %d reused %d, want 4 and 0; skipped %v problems %v", first.Read, first.Reused, first.Skipped, first.Problems)
+	}
+	skipped := map[string]string{}
+	for _, s := range first.Skipped {
+		skipped[filepath.Base(s.Path)] = s.Reason
+	}
+	if !strings.Contains(skipped["core.bin"], "binary") || !strings.Contains(skipped["couchbase.ini"], "not a format") {
+		t.Errorf("skipped = %v", skipped)
+	}
+	var cut bool
+	for _, p := range first.Problems {
+		if strings.HasSuffix(p.Path, "cut.log.gz") && p.Lost && strings.Contains(p.Reason, "lines before are kept") {
+			cut = true
+		}
+	}
+	if !cut {
+		t.Errorf("no problem reported for the truncated gzip: %v", first.Problems)
+	}
+
+	ctx := context.Background()
+	srcs, err := db.Sources(ctx, first.Run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range srcs {
+		if s.Lines != s.Events+s.Plain+s.Skipped {
+			t.Errorf("%s: lines %d != events %d + plain %d + skipped %d", s.Path, s.Lines, s.Events, s.Plain, s.Skipped)
+		}
+		if !strings.HasSuffix(s.Path, "inner.log") && s.Node != node {
+			t.Errorf("%s: node %q, want %q", s.Path, s.Node, node)
+		}
+	}
+
+	var got []string
+	err = db.Lines(ctx, store.LineFilter{Run: first.Run, Paths: []string{"test.log"}}, func(l *store.Line) error {
+		got = append(got, l.Time.Format("15:04:05")+" "+l.Text)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Split(strings.TrimSuffix(logA, "\n"), "\n")
+	if len(got) != len(want) {
+		t.Fatalf("got %d lines, want %d:\n%s", len(got), len(want), strings.Join(got, "\n"))
+	}
+	for i := range want {
+		if !strings.HasSuffix(got[i], " "+want[i]) {
+			t.Errorf("line %d = %q, want text %q", i+1, got[i], want[i])
+		}
+	}
+	// The header block before the first time takes that time; the
+	// continuation takes the time of its entry.
+	if !strings.HasPrefix(got[0], "00:39:12 ") || !strings.HasPrefix(got[6], "00:39:13 ") {
+		t.Errorf("inherited times wrong:\n%s", strings.Join(got, "\n"))
+	}
+
+	countEvents := func() int {
+		n := 0
+		db.Events(ctx, store.EventFilter{}, func(*forensics.Event) error { n++; return nil })
+		return n
+	}
+	before := countEvents()
+	if before != 4 {
+		t.Errorf("events = %d, want 4", before)
+	}
+	second := analyze(t, db, zipPath)
+	if second.Read != 0 || second.Reused != 4 {
+		t.Errorf("second run read %d reused %d, want 0 and 4", second.Read, second.Reused)
+	}
+	if after := countEvents(); after != before {
+		t.Errorf("events after re-run = %d, want %d", after, before)
+	}
+	srcs2, _ := db.Sources(ctx, second.Run)
+	if len(srcs2) != len(srcs) {
+		t.Errorf("second run has %d sources, want %d", len(srcs2), len(srcs))
+	}
+}
+
+func innerZip(t *testing.T) []byte {
+	var b bytes.Buffer
+	zw := zip.NewWriter(&b)
+	w, _ := zw.Create("inner.log")
+	w.Write([]byte("2022-07-21T17:39:12.120-07:00 INFO EVENT nested\n"))
+	zw.Close()
+	return b.Bytes()
+}
+
+func TestRunFolderAndPlainFile(t *testing.T) {
+	dir := t.TempDir()
+	sub := filepath.Join(dir, folder)
+	os.MkdirAll(sub, 0o755)
+	os.WriteFile(filepath.Join(sub, "test.log"), []byte(logA), 0o644)
+	db, err := store.Open(filepath.Join(dir, "t.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	res := analyze(t, db, dir, filepath.Join(dir, "missing.log"))
+	if res.Read != 1 {
+		t.Fatalf("read %d sources, want 1; problems %v", res.Read, res.Problems)
+	}
+	if len(res.Problems) != 1 || !strings.Contains(res.Problems[0].Path, "missing.log") {
+		t.Errorf("problems = %v, want one for missing.log", res.Problems)
+	}
+	srcs, _ := db.Sources(context.Background(), res.Run)
+	if srcs[0].Node != node {
+		t.Errorf("node = %q, want %q from the folder name", srcs[0].Node, node)
+	}
+}

@@ -1,0 +1,248 @@
+package input
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"strings"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zip"
+)
+
+// zipMembers yields the files of a zip. Members are opened on demand, so the
+// reader can decompress several at once.
+func (w *Walker) zipMembers(ctx context.Context, r *zip.Reader, display, node string, depth int, fn func(Member) error) error {
+	for _, f := range r.File {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if f.FileInfo().IsDir() {
+			continue
+		}
+		name := f.Name
+		mpath := display + "!" + name
+		mnode := nodeFromPath(mpath)
+		if mnode == "" {
+			mnode = node
+		}
+		if f.Mode()&0o170000 == 0o120000 {
+			w.problem(mpath, false, "symbolic link not followed")
+			continue
+		}
+		if f.Flags&0x1 != 0 {
+			w.problem(mpath, true, "encrypted member skipped; ask for an unencrypted bundle")
+			continue
+		}
+		base := path.Base(name)
+		f := f
+		open := func() (io.ReadCloser, error) { return f.Open() }
+		switch {
+		case strings.HasSuffix(base, ".zip"):
+			if err := w.nestedZip(ctx, open, int64(f.UncompressedSize64), mpath, mnode, depth, fn); err != nil {
+				return err
+			}
+			continue
+		case strings.HasSuffix(base, ".tar.gz") || strings.HasSuffix(base, ".tgz") || strings.HasSuffix(base, ".tar"):
+			if err := w.nestedTar(ctx, open, strings.HasSuffix(base, "gz"), mpath, mnode, depth, fn); err != nil {
+				return err
+			}
+			continue
+		}
+		m := Member{
+			Path:    mpath,
+			Name:    base,
+			Node:    mnode,
+			Size:    int64(f.UncompressedSize64),
+			ModTime: f.Modified,
+			Key:     Key(mnode, base, int64(f.UncompressedSize64), f.CRC32),
+			open:    open,
+		}
+		if strings.HasSuffix(base, ".gz") {
+			m.Name = strings.TrimSuffix(base, ".gz")
+			m.Size = -1
+			m.open = func() (io.ReadCloser, error) {
+				rc, err := f.Open()
+				if err != nil {
+					return nil, err
+				}
+				return newGzipReader(rc, rc)
+			}
+		}
+		if err := fn(m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// nestedZip reads a zip inside an archive into memory (a zip needs random
+// access) and yields its members.
+func (w *Walker) nestedZip(ctx context.Context, open func() (io.ReadCloser, error), size int64, display, node string, depth int, fn func(Member) error) error {
+	if depth >= w.Limits.MaxDepth {
+		w.problem(display, true, "archive nested deeper than %d levels, not read", w.Limits.MaxDepth)
+		return nil
+	}
+	if size > w.Limits.MaxMember {
+		w.problem(display, true, "nested zip of %d bytes is over the %d byte limit; extract it and pass it on its own", size, w.Limits.MaxMember)
+		return nil
+	}
+	data, err := readAllLimited(open, w.Limits.MaxMember)
+	if err != nil {
+		w.problem(display, true, "cannot read nested zip: %v", err)
+		return nil
+	}
+	r, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		w.problem(display, true, "not a readable zip: %v", err)
+		return nil
+	}
+	return w.zipMembers(ctx, r, display, node, depth+1, fn)
+}
+
+func (w *Walker) nestedTar(ctx context.Context, open func() (io.ReadCloser, error), gz bool, display, node string, depth int, fn func(Member) error) error {
+	if depth >= w.Limits.MaxDepth {
+		w.problem(display, true, "archive nested deeper than %d levels, not read", w.Limits.MaxDepth)
+		return nil
+	}
+	rc, err := open()
+	if err != nil {
+		w.problem(display, true, "cannot read: %v", err)
+		return nil
+	}
+	defer rc.Close()
+	return w.tarMembers(ctx, rc, gz, display, node, depth+1, fn)
+}
+
+// tarMembers yields the files of a tar stream. A tar can only be read in
+// order, so each member is held in memory and yielded with its content.
+func (w *Walker) tarMembers(ctx context.Context, r io.Reader, gz bool, display, node string, depth int, fn func(Member) error) error {
+	if gz {
+		zr, err := gzip.NewReader(r)
+		if err != nil {
+			w.problem(display, true, "not a readable gzip: %v", err)
+			return nil
+		}
+		defer zr.Close()
+		r = zr
+	}
+	tr := tar.NewReader(r)
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		h, err := tr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			w.problem(display, true, "archive cut short, members after this point lost: %v", err)
+			return nil
+		}
+		mpath := display + "!" + h.Name
+		switch h.Typeflag {
+		case tar.TypeReg:
+		case tar.TypeSymlink, tar.TypeLink:
+			w.problem(mpath, false, "link not followed")
+			continue
+		default:
+			continue
+		}
+		if h.Size > w.Limits.MaxMember {
+			w.problem(mpath, true, "member of %d bytes is over the %d byte limit for tar members; extract the archive and pass the folder", h.Size, w.Limits.MaxMember)
+			continue
+		}
+		data, err := io.ReadAll(tr)
+		if err != nil {
+			w.problem(mpath, true, "cannot read: %v", err)
+			return nil
+		}
+		mnode := nodeFromPath(mpath)
+		if mnode == "" {
+			mnode = node
+		}
+		base := path.Base(h.Name)
+		if strings.HasSuffix(base, ".zip") {
+			r, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+			if err != nil {
+				w.problem(mpath, true, "not a readable zip: %v", err)
+				continue
+			}
+			if depth >= w.Limits.MaxDepth {
+				w.problem(mpath, true, "archive nested deeper than %d levels, not read", w.Limits.MaxDepth)
+				continue
+			}
+			if err := w.zipMembers(ctx, r, mpath, mnode, depth+1, fn); err != nil {
+				return err
+			}
+			continue
+		}
+		m := Member{Path: mpath, Name: base, Node: mnode, Size: int64(len(data)), ModTime: h.ModTime}
+		if strings.HasSuffix(base, ".gz") {
+			m.Name = strings.TrimSuffix(base, ".gz")
+			m.Size = -1
+			m.open = func() (io.ReadCloser, error) {
+				return newGzipReader(io.NopCloser(bytes.NewReader(data)), nil)
+			}
+		} else {
+			m.open = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
+		}
+		if err := fn(m); err != nil {
+			return err
+		}
+	}
+}
+
+func readAllLimited(open func() (io.ReadCloser, error), limit int64) ([]byte, error) {
+	rc, err := open()
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	data, err := io.ReadAll(io.LimitReader(rc, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("over the %d byte limit", limit)
+	}
+	return data, nil
+}
+
+// gzipReader decompresses a gzip stream (all its members: rotated logs are
+// often concatenated gzips) and closes the underlying file with it.
+type gzipReader struct {
+	*gzip.Reader
+	under io.Closer
+}
+
+func newGzipReader(r io.Reader, under io.Closer) (io.ReadCloser, error) {
+	zr, err := gzip.NewReader(r)
+	if err != nil {
+		if under != nil {
+			under.Close()
+		}
+		return nil, fmt.Errorf("not a readable gzip: %w", err)
+	}
+	return &gzipReader{zr, under}, nil
+}
+
+func (g *gzipReader) Read(p []byte) (int, error) {
+	n, err := g.Reader.Read(p)
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		err = fmt.Errorf("gzip stream cut short: %w", err)
+	}
+	return n, err
+}
+
+func (g *gzipReader) Close() error {
+	g.Reader.Close()
+	if g.under != nil {
+		return g.under.Close()
+	}
+	return nil
+}

@@ -1,0 +1,336 @@
+// Package input walks what the user gave forensics — zips, tarballs, gzip
+// files, folders and plain files, nested in any of these — and yields every
+// file inside as a Member to read, without extracting anything to disk.
+package input
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zip"
+
+	"forensics"
+)
+
+// Member is one file to read: a plain file, or a member of an archive.
+type Member struct {
+	Path    string // display path: "bundle.zip!cbcollect_info_ns_1@h_20220722-004733/memcached.log"
+	Name    string // base name, without a .gz suffix
+	Node    string // node named by the path; "" when the path names none
+	Size    int64  // uncompressed size when known, else -1
+	ModTime time.Time
+	// Key identifies the content when that is known without reading it (a
+	// zip member's CRC-32, a gzip trailer); "" means the reader computes it.
+	Key  string
+	open func() (io.ReadCloser, error)
+}
+
+// Open returns the member's content, decompressed.
+func (m Member) Open() (io.ReadCloser, error) { return m.open() }
+
+// Origin returns what a parser is told about the member.
+func (m Member) Origin() forensics.Origin {
+	return forensics.Origin{Path: m.Path, Name: m.Name, Node: m.Node, ModTime: m.ModTime}
+}
+
+// Limits protect against archives built to exhaust the machine.
+type Limits struct {
+	MaxDepth  int   // archives inside archives
+	MaxMember int64 // bytes of a nested archive held in memory to read it
+}
+
+// DefaultLimits are generous for real bundles.
+var DefaultLimits = Limits{MaxDepth: 4, MaxMember: 512 << 20}
+
+// Walker finds members in inputs.
+type Walker struct {
+	Limits Limits
+	// Problem is told about each input or member that cannot be read.
+	Problem func(forensics.Problem)
+
+	mu     sync.Mutex
+	closer []io.Closer // archives stay open until Close: members are read after the walk moves on
+}
+
+// Close closes the archives opened by Walk. Members must not be opened after.
+func (w *Walker) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, c := range w.closer {
+		c.Close()
+	}
+	w.closer = nil
+	return nil
+}
+
+func (w *Walker) keepOpen(c io.Closer) {
+	w.mu.Lock()
+	w.closer = append(w.closer, c)
+	w.mu.Unlock()
+}
+
+// Walk calls fn for every member of every path, in order. A path that cannot
+// be read is reported through Problem and the walk goes on; Walk returns an
+// error only when fn does, or when ctx is done. Members can be opened until
+// Close is called.
+func (w *Walker) Walk(ctx context.Context, paths []string, fn func(Member) error) error {
+	if w.Limits == (Limits{}) {
+		w.Limits = DefaultLimits
+	}
+	for _, p := range paths {
+		if err := w.walkPath(ctx, p, fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *Walker) problem(path string, lost bool, format string, args ...any) {
+	if w.Problem != nil {
+		w.Problem(forensics.Problem{Path: path, Reason: fmt.Sprintf(format, args...), Lost: lost})
+	}
+}
+
+// errStop is returned by fn to end the walk; it is passed through unchanged.
+func (w *Walker) walkPath(ctx context.Context, p string, fn func(Member) error) error {
+	info, err := os.Stat(p)
+	if err != nil {
+		w.problem(p, true, "cannot read: %v", unwrapPath(err))
+		return nil
+	}
+	if !info.IsDir() {
+		return w.file(ctx, p, p, info, fn)
+	}
+	var files []string
+	err = filepath.WalkDir(p, func(fp string, d fs.DirEntry, err error) error {
+		if err != nil {
+			w.problem(fp, true, "cannot read: %v", unwrapPath(err))
+			return nil
+		}
+		if d.Type().IsRegular() {
+			files = append(files, fp)
+		} else if d.Type()&fs.ModeSymlink != 0 {
+			// Following links could leave the folder given, or loop.
+			w.problem(fp, false, "symbolic link not followed")
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	sort.Strings(files)
+	for _, fp := range files {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		info, err := os.Stat(fp)
+		if err != nil {
+			w.problem(fp, true, "cannot read: %v", unwrapPath(err))
+			continue
+		}
+		if err := w.file(ctx, fp, fp, info, fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// file yields a file on disk, or the members of the archive it is.
+func (w *Walker) file(ctx context.Context, fsPath, display string, info fs.FileInfo, fn func(Member) error) error {
+	kind, err := sniffFile(fsPath)
+	if err != nil {
+		w.problem(display, true, "cannot read: %v", unwrapPath(err))
+		return nil
+	}
+	switch kind {
+	case kindZip:
+		r, err := zip.OpenReader(fsPath)
+		if err != nil {
+			w.problem(display, true, "not a readable zip (%v); if the upload was cut off, ask for the file again", err)
+			return nil
+		}
+		w.keepOpen(r)
+		return w.zipMembers(ctx, &r.Reader, display, nodeFromPath(display), 1, fn)
+	case kindTarGz, kindTar:
+		f, err := os.Open(fsPath)
+		if err != nil {
+			w.problem(display, true, "cannot read: %v", unwrapPath(err))
+			return nil
+		}
+		defer f.Close()
+		return w.tarMembers(ctx, f, kind == kindTarGz, display, nodeFromPath(display), 1, fn)
+	case kindGzip:
+		m := Member{
+			Path:    display,
+			Name:    strings.TrimSuffix(path.Base(filepath.ToSlash(display)), ".gz"),
+			Node:    nodeFromPath(display),
+			Size:    -1,
+			ModTime: info.ModTime(),
+			open: func() (io.ReadCloser, error) {
+				f, err := os.Open(fsPath)
+				if err != nil {
+					return nil, err
+				}
+				return newGzipReader(f, f)
+			},
+		}
+		m.Key = gzipKey(fsPath, m.Node, m.Name, info.Size())
+		return fn(m)
+	default:
+		m := Member{
+			Path:    display,
+			Name:    path.Base(filepath.ToSlash(display)),
+			Node:    nodeFromPath(display),
+			Size:    info.Size(),
+			ModTime: info.ModTime(),
+			open:    func() (io.ReadCloser, error) { return os.Open(fsPath) },
+		}
+		if sum, err := fileCRC(fsPath); err == nil {
+			m.Key = Key(m.Node, m.Name, info.Size(), sum)
+		}
+		return fn(m)
+	}
+}
+
+// Key is the content identity of a member: the same node, name, size and
+// CRC-32 is taken to be the same content.
+func Key(node, name string, size int64, crc uint32) string {
+	return node + "|" + name + "|" + strconv.FormatInt(size, 10) + "|" + strconv.FormatUint(uint64(crc), 16)
+}
+
+func fileCRC(p string) (uint32, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	h := crc32.NewIEEE()
+	_, err = io.Copy(h, f)
+	return h.Sum32(), err
+}
+
+// gzipKey reads the gzip trailer (CRC-32 and size of the content) so a file
+// already read is recognised without decompressing it again.
+func gzipKey(p, node, name string, size int64) string {
+	f, err := os.Open(p)
+	if err != nil || size < 18 {
+		return ""
+	}
+	defer f.Close()
+	var tail [8]byte
+	if _, err := f.ReadAt(tail[:], size-8); err != nil {
+		return ""
+	}
+	crc := uint32(tail[0]) | uint32(tail[1])<<8 | uint32(tail[2])<<16 | uint32(tail[3])<<24
+	isize := int64(uint32(tail[4]) | uint32(tail[5])<<8 | uint32(tail[6])<<16 | uint32(tail[7])<<24)
+	return Key(node, name+"@gz"+strconv.FormatInt(size, 10), isize, crc)
+}
+
+type fileKind int
+
+const (
+	kindPlain fileKind = iota
+	kindZip
+	kindGzip
+	kindTarGz
+	kindTar
+)
+
+// sniffFile tells archives by their magic bytes, not their names: users
+// rename files, and a .log can be a gzip.
+func sniffFile(p string) (fileKind, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	head := make([]byte, 512)
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return 0, err
+	}
+	head = head[:n]
+	kind := sniff(head)
+	if kind == kindGzip {
+		// A gzip holding a tar is a tarball.
+		if _, err := f.Seek(0, io.SeekStart); err == nil {
+			if zr, err := gzip.NewReader(f); err == nil {
+				inner := make([]byte, 512)
+				k, _ := io.ReadFull(zr, inner)
+				if isTar(inner[:k]) {
+					return kindTarGz, nil
+				}
+			}
+		}
+	}
+	return kind, nil
+}
+
+func sniff(head []byte) fileKind {
+	switch {
+	case bytes.HasPrefix(head, []byte("PK\x03\x04")), bytes.HasPrefix(head, []byte("PK\x05\x06")):
+		return kindZip
+	case bytes.HasPrefix(head, []byte{0x1f, 0x8b}):
+		return kindGzip
+	case isTar(head):
+		return kindTar
+	}
+	return kindPlain
+}
+
+func isTar(head []byte) bool {
+	return len(head) >= 262 && bytes.Equal(head[257:262], []byte("ustar"))
+}
+
+// cbcollectFolder matches the top folder of a cbcollect_info zip:
+// cbcollect_info_<otp node>_<YYYYMMDD-HHMMSS>.
+var cbcollectFolder = regexp.MustCompile(`^cbcollect_info_(.+@.+)_\d{8}-\d{6}$`)
+
+// collectinfoZip matches the zip names the UI and REST API give:
+// collectinfo-<ts>-<otp node>.zip, optionally -redacted.
+var collectinfoZip = regexp.MustCompile(`^collectinfo-[0-9T-]+-(.+@.+?)(?:-redacted)?\.zip$`)
+
+// nodeFromPath finds the node a path belongs to: a cbcollect_info folder,
+// a cockroach debug zip's debug/nodes/<id>, or a collectinfo zip name.
+func nodeFromPath(p string) string {
+	parts := strings.FieldsFunc(filepath.ToSlash(p), func(r rune) bool { return r == '/' || r == '!' })
+	for i := len(parts) - 1; i >= 0; i-- {
+		if m := cbcollectFolder.FindStringSubmatch(parts[i]); m != nil {
+			return m[1]
+		}
+		if parts[i] == "nodes" && i > 0 && parts[i-1] == "debug" && i+1 < len(parts) {
+			if _, err := strconv.Atoi(parts[i+1]); err == nil {
+				return "n" + parts[i+1]
+			}
+		}
+	}
+	for i := len(parts) - 1; i >= 0; i-- {
+		if m := collectinfoZip.FindStringSubmatch(parts[i]); m != nil {
+			return m[1]
+		}
+	}
+	return ""
+}

@@ -1,0 +1,24 @@
+// Package parsers lists the input formats forensics reads. Each format lives
+// in its own package below this one, named after the system that writes it.
+package parsers
+
+import "forensics"
+
+// All is every format, in no particular order: detection picks the format
+// that is surest about each file.
+var All = []forensics.Format{}
+
+// Kinds returns every event kind the formats emit, with its meaning.
+func Kinds() []forensics.KindDoc {
+	var out []forensics.KindDoc
+	seen := map[forensics.Kind]bool{}
+	for _, f := range All {
+		for _, k := range f.Kinds {
+			if !seen[k.Kind] {
+				seen[k.Kind] = true
+				out = append(out, k)
+			}
+		}
+	}
+	return out
+}

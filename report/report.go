@@ -1,0 +1,63 @@
+// Package report writes the result of an analysis for people (a table) and
+// for programs (JSON). The JSON field names are a contract with users'
+// scripts: add fields, never rename or remove them.
+package report
+
+import (
+	"time"
+
+	"forensics"
+)
+
+// Report is what `forensics analyze` found and read.
+type Report struct {
+	Findings []forensics.Finding `json:"findings"`
+	Sources  []Source            `json:"sources"`
+	Skipped  []Skipped           `json:"skipped"`
+	Problems []forensics.Problem `json:"problems"`
+	Summary  Summary             `json:"summary"`
+}
+
+// Source is the accounting of one file read: lines = events + plain + skipped.
+type Source struct {
+	Path      string     `json:"path"`
+	Node      string     `json:"node,omitempty"`
+	Format    string     `json:"format"`
+	Component string     `json:"component"`
+	Bytes     int64      `json:"bytes"`
+	Lines     int64      `json:"lines"`
+	Events    int64      `json:"events"`
+	Plain     int64      `json:"plain"`
+	Skipped   int64      `json:"skipped"`
+	Errors    int64      `json:"errors"`
+	First     *time.Time `json:"first,omitempty"`
+	Last      *time.Time `json:"last,omitempty"`
+}
+
+// Skipped is a file that was not read, and why.
+type Skipped struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// Summary counts what the run did.
+type Summary struct {
+	Read     int            `json:"read"`     // sources read in this run
+	Reused   int            `json:"reused"`   // sources already in the timeline
+	Skipped  int            `json:"skipped"`  // files not read
+	Problems int            `json:"problems"` // problems with inputs that did not stop the run
+	Findings map[string]int `json:"findings"` // findings by severity
+}
+
+// NewSource converts a source's accounting for output.
+func NewSource(s forensics.Source) Source {
+	out := Source{
+		Path: s.Path, Node: s.Node, Format: s.Format, Component: s.Component,
+		Bytes: s.Bytes, Lines: s.Lines, Events: s.Events, Plain: s.Plain, Skipped: s.Skipped, Errors: s.Errors,
+	}
+	if !s.First.IsZero() {
+		first, last := s.First, s.Last
+		out.First, out.Last = &first, &last
+	}
+	return out
+}

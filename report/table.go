@@ -1,0 +1,252 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+
+	"forensics"
+)
+
+// TimeFormat is how times are shown in tables: UTC, to the microsecond.
+const TimeFormat = "2006-01-02T15:04:05.000000Z07:00"
+
+// maxText is how much of a log line a table shows.
+const maxText = 240
+
+// WriteFindings writes the findings for a reader: a summary table, then each
+// finding with its explanation, evidence and fixes.
+func WriteFindings(w io.Writer, fs []forensics.Finding) error {
+	if len(fs) == 0 {
+		_, err := fmt.Fprintln(w, "No findings.")
+		return err
+	}
+	t := newTable(w)
+	t.Header("Severity", "Rule", "Subject", "Start (UTC)", "Duration", "ID")
+	for _, f := range fs {
+		t.Append(f.Severity.String(), f.Rule, SubjectLine(f.Subject), f.Start.UTC().Format(TimeFormat), Duration(f.End.Sub(f.Start)), f.ID)
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	for _, f := range fs {
+		if err := writeFinding(w, f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func writeFinding(w io.Writer, f forensics.Finding) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n[%s] %s  %s  (id %s)\n", strings.ToUpper(f.Severity.String()), f.Rule, f.Title, f.ID)
+	fmt.Fprintf(&b, "  Subject: %s\n", SubjectLine(f.Subject))
+	fmt.Fprintf(&b, "  Window:  %s – %s (%s)\n", f.Start.UTC().Format(TimeFormat), f.End.UTC().Format(TimeFormat), Duration(f.End.Sub(f.Start)))
+	b.WriteString("\n  What happened:\n")
+	for _, para := range strings.Split(f.Explanation, "\n") {
+		writeWrapped(&b, para, "    ", 100)
+	}
+	if len(f.Skew) > 0 {
+		b.WriteString("\n  Clock skew:\n")
+		for _, s := range f.Skew {
+			fmt.Fprintf(&b, "    %s reads at least %s ahead of %s (%s)\n", s.Ahead, Duration(s.By), s.Behind, s.Basis)
+		}
+	}
+	b.WriteString("\n  Evidence:\n")
+	for _, e := range f.Evidence {
+		note := ""
+		if e.Note != "" {
+			note = "  ← " + e.Note
+		}
+		fmt.Fprintf(&b, "    %s  %s:%d%s\n      %s\n", e.Time.UTC().Format(TimeFormat), e.Source, e.Line, note, Clip(e.Text, maxText))
+	}
+	if len(f.Fixes) > 0 {
+		b.WriteString("\n  What to do:\n")
+		for i, fix := range f.Fixes {
+			fmt.Fprintf(&b, "    %d. %s\n", i+1, fix.Title)
+			for _, s := range fix.Steps {
+				writeWrapped(&b, "- "+s, "       ", 100)
+			}
+			for _, c := range fix.Commands {
+				fmt.Fprintf(&b, "       $ %s\n", c)
+			}
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteSources writes the accounting of what was read, and what was not.
+func WriteSources(w io.Writer, r *Report) error {
+	if len(r.Sources) > 0 {
+		t := newTable(w)
+		t.Header("Source", "Node", "Format", "Lines", "Events", "Plain", "Skipped", "Errors")
+		for _, s := range r.Sources {
+			t.Append(s.Path, s.Node, s.Format, strconv.FormatInt(s.Lines, 10), strconv.FormatInt(s.Events, 10),
+				strconv.FormatInt(s.Plain, 10), strconv.FormatInt(s.Skipped, 10), strconv.FormatInt(s.Errors, 10))
+		}
+		if err := t.Render(); err != nil {
+			return err
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d sources read, %d already in the timeline, %d files skipped, %d problems.\n",
+		r.Summary.Read, r.Summary.Reused, r.Summary.Skipped, r.Summary.Problems)
+	if len(r.Skipped) > 0 {
+		reasons := map[string]int{}
+		for _, s := range r.Skipped {
+			reasons[s.Reason]++
+		}
+		var keys []string
+		for k := range reasons {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			fmt.Fprintf(&b, "  skipped %d: %s\n", reasons[k], k)
+		}
+	}
+	for _, p := range r.Problems {
+		fmt.Fprintf(&b, "  problem: %s\n", Escape(p.Error()))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func newTable(w io.Writer) *tablewriter.Table {
+	return tablewriter.NewTable(w,
+		tablewriter.WithRowAutoWrap(tw.WrapNone),
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithTrimSpace(tw.Off),
+	)
+}
+
+// SubjectLine writes a finding's subject in one line.
+func SubjectLine(s forensics.FindingSubject) string {
+	var parts []string
+	add := func(k, v string) {
+		if v != "" {
+			parts = append(parts, k+" "+v)
+		}
+	}
+	add("node", s.Node)
+	add("bucket", s.Bucket)
+	if len(s.VBuckets) > 0 {
+		add("vbuckets", intList(s.VBuckets, 8))
+	}
+	if s.Range != 0 {
+		add("range", "r"+strconv.FormatInt(s.Range, 10))
+	}
+	add("replicas", strings.Join(s.Replicas, " "))
+	if s.Redirects > 0 {
+		add("redirects", strconv.Itoa(s.Redirects))
+	}
+	add("keyspace", s.Keyspace)
+	add("shards", strings.Join(s.Shards, ","))
+	add("tables", strings.Join(s.Tables, ","))
+	add("workflow", s.Workflow)
+	return strings.Join(parts, ", ")
+}
+
+func intList(xs []int, max int) string {
+	var parts []string
+	for i, x := range xs {
+		if i == max {
+			parts = append(parts, fmt.Sprintf("… (%d in all)", len(xs)))
+			break
+		}
+		parts = append(parts, strconv.Itoa(x))
+	}
+	return strings.Join(parts, ",")
+}
+
+// Duration writes a duration for people: 1.234s, 250ms, 2m3s.
+func Duration(d time.Duration) string {
+	switch {
+	case d < 0:
+		return "-" + Duration(-d)
+	case d < time.Millisecond:
+		return d.String()
+	case d < time.Second:
+		return d.Round(100 * time.Microsecond).String()
+	case d < time.Minute:
+		return d.Round(time.Millisecond).String()
+	}
+	return d.Round(time.Second).String()
+}
+
+// Clip shortens a line for display, saying how much was left out, and
+// escapes bytes a terminal would act on.
+func Clip(s string, n int) string {
+	s = Escape(s)
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("… [%d more bytes]", len(s)-cut)
+}
+
+// Escape shows control characters and invalid UTF-8 as escapes, so a line
+// from a damaged file cannot move the cursor or change the terminal.
+func Escape(s string) string {
+	clean := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == 0x7f || c >= 0x80 {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size <= 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+			fmt.Fprintf(&b, `\x%02x`, r)
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+func writeWrapped(b *strings.Builder, text, indent string, width int) {
+	if text == "" {
+		b.WriteString("\n")
+		return
+	}
+	next := indent
+	if strings.HasPrefix(text, "- ") {
+		next = indent + "  "
+	}
+	line := indent
+	for _, w := range strings.Fields(text) {
+		if strings.TrimSpace(line) != "" {
+			if len(line)+1+len(w) > width {
+				b.WriteString(line + "\n")
+				line = next
+			} else {
+				line += " "
+			}
+		}
+		line += w
+	}
+	b.WriteString(line + "\n")
+}

@@ -1,0 +1,219 @@
+package store
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/klauspost/compress/zstd"
+
+	"forensics"
+)
+
+// Lines are stored in compressed blocks, not one row each: a cluster bundle
+// has tens of millions of ordinary lines, and a row per line would make the
+// timeline larger than the input and the load slower than reading it. Events
+// are rows; blocks keep every line, events included, so any line can be shown
+// by time, node, file and text.
+
+// BlockSize is the uncompressed size at which a block is closed.
+const BlockSize = 128 << 10
+
+// Line flags, stored per line.
+const (
+	flagZone      = 0x03 // forensics.Zone
+	flagCR        = 1 << 2
+	flagCut       = 1 << 3 // the line goes on in the next record, same line number
+	flagBackwards = 1 << 4 // the line's time is earlier than the line before it
+	flagEvent     = 1 << 5 // the line produced at least one event
+	flagError     = 1 << 6 // the line looked like the format but did not parse
+	flagHasOffset = 1 << 7
+)
+
+// LineFlags describes a stored line.
+type LineFlags struct {
+	Zone      forensics.Zone
+	CR        bool
+	Cut       bool
+	Backwards bool
+	Event     bool
+	Error     bool
+}
+
+func (f LineFlags) byte(offset int32) byte {
+	b := byte(f.Zone) & flagZone
+	if f.CR {
+		b |= flagCR
+	}
+	if f.Cut {
+		b |= flagCut
+	}
+	if f.Backwards {
+		b |= flagBackwards
+	}
+	if f.Event {
+		b |= flagEvent
+	}
+	if f.Error {
+		b |= flagError
+	}
+	if offset != 0 {
+		b |= flagHasOffset
+	}
+	return b
+}
+
+func flagsOf(b byte) LineFlags {
+	return LineFlags{
+		Zone:      forensics.Zone(b & flagZone),
+		CR:        b&flagCR != 0,
+		Cut:       b&flagCut != 0,
+		Backwards: b&flagBackwards != 0,
+		Event:     b&flagEvent != 0,
+		Error:     b&flagError != 0,
+	}
+}
+
+// Block is a compressed run of consecutive lines of one source.
+type Block struct {
+	FirstLine int64
+	Lines     int64 // records, counting each piece of a cut line
+	TMin      int64 // unix ns
+	TMax      int64
+	Data      []byte // zstd of the encoded records
+}
+
+// BlockBuilder encodes lines into blocks. Each ingest worker owns one, so
+// compression runs in parallel outside the single database writer.
+type BlockBuilder struct {
+	raw   []byte
+	first int64
+	n     int64
+	prev  int64
+	tmin  int64
+	tmax  int64
+	enc   *zstd.Encoder
+}
+
+var encoderPool = sync.Pool{New: func() any {
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1), zstd.WithLowerEncoderMem(true))
+	if err != nil {
+		panic(err) // only for invalid options
+	}
+	return enc
+}}
+
+// NewBlockBuilder returns an empty builder.
+func NewBlockBuilder() *BlockBuilder {
+	return &BlockBuilder{raw: make([]byte, 0, BlockSize+4096), enc: encoderPool.Get().(*zstd.Encoder)}
+}
+
+// Release returns the builder's encoder for reuse. The builder must not be used after.
+func (b *BlockBuilder) Release() {
+	if b.enc != nil {
+		encoderPool.Put(b.enc)
+		b.enc = nil
+	}
+}
+
+// Add appends line n, logged at t (unix ns) with the given offset (seconds).
+func (b *BlockBuilder) Add(n int64, t int64, offset int32, flags LineFlags, text []byte) {
+	if b.n == 0 {
+		// The first record's delta is from zero: its absolute time.
+		b.first = n
+		b.prev = 0
+		b.tmin, b.tmax = t, t
+	}
+	b.raw = binary.AppendVarint(b.raw, t-b.prev)
+	b.raw = append(b.raw, flags.byte(offset))
+	if offset != 0 {
+		b.raw = binary.AppendVarint(b.raw, int64(offset))
+	}
+	b.raw = binary.AppendUvarint(b.raw, uint64(len(text)))
+	b.raw = append(b.raw, text...)
+	b.prev = t
+	b.tmin = min(b.tmin, t)
+	b.tmax = max(b.tmax, t)
+	b.n++
+}
+
+// Full reports whether the block has reached BlockSize.
+func (b *BlockBuilder) Full() bool { return len(b.raw) >= BlockSize }
+
+// Empty reports whether no line was added since the last Finish.
+func (b *BlockBuilder) Empty() bool { return b.n == 0 }
+
+// Finish compresses the lines added so far into a block and resets the builder.
+func (b *BlockBuilder) Finish() Block {
+	blk := Block{FirstLine: b.first, Lines: b.n, TMin: b.tmin, TMax: b.tmax}
+	blk.Data = b.enc.EncodeAll(b.raw, make([]byte, 0, len(b.raw)/4))
+	b.raw = b.raw[:0]
+	b.n = 0
+	return blk
+}
+
+// StoredLine is one line read back from a block.
+type StoredLine struct {
+	N      int64
+	Time   int64 // unix ns
+	Offset int32
+	Flags  LineFlags
+	Text   []byte // valid until the next block is decoded
+}
+
+var decoderPool = sync.Pool{New: func() any {
+	dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
+	if err != nil {
+		panic(err)
+	}
+	return dec
+}}
+
+var errCorruptBlock = errors.New("corrupt block")
+
+// decodeBlock decompresses a block into buf and calls fn for each line in
+// order, stopping at the first error fn returns. It returns the buffer for reuse.
+func decodeBlock(firstLine int64, data []byte, buf []byte, fn func(*StoredLine) error) ([]byte, error) {
+	dec := decoderPool.Get().(*zstd.Decoder)
+	raw, err := dec.DecodeAll(data, buf[:0])
+	decoderPool.Put(dec)
+	if err != nil {
+		return buf, fmt.Errorf("%w: %v", errCorruptBlock, err)
+	}
+	l := StoredLine{N: firstLine}
+	for i := 0; i < len(raw); {
+		dt, k := binary.Varint(raw[i:])
+		if k <= 0 || i+k >= len(raw) {
+			return raw, errCorruptBlock
+		}
+		i += k
+		l.Time += dt
+		fb := raw[i]
+		i++
+		l.Offset = 0
+		if fb&flagHasOffset != 0 {
+			off, k := binary.Varint(raw[i:])
+			if k <= 0 {
+				return raw, errCorruptBlock
+			}
+			l.Offset = int32(off)
+			i += k
+		}
+		size, k := binary.Uvarint(raw[i:])
+		if k <= 0 || uint64(len(raw)-i-k) < size {
+			return raw, errCorruptBlock
+		}
+		i += k
+		l.Text = raw[i : i+int(size)]
+		i += int(size)
+		l.Flags = flagsOf(fb)
+		if err := fn(&l); err != nil {
+			return raw, err
+		}
+		if !l.Flags.Cut {
+			l.N++
+		}
+	}
+	return raw, nil
+}

@@ -1,0 +1,282 @@
+package store
+
+import (
+	"bytes"
+	"container/heap"
+	"context"
+	"database/sql"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"forensics"
+)
+
+// LineFilter selects stored lines. Every value is bound as a parameter or
+// applied in Go; nothing is pasted into SQL.
+type LineFilter struct {
+	Run     int64 // 0: every run
+	Since   time.Time
+	Until   time.Time
+	Nodes   []string
+	Paths   []string       // source path contains any of these
+	Sources []int64        // only these source ids
+	Text    string         // the line contains this
+	Regexp  *regexp.Regexp // the line matches this
+}
+
+// Line is a stored line with where it came from.
+type Line struct {
+	SourceID int64
+	Source   string
+	Node     string
+	N        int64
+	Time     time.Time
+	Offset   int32
+	Flags    LineFlags
+	Text     string
+	Kinds    []forensics.Kind // events recognised on this line
+}
+
+// Stamp returns the line's time as a Stamp.
+func (l *Line) Stamp() forensics.Stamp {
+	return forensics.Stamp{Time: l.Time, Offset: l.Offset, Zone: l.Flags.Zone}
+}
+
+type blockRef struct {
+	id        int64
+	firstLine int64
+}
+
+type sourceInfo struct {
+	id   int64
+	path string
+	node string
+}
+
+// Lines calls fn for each stored line the filter selects, merged across
+// sources in time order (ties: source path, then line). Within a file,
+// lines keep the file's order even where its clock went backwards. The
+// line passed to fn is reused after it returns.
+func (db *DB) Lines(ctx context.Context, f LineFilter, fn func(*Line) error) error {
+	srcs, blocks, err := db.candidateBlocks(ctx, f)
+	if err != nil {
+		return err
+	}
+	h := &lineHeap{}
+	for _, s := range srcs {
+		it := &sourceLines{db: db, ctx: ctx, src: s, blocks: blocks[s.id], filter: &f, text: []byte(f.Text)}
+		ok, err := it.next()
+		if err != nil {
+			return err
+		}
+		if ok {
+			heap.Push(h, it)
+		}
+	}
+	for h.Len() > 0 {
+		it := (*h)[0]
+		if err := fn(&it.cur); err != nil {
+			return err
+		}
+		ok, err := it.next()
+		if err != nil {
+			return err
+		}
+		if ok {
+			heap.Fix(h, 0)
+		} else {
+			heap.Pop(h)
+		}
+	}
+	return nil
+}
+
+// candidateBlocks finds the blocks that may hold lines in the window,
+// using the index on t_min: a block can only overlap the window if it starts
+// at most the longest block span before it.
+func (db *DB) candidateBlocks(ctx context.Context, f LineFilter) ([]sourceInfo, map[int64][]blockRef, error) {
+	var conds []string
+	var args []any
+	add := func(c string, a ...any) { conds = append(conds, c); args = append(args, a...) }
+	add("s.complete = 1")
+	if f.Run != 0 {
+		add("s.id IN (SELECT source_id FROM run_sources WHERE run_id = ?)", f.Run)
+	}
+	if len(f.Nodes) > 0 {
+		add("s.node IN ("+placeholders(len(f.Nodes))+")", anys(f.Nodes)...)
+	}
+	if len(f.Sources) > 0 {
+		add("s.id IN ("+placeholders(len(f.Sources))+")", anys(f.Sources)...)
+	}
+	if len(f.Paths) > 0 {
+		var ors []string
+		for _, p := range f.Paths {
+			ors = append(ors, "instr(s.path, ?) > 0")
+			args = append(args, p)
+		}
+		conds = append(conds, "("+strings.Join(ors, " OR ")+")")
+	}
+	if !f.Until.IsZero() {
+		add("b.t_min < ?", f.Until.UnixNano())
+	}
+	if !f.Since.IsZero() {
+		span, err := db.maxBlockSpan(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		add("b.t_min >= ?", f.Since.UnixNano()-span)
+		add("b.t_max >= ?", f.Since.UnixNano())
+	}
+	q := `SELECT b.id, b.first_line, s.id, s.path, s.node FROM blocks b JOIN sources s ON s.id = b.source_id
+		WHERE ` + strings.Join(conds, " AND ") + ` ORDER BY s.path, s.id, b.first_line`
+	rows, err := db.sql.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("query lines: %w", err)
+	}
+	defer rows.Close()
+	var srcs []sourceInfo
+	blocks := map[int64][]blockRef{}
+	for rows.Next() {
+		var b blockRef
+		var s sourceInfo
+		if err := rows.Scan(&b.id, &b.firstLine, &s.id, &s.path, &s.node); err != nil {
+			return nil, nil, err
+		}
+		if _, ok := blocks[s.id]; !ok {
+			srcs = append(srcs, s)
+		}
+		blocks[s.id] = append(blocks[s.id], b)
+	}
+	return srcs, blocks, rows.Err()
+}
+
+func (db *DB) maxBlockSpan(ctx context.Context) (int64, error) {
+	var v sql.NullString
+	err := db.sql.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'max_block_span'`).Scan(&v)
+	if err == sql.ErrNoRows || !v.Valid {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	return strconv.ParseInt(v.String, 10, 64)
+}
+
+// sourceLines iterates over the selected lines of one source.
+type sourceLines struct {
+	db     *DB
+	ctx    context.Context
+	src    sourceInfo
+	blocks []blockRef
+	filter *LineFilter
+	text   []byte
+	lines  []Line // decoded lines of the current block that pass the filter
+	pos    int
+	cur    Line
+	buf    []byte
+}
+
+func (it *sourceLines) next() (bool, error) {
+	for it.pos >= len(it.lines) {
+		if len(it.blocks) == 0 {
+			return false, nil
+		}
+		if err := it.load(it.blocks[0]); err != nil {
+			return false, err
+		}
+		it.blocks = it.blocks[1:]
+	}
+	it.cur = it.lines[it.pos]
+	it.pos++
+	return true, nil
+}
+
+func (it *sourceLines) load(b blockRef) error {
+	var data []byte
+	if err := it.db.sql.QueryRowContext(it.ctx, `SELECT data FROM blocks WHERE id = ?`, b.id).Scan(&data); err != nil {
+		return fmt.Errorf("read block %d of %s: %w", b.id, it.src.path, err)
+	}
+	f := it.filter
+	it.lines, it.pos = it.lines[:0], 0
+	var since, until int64
+	if !f.Since.IsZero() {
+		since = f.Since.UnixNano()
+	}
+	if !f.Until.IsZero() {
+		until = f.Until.UnixNano()
+	}
+	var err error
+	it.buf, err = decodeBlock(b.firstLine, data, it.buf, func(l *StoredLine) error {
+		if since != 0 && l.Time < since || until != 0 && l.Time >= until {
+			return nil
+		}
+		if len(it.text) > 0 && !bytes.Contains(l.Text, it.text) {
+			return nil
+		}
+		if f.Regexp != nil && !f.Regexp.Match(l.Text) {
+			return nil
+		}
+		it.lines = append(it.lines, Line{
+			SourceID: it.src.id, Source: it.src.path, Node: it.src.node,
+			N: l.N, Time: time.Unix(0, l.Time).UTC(), Offset: l.Offset, Flags: l.Flags, Text: string(l.Text),
+		})
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("read block %d of %s: %w", b.id, it.src.path, err)
+	}
+	if len(it.lines) == 0 {
+		return nil
+	}
+	return it.attachKinds()
+}
+
+// attachKinds marks the lines on which events were recognised.
+func (it *sourceLines) attachKinds() error {
+	first, last := it.lines[0].N, it.lines[len(it.lines)-1].N
+	rows, err := it.db.sql.QueryContext(it.ctx, `SELECT line, kind FROM events WHERE source_id = ? AND line BETWEEN ? AND ? ORDER BY line, id`, it.src.id, first, last)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	i := 0
+	for rows.Next() {
+		var n int64
+		var kind string
+		if err := rows.Scan(&n, &kind); err != nil {
+			return err
+		}
+		for i < len(it.lines) && it.lines[i].N < n {
+			i++
+		}
+		for j := i; j < len(it.lines) && it.lines[j].N == n; j++ {
+			it.lines[j].Kinds = append(it.lines[j].Kinds, forensics.Kind(kind))
+		}
+	}
+	return rows.Err()
+}
+
+type lineHeap []*sourceLines
+
+func (h lineHeap) Len() int { return len(h) }
+func (h lineHeap) Less(i, j int) bool {
+	a, b := &h[i].cur, &h[j].cur
+	if !a.Time.Equal(b.Time) {
+		return a.Time.Before(b.Time)
+	}
+	if a.Source != b.Source {
+		return a.Source < b.Source
+	}
+	return a.N < b.N
+}
+func (h lineHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *lineHeap) Push(x any)   { *h = append(*h, x.(*sourceLines)) }
+func (h *lineHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}

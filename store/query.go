@@ -1,0 +1,214 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"forensics"
+)
+
+const sourceSelect = `SELECT id, key, path, node, format, component, bytes, lines, events, plain, skipped, errors, first_ns, last_ns, problems FROM sources`
+
+func scanSources(rows *sql.Rows) ([]forensics.Source, error) {
+	defer rows.Close()
+	var out []forensics.Source
+	for rows.Next() {
+		var s forensics.Source
+		var first, last sql.NullInt64
+		var problems string
+		if err := rows.Scan(&s.ID, &s.Key, &s.Path, &s.Node, &s.Format, &s.Component, &s.Bytes, &s.Lines, &s.Events, &s.Plain, &s.Skipped, &s.Errors, &first, &last, &problems); err != nil {
+			return nil, err
+		}
+		if first.Valid {
+			s.First = time.Unix(0, first.Int64).UTC()
+			s.Last = time.Unix(0, last.Int64).UTC()
+		}
+		var ps []problemJSON
+		if err := json.Unmarshal([]byte(problems), &ps); err == nil {
+			for _, p := range ps {
+				s.Problems = append(s.Problems, forensics.Problem(p))
+			}
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// Sources returns the complete sources of a run (all of them when run is 0), by path.
+func (db *DB) Sources(ctx context.Context, run int64) ([]forensics.Source, error) {
+	q := sourceSelect + ` WHERE complete = 1`
+	var args []any
+	if run != 0 {
+		q += ` AND id IN (SELECT source_id FROM run_sources WHERE run_id = ?)`
+		args = append(args, run)
+	}
+	rows, err := db.sql.QueryContext(ctx, q+` ORDER BY path`, args...)
+	if err != nil {
+		return nil, err
+	}
+	return scanSources(rows)
+}
+
+// Timeline returns the events of one run's sources (all sources when run is
+// 0), for rules to read.
+func (db *DB) Timeline(run int64) forensics.Timeline { return runTimeline{db, run} }
+
+type runTimeline struct {
+	db  *DB
+	run int64
+}
+
+func (t runTimeline) Events(ctx context.Context, q forensics.Query) ([]forensics.Event, error) {
+	var out []forensics.Event
+	err := t.db.Events(ctx, EventFilter{Query: q, Run: t.run}, func(e *forensics.Event) error {
+		c := *e
+		out = append(out, c)
+		return nil
+	})
+	return out, err
+}
+
+// EventFilter selects events. Every value is bound as a parameter.
+type EventFilter struct {
+	forensics.Query
+	Run    int64    // 0: every run
+	Paths  []string // source path contains any of these
+	Text   string   // the line contains this
+	Limit  int
+	Offset int
+}
+
+// where builds the WHERE clause and its arguments.
+func (f EventFilter) where() (string, []any) {
+	var conds []string
+	var args []any
+	add := func(cond string, a ...any) {
+		conds = append(conds, cond)
+		args = append(args, a...)
+	}
+	add("s.complete = 1")
+	if f.Run != 0 {
+		add("e.source_id IN (SELECT source_id FROM run_sources WHERE run_id = ?)", f.Run)
+	}
+	if len(f.Kinds) > 0 {
+		add("e.kind IN ("+placeholders(len(f.Kinds))+")", anys(f.Kinds)...)
+	}
+	if len(f.Nodes) > 0 {
+		add("e.node IN ("+placeholders(len(f.Nodes))+")", anys(f.Nodes)...)
+	}
+	if !f.Since.IsZero() {
+		add("e.t >= ?", f.Since.UnixNano())
+	}
+	if !f.Until.IsZero() {
+		add("e.t < ?", f.Until.UnixNano())
+	}
+	if f.Bucket != "" {
+		add("e.bucket = ?", f.Bucket)
+	}
+	if f.VB != nil {
+		add("e.vb = ?", *f.VB)
+	}
+	if f.Range != 0 {
+		add("e.range_id = ?", f.Range)
+	}
+	if f.Keyspace != "" {
+		add("e.keyspace = ?", f.Keyspace)
+	}
+	if f.Table != "" {
+		add("e.tbl = ?", f.Table)
+	}
+	if len(f.Paths) > 0 {
+		var ors []string
+		for _, p := range f.Paths {
+			ors = append(ors, "instr(s.path, ?) > 0")
+			args = append(args, p)
+		}
+		conds = append(conds, "("+strings.Join(ors, " OR ")+")")
+	}
+	if f.Text != "" {
+		add("instr(e.text, ?) > 0", f.Text)
+	}
+	return strings.Join(conds, " AND "), args
+}
+
+// Events calls fn for each event the filter selects, in time order (then
+// source path, then line). The event passed to fn is reused after it returns.
+func (db *DB) Events(ctx context.Context, f EventFilter, fn func(*forensics.Event) error) error {
+	where, args := f.where()
+	q := `SELECT s.path, e.line, e.t, e.tz, e.zone, e.node, e.kind, e.bucket, e.vb, e.range_id, e.keyspace, e.shard, e.tbl, e.attrs, e.text
+		FROM events e JOIN sources s ON s.id = e.source_id WHERE ` + where + ` ORDER BY e.t, s.path, e.line, e.id`
+	if f.Limit > 0 {
+		q += fmt.Sprintf(" LIMIT %d OFFSET %d", f.Limit, f.Offset)
+	}
+	rows, err := db.sql.QueryContext(ctx, q, args...)
+	if err != nil {
+		return fmt.Errorf("query events: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var e forensics.Event
+		var t int64
+		var zone int
+		var kind, attrs string
+		var bucket, keyspace, shard, table sql.NullString
+		var vb, rng sql.NullInt64
+		if err := rows.Scan(&e.Source, &e.Line, &t, &e.Offset, &zone, &e.Node, &kind, &bucket, &vb, &rng, &keyspace, &shard, &table, &attrs, &e.Text); err != nil {
+			return err
+		}
+		e.Time = time.Unix(0, t).UTC()
+		e.Zone = forensics.Zone(zone)
+		e.Kind = forensics.Kind(kind)
+		e.Bucket, e.Keyspace, e.Shard, e.Table = bucket.String, keyspace.String, shard.String, table.String
+		e.VB = forensics.NoVB
+		if vb.Valid {
+			e.VB = int(vb.Int64)
+		}
+		e.Range = rng.Int64
+		if e.Attrs, err = decodeAttrs(attrs); err != nil {
+			return fmt.Errorf("event %s:%d: attributes: %w", e.Source, e.Line, err)
+		}
+		if err := fn(&e); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
+}
+
+func anys[T any](xs []T) []any {
+	out := make([]any, len(xs))
+	for i, x := range xs {
+		switch v := any(x).(type) {
+		case forensics.Kind:
+			out[i] = string(v)
+		default:
+			out[i] = v
+		}
+	}
+	return out
+}
+
+// Keys returns the keys of the complete sources, to skip content already read.
+func (db *DB) Keys(ctx context.Context) (map[string]bool, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT key FROM sources WHERE complete = 1`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	keys := map[string]bool{}
+	for rows.Next() {
+		var k string
+		if err := rows.Scan(&k); err != nil {
+			return nil, err
+		}
+		keys[k] = true
+	}
+	return keys, rows.Err()
+}

@@ -1,0 +1,163 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"forensics"
+)
+
+func TestBlockRoundTrip(t *testing.T) {
+	b := NewBlockBuilder()
+	defer b.Release()
+	base := time.Date(2022, 7, 22, 0, 39, 12, 0, time.UTC).UnixNano()
+	type rec struct {
+		n     int64
+		t     int64
+		off   int32
+		flags LineFlags
+		text  string
+	}
+	recs := []rec{
+		{1, base, -7 * 3600, LineFlags{Zone: forensics.ZoneLogged}, "first"},
+		{2, base, 0, LineFlags{Zone: forensics.ZoneInherited}, ""},
+		{3, base - 5e6, 0, LineFlags{Zone: forensics.ZoneUTC, Backwards: true, CR: true}, "back\x00\xff"},
+		{4, base + 1e9, 0, LineFlags{Zone: forensics.ZoneUTC, Cut: true}, "piece one"},
+		{4, base + 1e9, 0, LineFlags{Zone: forensics.ZoneUTC, Error: true}, "piece two"},
+		{5, base + 2e9, 19800, LineFlags{Zone: forensics.ZoneLogged}, "last"},
+	}
+	for _, r := range recs {
+		b.Add(r.n, r.t, r.off, r.flags, []byte(r.text))
+	}
+	blk := b.Finish()
+	if blk.FirstLine != 1 || blk.Lines != 6 || blk.TMin != base-5e6 || blk.TMax != base+2e9 {
+		t.Fatalf("block header = %+v", blk)
+	}
+	var got []rec
+	_, err := decodeBlock(blk.FirstLine, blk.Data, nil, func(l *StoredLine) error {
+		got = append(got, rec{l.N, l.Time, l.Offset, l.Flags, string(l.Text)})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got) != fmt.Sprint(recs) {
+		t.Errorf("decoded\n%v\nwant\n%v", got, recs)
+	}
+	if _, err := decodeBlock(1, blk.Data[:len(blk.Data)/2], nil, func(*StoredLine) error { return nil }); err == nil {
+		t.Error("a truncated block decoded without error")
+	}
+}
+
+// fill writes one source with n lines one second apart starting at base.
+func fill(t *testing.T, db *DB, path string, base time.Time, n int) {
+	t.Helper()
+	ctx := context.Background()
+	w, err := db.NewRun(ctx, []string{path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := &forensics.Source{Path: path, Node: "n1", Format: "test", Component: "test", Key: path}
+	if err := w.BeginSource(src); err != nil {
+		t.Fatal(err)
+	}
+	b := NewBlockBuilder()
+	defer b.Release()
+	for i := 1; i <= n; i++ {
+		b.Add(int64(i), base.Add(time.Duration(i)*time.Second).UnixNano(), 0, LineFlags{Zone: forensics.ZoneUTC}, []byte(fmt.Sprintf("%s line %d", path, i)))
+		if b.Full() || i%100 == 0 {
+			if err := w.AddBlock(src.ID, b.Finish()); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if !b.Empty() {
+		w.AddBlock(src.ID, b.Finish())
+	}
+	ev := forensics.Event{Line: 50, Kind: "test.event", Node: "n1", Text: path + " line 50"}
+	ev.VB = 7
+	ev.Stamp = forensics.Stamp{Time: base.Add(50 * time.Second), Zone: forensics.ZoneUTC}
+	ev.Set("k", "v \"quoted\"")
+	if err := w.AddEvents(src.ID, []forensics.Event{ev}); err != nil {
+		t.Fatal(err)
+	}
+	src.Lines = int64(n)
+	if err := w.EndSource(src); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestLinesMergeAcrossSources(t *testing.T) {
+	db, err := Open(filepath.Join(t.TempDir(), "t.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	base := time.Date(2022, 7, 22, 0, 0, 0, 0, time.UTC)
+	fill(t, db, "a.log", base, 1000)
+	fill(t, db, "b.log", base.Add(500*time.Millisecond), 1000)
+
+	ctx := context.Background()
+	var got []string
+	var kinds []forensics.Kind
+	err = db.Lines(ctx, LineFilter{Since: base.Add(49 * time.Second), Until: base.Add(52 * time.Second)}, func(l *Line) error {
+		got = append(got, l.Text)
+		kinds = append(kinds, l.Kinds...)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "a.log line 49|b.log line 49|a.log line 50|b.log line 50|a.log line 51|b.log line 51"
+	if strings.Join(got, "|") != want {
+		t.Errorf("window = %q\nwant     %q", strings.Join(got, "|"), want)
+	}
+	if len(kinds) != 2 || kinds[0] != "test.event" {
+		t.Errorf("kinds on the window's lines = %v, want test.event twice", kinds)
+	}
+
+	var evs []forensics.Event
+	db.Events(ctx, EventFilter{Query: forensics.Query{VB: ptr(7)}}, func(e *forensics.Event) error { evs = append(evs, *e); return nil })
+	if len(evs) != 2 || evs[0].Attr("k") != `v "quoted"` || evs[0].VB != 7 || evs[0].Source != "a.log" {
+		t.Errorf("events = %+v", evs)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func TestReadOnlyRefusesWrites(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.db")
+	db, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fill(t, db, "a.log", time.Unix(0, 0), 10)
+	db.Close()
+
+	ro, err := OpenReadOnly(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	for _, q := range []string{
+		`DELETE FROM events`,
+		`INSERT INTO meta(key, value) VALUES ('x', 'y')`,
+		`DROP TABLE blocks`,
+		`ATTACH DATABASE '` + filepath.Join(t.TempDir(), "other.db") + `' AS other`,
+		`PRAGMA journal_mode = DELETE`,
+	} {
+		if _, err := ro.sql.Exec(q); err == nil {
+			t.Errorf("%s: succeeded on a read-only timeline", q)
+		}
+	}
+	if _, err := OpenReadOnly(filepath.Join(t.TempDir(), "none.db")); err == nil || !strings.Contains(err.Error(), "analyze first") {
+		t.Errorf("opening a missing timeline: %v", err)
+	}
+}

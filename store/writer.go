@@ -1,0 +1,357 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	sqlite3 "github.com/mattn/go-sqlite3"
+
+	"forensics"
+)
+
+// ErrLoaded means a source with the same content was already read into the timeline.
+var ErrLoaded = errors.New("already in the timeline")
+
+// commitBytes and commitEvents bound a write transaction: large enough that
+// commits are rare, small enough that the WAL stays small.
+const (
+	commitBytes  = 16 << 20
+	commitEvents = 50000
+)
+
+// Writer adds sources to the timeline. It is used by one goroutine. A source
+// becomes visible to readers only when EndSource marks it complete, so a run
+// that is interrupted leaves no half-read source behind for queries, and the
+// next run reads that source again.
+type Writer struct {
+	db       *DB
+	ctx      context.Context
+	tx       *sql.Tx
+	insEvent *sql.Stmt
+	insBlock *sql.Stmt
+	bytes    int64
+	events   int
+	run      int64
+	maxSpan  int64 // longest block time span written, kept in meta for window queries
+}
+
+// NewRun records an analysis run over the given inputs and returns a writer for it.
+func (db *DB) NewRun(ctx context.Context, inputs []string) (*Writer, error) {
+	if db.readOnly {
+		return nil, errors.New("the timeline is open read-only")
+	}
+	// Sources left incomplete by an interrupted run are removed; their
+	// content is read again when the same input is analysed.
+	if _, err := db.sql.ExecContext(ctx, `DELETE FROM sources WHERE complete = 0`); err != nil {
+		return nil, fmt.Errorf("remove incomplete sources: %w", err)
+	}
+	args, _ := json.Marshal(inputs)
+	res, err := db.sql.ExecContext(ctx, `INSERT INTO runs(started, args) VALUES (?, ?)`, time.Now().UTC().Format(time.RFC3339Nano), string(args))
+	if err != nil {
+		return nil, fmt.Errorf("record run: %w", err)
+	}
+	id, _ := res.LastInsertId()
+	return &Writer{db: db, ctx: ctx, run: id}, nil
+}
+
+// Run returns the id of the run the writer records.
+func (w *Writer) Run() int64 { return w.run }
+
+func (w *Writer) begin() error {
+	if w.tx != nil {
+		return nil
+	}
+	tx, err := w.db.sql.BeginTx(w.ctx, nil)
+	if err != nil {
+		return err
+	}
+	w.tx = tx
+	w.insEvent, err = tx.PrepareContext(w.ctx, `INSERT INTO events
+		(source_id, line, t, tz, zone, node, kind, bucket, vb, range_id, keyspace, shard, tbl, attrs, text)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	w.insBlock, err = tx.PrepareContext(w.ctx, `INSERT INTO blocks (source_id, first_line, lines, t_min, t_max, data) VALUES (?, ?, ?, ?, ?, ?)`)
+	return err
+}
+
+func (w *Writer) commitIfFull() error {
+	if w.bytes < commitBytes && w.events < commitEvents {
+		return nil
+	}
+	return w.Commit()
+}
+
+// Commit commits what was written so far.
+func (w *Writer) Commit() error {
+	if w.tx == nil {
+		return nil
+	}
+	w.insEvent.Close()
+	w.insBlock.Close()
+	if _, err := w.tx.ExecContext(w.ctx, `INSERT INTO meta(key, value) VALUES ('max_block_span', ?)
+		ON CONFLICT(key) DO UPDATE SET value = max(CAST(value AS INTEGER), CAST(excluded.value AS INTEGER))`, w.maxSpan); err != nil {
+		w.Rollback()
+		return fmt.Errorf("commit: %w", describe(err))
+	}
+	err := w.tx.Commit()
+	w.tx, w.bytes, w.events = nil, 0, 0
+	if err != nil {
+		return fmt.Errorf("commit: %w", describe(err))
+	}
+	return nil
+}
+
+// Close commits and ends the writer.
+func (w *Writer) Close() error { return w.Commit() }
+
+// Rollback abandons what was written since the last commit.
+func (w *Writer) Rollback() {
+	if w.tx != nil {
+		w.insEvent.Close()
+		w.insBlock.Close()
+		w.tx.Rollback()
+		w.tx = nil
+	}
+}
+
+// Loaded looks up a complete source by its key and adds it to the run.
+func (w *Writer) Loaded(key string) (forensics.Source, bool, error) {
+	if err := w.begin(); err != nil {
+		return forensics.Source{}, false, err
+	}
+	rows, err := w.tx.QueryContext(w.ctx, sourceSelect+` WHERE key = ? AND complete = 1`, key)
+	if err != nil {
+		return forensics.Source{}, false, err
+	}
+	srcs, err := scanSources(rows)
+	if err != nil || len(srcs) == 0 {
+		return forensics.Source{}, false, err
+	}
+	if _, err := w.tx.ExecContext(w.ctx, `INSERT OR IGNORE INTO run_sources(run_id, source_id) VALUES (?, ?)`, w.run, srcs[0].ID); err != nil {
+		return forensics.Source{}, false, err
+	}
+	return srcs[0], true, nil
+}
+
+// BeginSource records a source about to be read and sets its ID. A source
+// whose key is not known until it has been read gets a provisional key
+// (EndSource sets the real one).
+func (w *Writer) BeginSource(src *forensics.Source) error {
+	if err := w.begin(); err != nil {
+		return err
+	}
+	key := src.Key
+	if key == "" {
+		key = fmt.Sprintf("pending:%d:%s", time.Now().UnixNano(), src.Path)
+	}
+	res, err := w.insert(`INSERT INTO sources (key, path, node, format, component, loaded_at) VALUES (?, ?, ?, ?, ?, ?)`,
+		key, src.Path, src.Node, src.Format, src.Component, time.Now().UTC().Format(time.RFC3339))
+	if err != nil {
+		if isUnique(err) {
+			return ErrLoaded
+		}
+		return fmt.Errorf("record source %s: %w", src.Path, describe(err))
+	}
+	src.ID, _ = res.LastInsertId()
+	return nil
+}
+
+func (w *Writer) insert(query string, args ...any) (sql.Result, error) {
+	return w.tx.ExecContext(w.ctx, query, args...)
+}
+
+// AddBlock stores a block of lines of a source.
+func (w *Writer) AddBlock(src int64, b Block) error {
+	if err := w.begin(); err != nil {
+		return err
+	}
+	if _, err := w.insBlock.ExecContext(w.ctx, src, b.FirstLine, b.Lines, b.TMin, b.TMax, b.Data); err != nil {
+		return fmt.Errorf("store lines: %w", describe(err))
+	}
+	w.bytes += int64(len(b.Data))
+	w.maxSpan = max(w.maxSpan, b.TMax-b.TMin)
+	return w.commitIfFull()
+}
+
+// AddEvents stores events of a source.
+func (w *Writer) AddEvents(src int64, evs []forensics.Event) error {
+	if err := w.begin(); err != nil {
+		return err
+	}
+	var attrs strings.Builder
+	for i := range evs {
+		e := &evs[i]
+		attrs.Reset()
+		encodeAttrs(&attrs, e.Attrs)
+		var vb any
+		if e.VB != forensics.NoVB {
+			vb = e.VB
+		}
+		_, err := w.insEvent.ExecContext(w.ctx, src, e.Line, e.Time.UnixNano(), e.Offset, int(e.Zone), e.Node, string(e.Kind),
+			nullString(e.Bucket), vb, nullInt(e.Range), nullString(e.Keyspace), nullString(e.Shard), nullString(e.Table),
+			attrs.String(), e.Text)
+		if err != nil {
+			return fmt.Errorf("store event: %w", describe(err))
+		}
+		w.bytes += int64(len(e.Text) + attrs.Len() + 64)
+	}
+	w.events += len(evs)
+	return w.commitIfFull()
+}
+
+// EndSource records a source's accounting and makes it visible. If its key
+// turns out to be one already loaded, the new copy is removed and ErrLoaded returned.
+func (w *Writer) EndSource(src *forensics.Source) error {
+	if err := w.begin(); err != nil {
+		return err
+	}
+	problems, _ := json.Marshal(problemsJSON(src.Problems))
+	var first, last any
+	if !src.First.IsZero() {
+		first, last = src.First.UnixNano(), src.Last.UnixNano()
+	}
+	_, err := w.tx.ExecContext(w.ctx, `UPDATE sources SET key = ?, node = ?, bytes = ?, lines = ?, events = ?, plain = ?, skipped = ?, errors = ?,
+		first_ns = ?, last_ns = ?, problems = ?, complete = 1 WHERE id = ?`,
+		src.Key, src.Node, src.Bytes, src.Lines, src.Events, src.Plain, src.Skipped, src.Errors, first, last, string(problems), src.ID)
+	if err != nil {
+		if isUnique(err) {
+			if _, derr := w.tx.ExecContext(w.ctx, `DELETE FROM sources WHERE id = ?`, src.ID); derr != nil {
+				return derr
+			}
+			return ErrLoaded
+		}
+		return fmt.Errorf("record source %s: %w", src.Path, describe(err))
+	}
+	if _, err := w.tx.ExecContext(w.ctx, `INSERT OR IGNORE INTO run_sources(run_id, source_id) VALUES (?, ?)`, w.run, src.ID); err != nil {
+		return err
+	}
+	return nil
+}
+
+// AbortSource removes a source and everything stored of it.
+func (w *Writer) AbortSource(src int64) error {
+	if err := w.begin(); err != nil {
+		return err
+	}
+	_, err := w.tx.ExecContext(w.ctx, `DELETE FROM sources WHERE id = ?`, src)
+	return err
+}
+
+// SaveFindings stores the findings of the run, replacing any saved before for it.
+func (w *Writer) SaveFindings(fs []forensics.Finding) error {
+	if err := w.begin(); err != nil {
+		return err
+	}
+	if _, err := w.tx.ExecContext(w.ctx, `DELETE FROM findings WHERE run_id = ?`, w.run); err != nil {
+		return err
+	}
+	for _, f := range fs {
+		body, err := json.Marshal(f)
+		if err != nil {
+			return err
+		}
+		if _, err := w.tx.ExecContext(w.ctx, `INSERT OR REPLACE INTO findings(run_id, id, rule, severity, start_ns, end_ns, body) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			w.run, f.ID, f.Rule, f.Severity.String(), f.Start.UnixNano(), f.End.UnixNano(), string(body)); err != nil {
+			return fmt.Errorf("store finding: %w", describe(err))
+		}
+	}
+	return nil
+}
+
+type problemJSON struct {
+	Path   string `json:"path"`
+	Line   int64  `json:"line,omitempty"`
+	Reason string `json:"reason"`
+	Lost   bool   `json:"lost,omitempty"`
+}
+
+func problemsJSON(ps []forensics.Problem) []problemJSON {
+	out := make([]problemJSON, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, problemJSON(p))
+	}
+	return out
+}
+
+func nullString(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func nullInt(n int64) any {
+	if n == 0 {
+		return nil
+	}
+	return n
+}
+
+func isUnique(err error) bool {
+	var se sqlite3.Error
+	return errors.As(err, &se) && se.ExtendedCode == sqlite3.ErrConstraintUnique
+}
+
+// describe turns SQLite's storage errors into advice.
+func describe(err error) error {
+	var se sqlite3.Error
+	if errors.As(err, &se) {
+		switch se.Code {
+		case sqlite3.ErrFull:
+			return fmt.Errorf("the disk is full; free space or pass --db on another disk, then run again (the sources read so far are kept): %w", err)
+		case sqlite3.ErrReadonly:
+			return fmt.Errorf("the timeline file is read-only: %w", err)
+		case sqlite3.ErrCorrupt, sqlite3.ErrNotADB:
+			return fmt.Errorf("the timeline file is damaged; analyze into a new --db: %w", err)
+		}
+	}
+	return err
+}
+
+// encodeAttrs writes attributes as a JSON object, keeping their order.
+func encodeAttrs(b *strings.Builder, attrs []forensics.Attr) {
+	b.WriteByte('{')
+	for i, a := range attrs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(a.Key)
+		v, _ := json.Marshal(a.Value)
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+}
+
+// decodeAttrs reads attributes written by encodeAttrs, keeping their order.
+func decodeAttrs(s string) ([]forensics.Attr, error) {
+	if s == "{}" || s == "" {
+		return nil, nil
+	}
+	dec := json.NewDecoder(strings.NewReader(s))
+	if _, err := dec.Token(); err != nil {
+		return nil, err
+	}
+	var out []forensics.Attr
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		var v string
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
+		key, _ := k.(string)
+		out = append(out, forensics.Attr{Key: key, Value: v})
+	}
+	return out, nil
+}
