@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -66,34 +67,12 @@ func runAnalyze(cmd *cobra.Command, opts *analyzeOptions, paths []string) error 
 	if err != nil {
 		return err
 	}
-	ctx := cmd.Context()
-	db, err := store.Open(opts.db)
+	rep, res, ruleErrs, err := analyze(cmd.Context(), opts.db, paths, selected)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	w, err := db.NewRun(ctx, paths)
-	if err != nil {
-		return err
-	}
-	res, err := ingest.Run(ctx, db, w, paths, ingest.Options{Formats: parsers.All, Limits: input.DefaultLimits})
-	if err != nil {
-		return fmt.Errorf("analyze: %w", err)
-	}
-	findings, ruleErrs := rules.Run(ctx, db.Timeline(res.Run), selected)
 	for _, err := range ruleErrs {
 		fmt.Fprintf(opts.stderr, "forensics: %v\n", err)
-	}
-	if err := w.SaveFindings(findings); err != nil {
-		return err
-	}
-	if err := w.Close(); err != nil {
-		return err
-	}
-
-	rep, err := buildReport(cmd, db, res, findings)
-	if err != nil {
-		return err
 	}
 	switch opts.format {
 	case "json":
@@ -118,8 +97,35 @@ func runAnalyze(cmd *cobra.Command, opts *analyzeOptions, paths []string) error 
 	return nil
 }
 
-func buildReport(cmd *cobra.Command, db *store.DB, res ingest.Result, findings []forensics.Finding) (*report.Report, error) {
-	srcs, err := db.Sources(cmd.Context(), res.Run)
+// analyze reads paths into the timeline at dbPath, runs the rules over what
+// was read, and stores and returns the findings.
+func analyze(ctx context.Context, dbPath string, paths []string, selected []*forensics.Rule) (*report.Report, ingest.Result, []error, error) {
+	db, err := store.Open(dbPath)
+	if err != nil {
+		return nil, ingest.Result{}, nil, err
+	}
+	defer db.Close()
+	w, err := db.NewRun(ctx, paths)
+	if err != nil {
+		return nil, ingest.Result{}, nil, err
+	}
+	res, err := ingest.Run(ctx, db, w, paths, ingest.Options{Formats: parsers.All, Limits: input.DefaultLimits})
+	if err != nil {
+		return nil, res, nil, fmt.Errorf("analyze: %w", err)
+	}
+	findings, ruleErrs := rules.Run(ctx, db.Timeline(res.Run), selected)
+	if err := w.SaveFindings(findings); err != nil {
+		return nil, res, nil, err
+	}
+	if err := w.Close(); err != nil {
+		return nil, res, nil, err
+	}
+	rep, err := buildReport(ctx, db, res, findings)
+	return rep, res, ruleErrs, err
+}
+
+func buildReport(ctx context.Context, db *store.DB, res ingest.Result, findings []forensics.Finding) (*report.Report, error) {
+	srcs, err := db.Sources(ctx, res.Run)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"forensics/expect"
+	"forensics/rules"
+)
+
+func newTestCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "test DIR...",
+		Short: "Run a library of incident cases as a regression suite",
+		Long: `test finds every case under each DIR — a folder holding the evidence of one
+incident and an expect.json — analyzes the case into a scratch timeline, and
+checks the findings against expect.json: every expected finding must be
+found, rules listed as absent must stay silent, and (unless "others" is true)
+no other finding may appear.
+
+expect.json:
+  {
+    "description": "what the case is",
+    "findings": [{"rule": "kv-stream-before-traffic", "severity": "critical",
+                  "subject": {"node": "ns_1@10.0.0.15", "vbuckets": [141]}}],
+    "absent": ["crdb-nlhe-pingpong"]
+  }
+
+It prints one line per case and a summary, and exits 1 when any case fails.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageErrorf("test needs at least one DIR of cases")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			out := cmd.OutOrStdout()
+			dirs, err := expect.Find(args...)
+			if err != nil {
+				return err
+			}
+			if len(dirs) == 0 {
+				return fmt.Errorf("no cases (folders with %s) under %v", expect.File, args)
+			}
+			scratch, err := os.MkdirTemp("", "forensics-test-")
+			if err != nil {
+				return err
+			}
+			defer os.RemoveAll(scratch)
+			passed, failed := 0, 0
+			for i, dir := range dirs {
+				c, err := expect.Load(dir)
+				if err != nil {
+					fmt.Fprintf(out, "FAIL %s: %v\n", dir, err)
+					failed++
+					continue
+				}
+				inputs, err := c.InputPaths()
+				if err != nil {
+					fmt.Fprintf(out, "FAIL %s: %v\n", dir, err)
+					failed++
+					continue
+				}
+				db := filepath.Join(scratch, fmt.Sprintf("case%d.db", i))
+				rep, _, ruleErrs, err := analyze(cmd.Context(), db, inputs, rules.All)
+				var problems []string
+				if err != nil {
+					problems = append(problems, err.Error())
+				} else {
+					for _, e := range ruleErrs {
+						problems = append(problems, e.Error())
+					}
+					problems = append(problems, c.Check(rep.Findings)...)
+				}
+				if len(problems) == 0 {
+					fmt.Fprintf(out, "ok   %s (%d findings)\n", dir, len(rep.Findings))
+					passed++
+					continue
+				}
+				failed++
+				fmt.Fprintf(out, "FAIL %s\n", dir)
+				for _, p := range problems {
+					fmt.Fprintf(out, "       %s\n", p)
+				}
+			}
+			fmt.Fprintf(out, "%d passed, %d failed\n", passed, failed)
+			if failed > 0 {
+				return &exitError{exitFailed, nil}
+			}
+			return nil
+		},
+	}
+}
