@@ -17,14 +17,15 @@ import (
 // LineFilter selects stored lines. Every value is bound as a parameter or
 // applied in Go; nothing is pasted into SQL.
 type LineFilter struct {
-	Run     int64 // 0: every run
-	Since   time.Time
-	Until   time.Time
-	Nodes   []string
-	Paths   []string       // source path contains any of these
-	Sources []int64        // only these source ids
-	Text    string         // the line contains this
-	Regexp  *regexp.Regexp // the line matches this
+	Run        int64 // 0: every run
+	Since      time.Time
+	Until      time.Time
+	Nodes      []string
+	Paths      []string       // source path contains any of these
+	Components []string       // the source was written by one of these components
+	Sources    []int64        // only these source ids
+	Text       string         // the line contains this
+	Regexp     *regexp.Regexp // the line matches this
 }
 
 // Line is a stored line with where it came from.
@@ -107,6 +108,9 @@ func (db *DB) candidateBlocks(ctx context.Context, f LineFilter) ([]sourceInfo, 
 	}
 	if len(f.Nodes) > 0 {
 		add("s.node IN ("+placeholders(len(f.Nodes))+")", anys(f.Nodes)...)
+	}
+	if len(f.Components) > 0 {
+		add("s.component IN ("+placeholders(len(f.Components))+")", anys(f.Components)...)
 	}
 	if len(f.Sources) > 0 {
 		add("s.id IN ("+placeholders(len(f.Sources))+")", anys(f.Sources)...)

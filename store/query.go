@@ -75,11 +75,12 @@ func (t runTimeline) Events(ctx context.Context, q forensics.Query) ([]forensics
 // EventFilter selects events. Every value is bound as a parameter.
 type EventFilter struct {
 	forensics.Query
-	Run    int64    // 0: every run
-	Paths  []string // source path contains any of these
-	Text   string   // the line contains this
-	Limit  int
-	Offset int
+	Run        int64    // 0: every run
+	Paths      []string // source path contains any of these
+	Components []string // the source was written by one of these components
+	Text       string   // the line contains this
+	Limit      int
+	Offset     int
 }
 
 // where builds the WHERE clause and its arguments.
@@ -128,6 +129,9 @@ func (f EventFilter) where() (string, []any) {
 			args = append(args, p)
 		}
 		conds = append(conds, "("+strings.Join(ors, " OR ")+")")
+	}
+	if len(f.Components) > 0 {
+		add("s.component IN ("+placeholders(len(f.Components))+")", anys(f.Components)...)
 	}
 	if f.Text != "" {
 		add("instr(e.text, ?) > 0", f.Text)

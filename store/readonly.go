@@ -1,22 +1,192 @@
 package store
 
 import (
+	"context"
 	"database/sql"
+	"encoding/json"
+	"fmt"
 	"sync"
+	"time"
 
 	sqlite3 "github.com/mattn/go-sqlite3"
 )
 
-// readOnlyDriver opens connections that cannot attach other files: with
-// mode=ro and query_only the timeline itself cannot be changed, and with no
-// ATTACH a query cannot create or write another database either.
+// readOnlyDriver opens connections for queries. Each connection is opened
+// read-only (mode=ro), cannot attach another file, gets the documented views
+// as temporary views (which shadow the tables of the same name), and is then
+// switched to query_only, so a query can neither change the timeline nor
+// write anywhere else.
 const readOnlyDriver = "sqlite3-forensics-readonly"
 
 var registerReadOnly = sync.OnceFunc(func() {
 	sql.Register(readOnlyDriver, &sqlite3.SQLiteDriver{
 		ConnectHook: func(c *sqlite3.SQLiteConn) error {
 			c.SetLimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
-			return nil
+			if err := c.RegisterFunc("forensics_time", formatTime, true); err != nil {
+				return err
+			}
+			if err := c.RegisterFunc("forensics_block_lines", blockLinesJSON, true); err != nil {
+				return err
+			}
+			if _, err := c.Exec(viewsSQL, nil); err != nil {
+				return fmt.Errorf("create views: %w", err)
+			}
+			_, err := c.Exec(`PRAGMA query_only = 1`, nil)
+			return err
 		},
 	})
 })
+
+// formatTime writes unix nanoseconds as an RFC 3339 UTC time.
+func formatTime(ns int64) string {
+	return time.Unix(0, ns).UTC().Format("2006-01-02T15:04:05.000000000Z")
+}
+
+// blockLinesJSON decodes a block for the lines view, as a JSON array of
+// [line, t, tz, zone, text] arrays that json_each can walk.
+func blockLinesJSON(data []byte, firstLine int64) (string, error) {
+	type row [5]any
+	var rows []row
+	_, err := decodeBlock(firstLine, data, nil, func(l *StoredLine) error {
+		rows = append(rows, row{l.N, l.Time, l.Offset, int(l.Flags.Zone), string(l.Text)})
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	b, err := json.Marshal(rows)
+	return string(b), err
+}
+
+// View documents a view of the query interface.
+type View struct {
+	Name    string
+	Doc     string
+	Columns []Column
+}
+
+// Column documents one column of a view.
+type Column struct {
+	Name, Doc string
+}
+
+// Views are the documented query interface of `timeline query --sql`. Their
+// names and columns are a contract with users' queries.
+var Views = []View{
+	{"sources", "every file read into the timeline (complete sources only)", []Column{
+		{"id", "source id"},
+		{"path", "display path: archive!member"},
+		{"node", "node the file belongs to (cbcollect_info folder, debug/nodes/N, or the lines)"},
+		{"format", "format the file was read as"},
+		{"component", "component that wrote it: memcached, ns_server, indexer, projector, distsender, vtctld, topo, …"},
+		{"bytes", "bytes read"},
+		{"lines", "lines read = events + plain + skipped"},
+		{"events", "lines that produced an event"},
+		{"plain", "lines kept without an event"},
+		{"skipped", "lines not kept"},
+		{"errors", "lines that looked like the format but did not parse (kept)"},
+		{"first", "time of the first line, RFC 3339 UTC"},
+		{"last", "time of the last line, RFC 3339 UTC"},
+	}},
+	{"events", "recognised lines, with what they mean", []Column{
+		{"id", "event id"},
+		{"source_id", "sources.id"},
+		{"source", "display path of the file"},
+		{"line", "1-based line number in the file"},
+		{"time", "time, RFC 3339 UTC"},
+		{"t", "time, unix nanoseconds UTC (for comparisons and arithmetic)"},
+		{"tz", "UTC offset in seconds as the node logged it (0 unless zone = 'logged')"},
+		{"zone", "how the time was written: logged (with offset), utc (the format is UTC: CockroachDB, JSON epoch times), assumed-utc (no zone: glog, /debug/requests; read as UTC), inherited (no time: the previous line's)"},
+		{"node", "node the line is about or was logged by"},
+		{"kind", "what the event means (forensics timeline kinds)"},
+		{"bucket", "Couchbase bucket"},
+		{"vb", "Couchbase vbucket"},
+		{"range_id", "CockroachDB range id"},
+		{"keyspace", "Vitess keyspace"},
+		{"shard", "Vitess shard"},
+		{"tbl", "Vitess table"},
+		{"attrs", "other values, as a JSON object of strings (json_extract(attrs, '$.rollback_seqno'))"},
+		{"text", "the line as logged"},
+	}},
+	{"lines", "every line of every file, events or not (decoded from compressed blocks: filter on t to keep it fast)", []Column{
+		{"source_id", "sources.id"},
+		{"source", "display path of the file"},
+		{"node", "node of the file"},
+		{"line", "1-based line number"},
+		{"time", "time, RFC 3339 UTC"},
+		{"t", "time, unix nanoseconds UTC"},
+		{"tz", "UTC offset in seconds as logged"},
+		{"zone", "as in events"},
+		{"text", "the line as logged"},
+	}},
+	{"findings", "findings of every analysis run", []Column{
+		{"id", "finding id (stable across runs for the same incident and input)"},
+		{"run_id", "analysis run"},
+		{"rule", "rule name"},
+		{"severity", "info, low, medium, warning, high, critical"},
+		{"start", "start of the incident window, RFC 3339 UTC"},
+		{"end", "end of the window, RFC 3339 UTC"},
+		{"title", "one-line title"},
+		{"body", "the whole finding as JSON, as printed by analyze --format json"},
+	}},
+}
+
+const zoneName = `CASE %s WHEN 0 THEN 'logged' WHEN 1 THEN 'utc' WHEN 2 THEN 'assumed-utc' ELSE 'inherited' END`
+
+var viewsSQL = fmt.Sprintf(`
+CREATE TEMP VIEW sources AS
+	SELECT id, path, node, format, component, bytes, lines, events, plain, skipped, errors,
+		forensics_time(first_ns) AS first, forensics_time(last_ns) AS last
+	FROM main.sources WHERE complete = 1;
+CREATE TEMP VIEW events AS
+	SELECT e.id, e.source_id, s.path AS source, e.line, forensics_time(e.t) AS time, e.t, e.tz,
+		%s AS zone, e.node, e.kind, e.bucket, e.vb, e.range_id, e.keyspace, e.shard, e.tbl, e.attrs, e.text
+	FROM main.events e JOIN main.sources s ON s.id = e.source_id WHERE s.complete = 1;
+CREATE TEMP VIEW lines AS
+	SELECT b.source_id, s.path AS source, s.node, json_extract(j.value, '$[0]') AS line,
+		forensics_time(json_extract(j.value, '$[1]')) AS time, json_extract(j.value, '$[1]') AS t,
+		json_extract(j.value, '$[2]') AS tz, %s AS zone, json_extract(j.value, '$[4]') AS text
+	FROM main.blocks b JOIN main.sources s ON s.id = b.source_id,
+		json_each(forensics_block_lines(b.data, b.first_line)) j
+	WHERE s.complete = 1;
+CREATE TEMP VIEW findings AS
+	SELECT id, run_id, rule, severity, forensics_time(start_ns) AS start, forensics_time(end_ns) AS "end",
+		json_extract(body, '$.title') AS title, body
+	FROM main.findings;
+`, fmt.Sprintf(zoneName, "e.zone"), fmt.Sprintf(zoneName, "json_extract(j.value, '$[3]')"))
+
+// QuerySQL runs a query written by the user on the read-only connection and
+// calls fn with each row. The views above are the documented interface.
+func (db *DB) QuerySQL(ctx context.Context, query string, args []any, fn func(cols []string, vals []any) error) error {
+	if !db.readOnly {
+		return fmt.Errorf("raw queries run only on a read-only timeline")
+	}
+	rows, err := db.sql.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return err
+	}
+	vals := make([]any, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return err
+		}
+		for i, v := range vals {
+			if b, ok := v.([]byte); ok {
+				vals[i] = string(b)
+			}
+		}
+		if err := fn(cols, vals); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}

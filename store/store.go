@@ -68,7 +68,6 @@ func OpenReadOnly(path string) (*DB, error) {
 	q := url.Values{}
 	q.Set("mode", "ro")
 	q.Set("_busy_timeout", "10000")
-	q.Set("_query_only", "1")
 	registerReadOnly()
 	db, err := sql.Open(readOnlyDriver, "file:"+escapePath(path)+"?"+q.Encode())
 	if err != nil {

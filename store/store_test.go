@@ -161,3 +161,52 @@ func TestReadOnlyRefusesWrites(t *testing.T) {
 		t.Errorf("opening a missing timeline: %v", err)
 	}
 }
+
+func TestViews(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.db")
+	db, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fill(t, db, "a.log", time.Date(2022, 7, 22, 0, 0, 0, 0, time.UTC), 300)
+	db.Close()
+	ro, err := OpenReadOnly(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	ctx := context.Background()
+	var got [][]any
+	err = ro.QuerySQL(ctx, `SELECT line, time, text, zone FROM lines WHERE t >= ? ORDER BY line LIMIT 2`,
+		[]any{time.Date(2022, 7, 22, 0, 4, 59, 0, time.UTC).UnixNano()},
+		func(cols []string, vals []any) error { got = append(got, append([]any(nil), vals...)); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got) != "[[299 2022-07-22T00:04:59.000000000Z a.log line 299 utc] [300 2022-07-22T00:05:00.000000000Z a.log line 300 utc]]" {
+		t.Errorf("lines view = %v", got)
+	}
+	var n []any
+	ro.QuerySQL(ctx, `SELECT count(*), min(json_extract(attrs, '$.k')) FROM events WHERE vb = 7`, nil, func(_ []string, vals []any) error { n = append(n, vals...); return nil })
+	if fmt.Sprint(n) != `[1 v "quoted"]` {
+		t.Errorf("events view = %v", n)
+	}
+	for _, v := range Views {
+		cols := map[string]bool{}
+		if err := ro.QuerySQL(ctx, "SELECT * FROM "+v.Name+" LIMIT 0", nil, nil); err != nil {
+			t.Errorf("view %s: %v", v.Name, err)
+		}
+		ro.QuerySQL(ctx, "SELECT name FROM pragma_table_info('"+v.Name+"')", nil, func(_ []string, vals []any) error {
+			cols[fmt.Sprint(vals[0])] = true
+			return nil
+		})
+		for _, c := range v.Columns {
+			if !cols[c.Name] {
+				t.Errorf("view %s has no column %s, but it is documented", v.Name, c.Name)
+			}
+		}
+		if len(cols) != len(v.Columns) {
+			t.Errorf("view %s has %d columns, %d documented", v.Name, len(cols), len(v.Columns))
+		}
+	}
+}

@@ -1,13 +1,22 @@
 package main
 
 import (
+	"context"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"io"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"forensics"
+	"forensics/parsers"
 	"forensics/report"
 	"forensics/store"
 )
@@ -16,28 +25,64 @@ func newTimelineCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "timeline",
 		Short: "Query the timeline that analyze stored",
+		Long: `The timeline is a SQLite file (--db, default forensics.db) holding every line
+of every file analyze read, merged across nodes by UTC time, with the lines
+forensics recognised stored as events.`,
 	}
-	cmd.AddCommand(newTimelineQueryCmd())
+	cmd.AddCommand(newTimelineQueryCmd(), newTimelineKindsCmd(), newTimelineSchemaCmd())
 	return cmd
 }
 
 type queryOptions struct {
-	db     string
-	nodes  []string
-	kinds  []string
-	since  string
-	until  string
-	grep   string
-	limit  int
-	format string
+	db         string
+	nodes      []string
+	systems    []string
+	sources    []string
+	kinds      []string
+	since      string
+	until      string
+	at         string
+	window     time.Duration
+	around     string
+	grep       string
+	regex      string
+	bucket     string
+	vb         int
+	rangeID    int64
+	keyspace   string
+	table      string
+	eventsOnly bool
+	limit      int
+	tz         string
+	format     string
+	sql        string
 }
 
 func newTimelineQueryCmd() *cobra.Command {
 	opts := &queryOptions{}
 	cmd := &cobra.Command{
 		Use:   "query",
-		Short: "Print timeline events across nodes, in time order",
-		Args:  cobra.NoArgs,
+		Short: "Print lines from every node and file, merged in time order",
+		Long: `query prints the timeline: every line of every file read, from every node, in
+UTC time order, each row naming its node, file and line. Filters combine (AND);
+a filter given several values (--node a,b) matches any of them.
+
+Event filters (--kind, --bucket, --vb, --range, --keyspace, --table, --events)
+select recognised lines only; see 'forensics timeline kinds' for the kinds.
+
+Times: --since/--until take RFC 3339 times (2022-07-22T00:39:12Z,
+2022-07-21T17:39:12-07:00) or offsets from --at (-30s, +2m). --at T with
+--window W selects T-W to T+W. --around FINDING selects the finding's window
+widened by --window on each side, with the finding's evidence marked '*'.
+
+--sql runs a query of your own over the views (see 'forensics timeline
+schema') on a read-only connection: nothing can change the timeline.`,
+		Example: `  forensics timeline query --node ns_1@172.23.100.15 --since 2022-07-22T00:39:10Z --until 2022-07-22T00:39:20Z
+  forensics timeline query --around 3f2a9c --window 5s
+  forensics timeline query --kind memcached.stream_rollback,indexer.rollback --vb 141
+  forensics timeline query --grep 'Stream request' --format jsonl
+  forensics timeline query --sql "SELECT node, count(*) FROM events GROUP BY node"`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runTimelineQuery(cmd, opts)
 		},
@@ -45,54 +90,452 @@ func newTimelineQueryCmd() *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&opts.db, "db", "forensics.db", "timeline file")
 	f.StringSliceVar(&opts.nodes, "node", nil, "only these nodes")
-	f.StringSliceVar(&opts.kinds, "kind", nil, "only these event kinds")
-	f.StringVar(&opts.since, "since", "", "from this time (RFC 3339)")
-	f.StringVar(&opts.until, "until", "", "up to this time (RFC 3339)")
+	f.StringSliceVar(&opts.systems, "system", nil, "only these components (memcached, ns_server, indexer, projector, distsender, vtctld, topo, …)")
+	f.StringSliceVar(&opts.sources, "source", nil, "only files whose path contains this")
+	f.StringSliceVar(&opts.kinds, "kind", nil, "only events of these kinds")
+	f.StringVar(&opts.since, "since", "", "from this time (RFC 3339, or an offset from --at such as -30s)")
+	f.StringVar(&opts.until, "until", "", "before this time (RFC 3339, or an offset from --at such as +30s)")
+	f.StringVar(&opts.at, "at", "", "a time (RFC 3339) for --window and relative --since/--until")
+	f.DurationVar(&opts.window, "window", 10*time.Second, "half-width of the window with --at or --around")
+	f.StringVar(&opts.around, "around", "", "the window of this finding (id or id prefix), evidence marked")
 	f.StringVar(&opts.grep, "grep", "", "only lines containing this text")
-	f.IntVar(&opts.limit, "limit", 0, "at most this many rows (0: all)")
-	f.StringVar(&opts.format, "format", "table", "output format: table or json")
+	f.StringVar(&opts.regex, "regex", "", "only lines matching this regular expression (RE2 syntax)")
+	f.StringVar(&opts.bucket, "bucket", "", "only events about this Couchbase bucket")
+	f.IntVar(&opts.vb, "vb", -1, "only events about this vbucket")
+	f.Int64Var(&opts.rangeID, "range", 0, "only events about this CockroachDB range")
+	f.StringVar(&opts.keyspace, "keyspace", "", "only events about this Vitess keyspace")
+	f.StringVar(&opts.table, "table", "", "only events about this Vitess table")
+	f.BoolVar(&opts.eventsOnly, "events", false, "only recognised lines (events)")
+	f.IntVar(&opts.limit, "limit", 0, "at most this many rows (0: no limit)")
+	f.StringVar(&opts.tz, "tz", "UTC", "show times in UTC, Local, or original (as each node logged them)")
+	f.StringVar(&opts.format, "format", "table", "output: table, json, jsonl, csv or raw (the lines only)")
+	f.StringVar(&opts.sql, "sql", "", "run this SQL over the documented views instead of the filters")
 	return cmd
 }
 
+// row is one output row: a line, with its event details when it is one.
+type row struct {
+	Time     string            `json:"time"`
+	Node     string            `json:"node"`
+	Source   string            `json:"source"`
+	Line     int64             `json:"line"`
+	Zone     string            `json:"zone"`
+	Kinds    []string          `json:"kinds,omitempty"`
+	Evidence bool              `json:"evidence,omitempty"`
+	Bucket   string            `json:"bucket,omitempty"`
+	VB       *int              `json:"vb,omitempty"`
+	Range    int64             `json:"range,omitempty"`
+	Keyspace string            `json:"keyspace,omitempty"`
+	Shard    string            `json:"shard,omitempty"`
+	Table    string            `json:"table,omitempty"`
+	Attrs    map[string]string `json:"attrs,omitempty"`
+	Text     string            `json:"text"`
+}
+
+var queryFormats = []string{"table", "json", "jsonl", "csv", "raw"}
+
 func runTimelineQuery(cmd *cobra.Command, opts *queryOptions) error {
-	if opts.format != "table" && opts.format != "json" {
-		return usageErrorf("--format %q: want table or json", opts.format)
+	if !oneOf(opts.format, queryFormats) {
+		return usageErrorf("--format %q: want one of %s", opts.format, strings.Join(queryFormats, ", "))
 	}
-	filter := store.EventFilter{Text: opts.grep, Limit: opts.limit}
-	for _, k := range opts.kinds {
-		filter.Kinds = append(filter.Kinds, forensics.Kind(k))
-	}
-	filter.Nodes = opts.nodes
-	var err error
-	if filter.Since, err = parseTimeFlag("--since", opts.since); err != nil {
+	loc, err := parseTZ(opts.tz)
+	if err != nil {
 		return err
 	}
-	if filter.Until, err = parseTimeFlag("--until", opts.until); err != nil {
-		return err
+	var re *regexp.Regexp
+	if opts.regex != "" {
+		if re, err = regexp.Compile(opts.regex); err != nil {
+			return usageErrorf("--regex: %v", err)
+		}
+	}
+	if opts.window <= 0 {
+		return usageErrorf("--window %s: want a positive duration such as 10s", opts.window)
 	}
 	db, err := store.OpenReadOnly(opts.db)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	out := cmd.OutOrStdout()
-	enc := json.NewEncoder(out)
-	return db.Events(cmd.Context(), filter, func(e *forensics.Event) error {
-		if opts.format == "json" {
-			return enc.Encode(e)
+	ctx := cmd.Context()
+	out := newRowWriter(cmd.OutOrStdout(), opts.format)
+
+	if opts.sql != "" {
+		if err := db.QuerySQL(ctx, opts.sql, nil, out.sqlRow); err != nil {
+			return fmt.Errorf("--sql: %w", err)
 		}
-		_, err := fmt.Fprintf(out, "%s  %-22s %-28s %s:%d  %s\n", e.Time.Format(report.TimeFormat), e.Node, e.Kind, e.Source, e.Line, report.Clip(e.Text, 240))
+		return out.close()
+	}
+
+	since, until, evidence, err := queryWindow(ctx, db, opts)
+	if err != nil {
 		return err
-	})
+	}
+	show := func(r *row) error {
+		if opts.limit > 0 && out.n >= opts.limit {
+			return errLimit
+		}
+		return out.write(r)
+	}
+	eventQuery := len(opts.kinds) > 0 || opts.bucket != "" || opts.vb >= 0 || opts.rangeID != 0 ||
+		opts.keyspace != "" || opts.table != "" || opts.eventsOnly
+	if eventQuery {
+		f := store.EventFilter{Paths: opts.sources, Components: opts.systems, Text: opts.grep}
+		f.Nodes, f.Since, f.Until = opts.nodes, since, until
+		for _, k := range opts.kinds {
+			f.Kinds = append(f.Kinds, forensics.Kind(k))
+		}
+		f.Bucket, f.Range, f.Keyspace, f.Table = opts.bucket, opts.rangeID, opts.keyspace, opts.table
+		if opts.vb >= 0 {
+			vb := opts.vb
+			f.VB = &vb
+		}
+		err = db.Events(ctx, f, func(e *forensics.Event) error {
+			if re != nil && !re.MatchString(e.Text) {
+				return nil
+			}
+			r := eventRow(e, loc)
+			r.Evidence = evidence[evidenceKey{e.Source, e.Line}]
+			return show(&r)
+		})
+	} else {
+		f := store.LineFilter{Since: since, Until: until, Nodes: opts.nodes, Paths: opts.sources, Components: opts.systems, Text: opts.grep, Regexp: re}
+		err = db.Lines(ctx, f, func(l *store.Line) error {
+			r := lineRow(l, loc)
+			r.Evidence = evidence[evidenceKey{l.Source, l.N}]
+			return show(&r)
+		})
+	}
+	if err != nil && err != errLimit {
+		return err
+	}
+	return out.close()
 }
 
-func parseTimeFlag(name, v string) (time.Time, error) {
-	if v == "" {
-		return time.Time{}, nil
+var errLimit = fmt.Errorf("limit reached")
+
+type evidenceKey struct {
+	source string
+	line   int64
+}
+
+// queryWindow works out the time window from --around, --at, --since and --until.
+func queryWindow(ctx context.Context, db *store.DB, opts *queryOptions) (since, until time.Time, evidence map[evidenceKey]bool, err error) {
+	var at time.Time
+	if opts.at != "" {
+		if at, err = parseTime("--at", opts.at); err != nil {
+			return
+		}
+		since, until = at.Add(-opts.window), at.Add(opts.window)
 	}
-	t, err := time.Parse(time.RFC3339Nano, v)
-	if err != nil {
-		return time.Time{}, usageErrorf("%s %q: want an RFC 3339 time such as 2022-07-22T00:39:12Z", name, v)
+	if opts.around != "" {
+		f, ferr := db.Finding(ctx, opts.around)
+		if ferr != nil {
+			err = &exitError{exitFailed, fmt.Errorf("--around: %w", ferr)}
+			return
+		}
+		since, until = f.Start.Add(-opts.window), f.End.Add(opts.window)
+		evidence = map[evidenceKey]bool{}
+		for _, e := range f.Evidence {
+			evidence[evidenceKey{e.Source, e.Line}] = true
+		}
+		if at.IsZero() {
+			at = f.Start
+		}
 	}
-	return t, nil
+	if opts.since != "" {
+		if since, err = parseBound("--since", opts.since, at); err != nil {
+			return
+		}
+	}
+	if opts.until != "" {
+		if until, err = parseBound("--until", opts.until, at); err != nil {
+			return
+		}
+	}
+	if !since.IsZero() && !until.IsZero() && !until.After(since) {
+		err = usageErrorf("--until %s is not after --since %s", until.Format(time.RFC3339Nano), since.Format(time.RFC3339Nano))
+	}
+	return
+}
+
+// parseBound reads an RFC 3339 time or an offset (-30s, +2m) from at.
+func parseBound(flag, v string, at time.Time) (time.Time, error) {
+	if strings.HasPrefix(v, "-") || strings.HasPrefix(v, "+") {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return time.Time{}, usageErrorf("%s %q: want an RFC 3339 time or an offset such as -30s", flag, v)
+		}
+		if at.IsZero() {
+			return time.Time{}, usageErrorf("%s %q is relative: give --at (or --around) too", flag, v)
+		}
+		return at.Add(d), nil
+	}
+	return parseTime(flag, v)
+}
+
+func parseTime(flag, v string) (time.Time, error) {
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999Z07:00"} {
+		if t, err := time.Parse(layout, v); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, usageErrorf("%s %q: want an RFC 3339 time such as 2022-07-22T00:39:12Z", flag, v)
+}
+
+// tzOriginal marks --tz original: each line in the offset its node logged.
+var tzOriginal = time.FixedZone("original", 0)
+
+func parseTZ(v string) (*time.Location, error) {
+	switch strings.ToLower(v) {
+	case "utc":
+		return time.UTC, nil
+	case "local":
+		return time.Local, nil
+	case "original":
+		return tzOriginal, nil
+	}
+	return nil, usageErrorf("--tz %q: want UTC, Local or original", v)
+}
+
+func formatStamp(st forensics.Stamp, loc *time.Location) string {
+	const layout = "2006-01-02T15:04:05.000000Z07:00"
+	if loc == tzOriginal {
+		return st.Local().Format(layout)
+	}
+	return st.Time.In(loc).Format(layout)
+}
+
+func lineRow(l *store.Line, loc *time.Location) row {
+	r := row{
+		Time: formatStamp(l.Stamp(), loc), Node: l.Node, Source: l.Source, Line: l.N,
+		Zone: l.Flags.Zone.String(), Text: l.Text,
+	}
+	for _, k := range l.Kinds {
+		r.Kinds = append(r.Kinds, string(k))
+	}
+	return r
+}
+
+func eventRow(e *forensics.Event, loc *time.Location) row {
+	r := row{
+		Time: formatStamp(e.Stamp, loc), Node: e.Node, Source: e.Source, Line: e.Line, Zone: e.Zone.String(),
+		Kinds: []string{string(e.Kind)}, Bucket: e.Bucket, Range: e.Range, Keyspace: e.Keyspace, Shard: e.Shard,
+		Table: e.Table, Text: e.Text,
+	}
+	if e.VB != forensics.NoVB {
+		vb := e.VB
+		r.VB = &vb
+	}
+	if len(e.Attrs) > 0 {
+		r.Attrs = map[string]string{}
+		for _, a := range e.Attrs {
+			r.Attrs[a.Key] = a.Value
+		}
+	}
+	return r
+}
+
+// rowWriter writes rows in one of the query formats, streaming where the
+// format allows it.
+type rowWriter struct {
+	w      io.Writer
+	format string
+	n      int
+	tab    *tabwriter.Writer
+	csv    *csv.Writer
+	enc    *json.Encoder
+	cols   []string
+}
+
+func newRowWriter(w io.Writer, format string) *rowWriter {
+	rw := &rowWriter{w: w, format: format}
+	switch format {
+	case "json", "jsonl":
+		rw.enc = json.NewEncoder(w)
+		rw.enc.SetEscapeHTML(false)
+	case "csv":
+		rw.csv = csv.NewWriter(w)
+	}
+	return rw
+}
+
+func (rw *rowWriter) write(r *row) error {
+	rw.n++
+	switch rw.format {
+	case "raw":
+		_, err := fmt.Fprintln(rw.w, r.Text)
+		return err
+	case "jsonl":
+		return rw.enc.Encode(r)
+	case "json":
+		sep := ",\n"
+		if rw.n == 1 {
+			sep = "[\n"
+		}
+		if _, err := io.WriteString(rw.w, sep); err != nil {
+			return err
+		}
+		b, err := json.Marshal(r)
+		if err != nil {
+			return err
+		}
+		_, err = rw.w.Write(b)
+		return err
+	case "csv":
+		if rw.n == 1 {
+			rw.csv.Write([]string{"time", "node", "source", "line", "zone", "kinds", "evidence", "text"})
+		}
+		return rw.csv.Write([]string{r.Time, r.Node, r.Source, strconv.FormatInt(r.Line, 10), r.Zone,
+			strings.Join(r.Kinds, " "), strconv.FormatBool(r.Evidence), r.Text})
+	}
+	mark := " "
+	if r.Evidence {
+		mark = "*"
+	}
+	kinds := strings.Join(r.Kinds, ",")
+	if kinds == "" {
+		kinds = "-"
+	}
+	_, err := fmt.Fprintf(rw.w, "%s %s  %-20s %-28s %s:%d  %s\n", mark, r.Time, r.Node, kinds, shortSource(r.Source), r.Line, report.Clip(r.Text, 400))
+	return err
+}
+
+// sqlRow writes a row of a raw query.
+func (rw *rowWriter) sqlRow(cols []string, vals []any) error {
+	rw.n++
+	switch rw.format {
+	case "json", "jsonl":
+		obj := make(map[string]any, len(cols))
+		for i, c := range cols {
+			obj[c] = vals[i]
+		}
+		if rw.format == "jsonl" {
+			return rw.enc.Encode(obj)
+		}
+		sep := ",\n"
+		if rw.n == 1 {
+			sep = "[\n"
+		}
+		b, err := json.Marshal(obj)
+		if err != nil {
+			return err
+		}
+		_, err = io.WriteString(rw.w, sep+string(b))
+		return err
+	case "csv":
+		if rw.n == 1 {
+			rw.csv.Write(cols)
+		}
+		rec := make([]string, len(vals))
+		for i, v := range vals {
+			rec[i] = sqlText(v)
+		}
+		return rw.csv.Write(rec)
+	case "raw":
+		rec := make([]string, len(vals))
+		for i, v := range vals {
+			rec[i] = sqlText(v)
+		}
+		_, err := fmt.Fprintln(rw.w, strings.Join(rec, "\t"))
+		return err
+	}
+	if rw.tab == nil {
+		rw.tab = tabwriter.NewWriter(rw.w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(rw.tab, strings.Join(cols, "\t"))
+	}
+	rec := make([]string, len(vals))
+	for i, v := range vals {
+		rec[i] = report.Clip(sqlText(v), 200)
+	}
+	_, err := fmt.Fprintln(rw.tab, strings.Join(rec, "\t"))
+	return err
+}
+
+func sqlText(v any) string {
+	if v == nil {
+		return "NULL"
+	}
+	return fmt.Sprint(v)
+}
+
+func (rw *rowWriter) close() error {
+	switch rw.format {
+	case "json":
+		end := "]\n"
+		if rw.n == 0 {
+			end = "[]\n"
+		} else {
+			end = "\n]\n"
+		}
+		_, err := io.WriteString(rw.w, end)
+		return err
+	case "csv":
+		rw.csv.Flush()
+		return rw.csv.Error()
+	}
+	if rw.tab != nil {
+		return rw.tab.Flush()
+	}
+	return nil
+}
+
+// shortSource drops the archive and the node's folder from a path for the
+// table, where the node has its own column.
+func shortSource(p string) string {
+	if i := strings.LastIndexByte(p, '!'); i >= 0 {
+		p = p[i+1:]
+	}
+	if i := strings.Index(p, "cbcollect_info_"); i >= 0 {
+		if j := strings.IndexByte(p[i:], '/'); j >= 0 {
+			return p[i+j+1:]
+		}
+	}
+	return p
+}
+
+func oneOf(v string, set []string) bool {
+	for _, s := range set {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+func newTimelineKindsCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "kinds",
+		Short: "List the event kinds forensics recognises, with their meaning",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			kinds := parsers.Kinds()
+			sort.Slice(kinds, func(i, j int) bool { return kinds[i].Kind < kinds[j].Kind })
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			for _, k := range kinds {
+				fmt.Fprintf(tw, "%s\t%s\n", k.Kind, k.Doc)
+			}
+			return tw.Flush()
+		},
+	}
+}
+
+func newTimelineSchemaCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "schema",
+		Short: "Describe the views that timeline query --sql reads",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			out := cmd.OutOrStdout()
+			fmt.Fprintln(out, "Views for `forensics timeline query --sql` (read-only). Times: t is unix nanoseconds UTC; time is RFC 3339 UTC.")
+			for _, v := range store.Views {
+				fmt.Fprintf(out, "\n%s — %s\n", v.Name, v.Doc)
+				tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+				for _, c := range v.Columns {
+					fmt.Fprintf(tw, "  %s\t%s\n", c.Name, c.Doc)
+				}
+				tw.Flush()
+			}
+			return nil
+		},
+	}
 }

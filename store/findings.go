@@ -1,0 +1,83 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"forensics"
+)
+
+// StoredFinding is a finding with the run that produced it.
+type StoredFinding struct {
+	Run int64
+	forensics.Finding
+}
+
+// LatestRun returns the id of the most recent analysis run, or 0 when there is none.
+func (db *DB) LatestRun(ctx context.Context) (int64, error) {
+	var id sql.NullInt64
+	err := db.sql.QueryRowContext(ctx, `SELECT max(id) FROM runs`).Scan(&id)
+	return id.Int64, err
+}
+
+// Findings returns the findings of a run (the latest when run is 0), in time order.
+func (db *DB) Findings(ctx context.Context, run int64) ([]StoredFinding, error) {
+	if run == 0 {
+		var err error
+		if run, err = db.LatestRun(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return db.queryFindings(ctx, `WHERE run_id = ? ORDER BY start_ns, rule, id`, run)
+}
+
+// Finding returns the most recent stored finding whose id starts with prefix.
+func (db *DB) Finding(ctx context.Context, prefix string) (StoredFinding, error) {
+	if prefix == "" {
+		return StoredFinding{}, errors.New("empty finding id")
+	}
+	fs, err := db.queryFindings(ctx, `WHERE substr(id, 1, ?) = ? ORDER BY run_id DESC`, len(prefix), prefix)
+	if err != nil {
+		return StoredFinding{}, err
+	}
+	if len(fs) == 0 {
+		return StoredFinding{}, fmt.Errorf("no finding %q in %s; `forensics findings` lists them", prefix, db.path)
+	}
+	ids := map[string]bool{}
+	for _, f := range fs {
+		ids[f.ID] = true
+	}
+	if len(ids) > 1 {
+		var list []string
+		for id := range ids {
+			list = append(list, id)
+		}
+		return StoredFinding{}, fmt.Errorf("finding id %q is ambiguous: %s", prefix, strings.Join(list, ", "))
+	}
+	return fs[0], nil
+}
+
+func (db *DB) queryFindings(ctx context.Context, where string, args ...any) ([]StoredFinding, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT run_id, body FROM main.findings `+where, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []StoredFinding
+	for rows.Next() {
+		var f StoredFinding
+		var body string
+		if err := rows.Scan(&f.Run, &body); err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal([]byte(body), &f.Finding); err != nil {
+			return nil, fmt.Errorf("stored finding: %w", err)
+		}
+		out = append(out, f)
+	}
+	return out, rows.Err()
+}
