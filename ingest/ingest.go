@@ -122,10 +122,10 @@ func Run(ctx context.Context, db *store.DB, w *store.Writer, paths []string, opt
 		w.Rollback()
 		return res, werr
 	}
-	if err := context.Cause(ctx); err != nil && !errors.Is(err, context.Canceled) {
-		return res, err
-	}
-	if err := ctx.Err(); err != nil {
+	if err := context.Cause(ctx); err != nil {
+		// Interrupted: sources not yet complete stay invisible, and the next
+		// run removes them and reads them again.
+		w.Rollback()
 		return res, err
 	}
 	walkMu.Lock()
@@ -290,7 +290,21 @@ func (wk *worker) read(m input.Member) {
 	if src.Key == "" {
 		src.Key = input.Key(m.Node, m.Name, counted.n, crc.Sum32())
 	}
-	if readErr != nil {
+	var limit *input.LimitError
+	switch {
+	case readErr == nil:
+	case errors.Is(readErr, input.ErrChecksum):
+		src.Problems = append(src.Problems, forensics.Problem{
+			Path:   m.Path,
+			Reason: fmt.Sprintf("checksum mismatch: all %d lines were read, but some may be damaged", src.Lines),
+		})
+	case errors.As(readErr, &limit):
+		src.Problems = append(src.Problems, forensics.Problem{
+			Path: m.Path, Line: src.Lines + 1,
+			Reason: fmt.Sprintf("%s; the %d lines before are kept", limit.Reason, src.Lines),
+			Lost:   true,
+		})
+	default:
 		src.Problems = append(src.Problems, forensics.Problem{
 			Path: m.Path, Line: src.Lines + 1,
 			Reason: fmt.Sprintf("reading stopped: %v; the %d lines before are kept", readErr, src.Lines),

@@ -7,43 +7,75 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"path"
 	"strings"
+	"time"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zip"
 )
 
+// zipEntry is a member of a zip, from its central directory or, for a
+// damaged zip, from its local header.
+type zipEntry struct {
+	name       string
+	mode       fs.FileMode
+	encrypted  bool
+	size       int64 // uncompressed; -1 when unknown
+	compressed int64 // 0 when unknown
+	crc        uint32
+	modified   time.Time
+	open       func() (io.ReadCloser, error)
+}
+
+func centralEntries(r *zip.Reader) []zipEntry {
+	var out []zipEntry
+	for _, f := range r.File {
+		f := f
+		out = append(out, zipEntry{
+			name: f.Name, mode: f.Mode(), encrypted: f.Flags&flagEncrypted != 0,
+			size: int64(f.UncompressedSize64), compressed: int64(f.CompressedSize64), crc: f.CRC32, modified: f.Modified,
+			open: func() (io.ReadCloser, error) { return f.Open() },
+		})
+	}
+	return out
+}
+
 // zipMembers yields the files of a zip. Members are opened on demand, so the
 // reader can decompress several at once.
-func (w *Walker) zipMembers(ctx context.Context, r *zip.Reader, display, node string, depth int, fn func(Member) error) error {
-	for _, f := range r.File {
+func (w *Walker) zipMembers(ctx context.Context, entries []zipEntry, display, node string, depth int, fn func(Member) error) error {
+	seen := map[string]int{}
+	for _, e := range entries {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if f.FileInfo().IsDir() {
+		if strings.HasSuffix(e.name, "/") || e.mode.IsDir() {
 			continue
 		}
-		name := f.Name
+		name := e.name
 		mpath := display + "!" + name
+		// Two members may have the same name; both are read, under distinct names.
+		if seen[name]++; seen[name] > 1 {
+			mpath += fmt.Sprintf(" (copy %d)", seen[name])
+		}
 		mnode := nodeFromPath(mpath)
 		if mnode == "" {
 			mnode = node
 		}
-		if f.Mode()&0o170000 == 0o120000 {
+		if e.mode&fs.ModeSymlink != 0 {
 			w.problem(mpath, false, "symbolic link not followed")
 			continue
 		}
-		if f.Flags&0x1 != 0 {
+		if e.encrypted {
 			w.problem(mpath, true, "encrypted member skipped; ask for an unencrypted bundle")
 			continue
 		}
 		base := path.Base(name)
-		f := f
-		open := func() (io.ReadCloser, error) { return f.Open() }
+		open := w.guard(mpath, e.compressed, e.open)
 		switch {
 		case strings.HasSuffix(base, ".zip"):
-			if err := w.nestedZip(ctx, open, int64(f.UncompressedSize64), mpath, mnode, depth, fn); err != nil {
+			if err := w.nestedZip(ctx, open, e.size, mpath, mnode, depth, fn); err != nil {
 				return err
 			}
 			continue
@@ -53,24 +85,23 @@ func (w *Walker) zipMembers(ctx context.Context, r *zip.Reader, display, node st
 			}
 			continue
 		}
-		m := Member{
-			Path:    mpath,
-			Name:    base,
-			Node:    mnode,
-			Size:    int64(f.UncompressedSize64),
-			ModTime: f.Modified,
-			Key:     Key(mnode, base, int64(f.UncompressedSize64), f.CRC32),
-			open:    open,
+		m := Member{Path: mpath, Name: base, Node: mnode, Size: e.size, ModTime: e.modified, open: open}
+		if e.size >= 0 {
+			m.Key = Key(mnode, base, e.size, e.crc)
 		}
 		if strings.HasSuffix(base, ".gz") {
 			m.Name = strings.TrimSuffix(base, ".gz")
 			m.Size = -1
 			m.open = func() (io.ReadCloser, error) {
-				rc, err := f.Open()
+				rc, err := open()
 				if err != nil {
 					return nil, err
 				}
-				return newGzipReader(rc, rc)
+				zr, err := newGzipReader(rc, rc)
+				if err != nil {
+					return nil, err
+				}
+				return w.guardCloser(mpath, e.size, zr), nil
 			}
 		}
 		if err := fn(m); err != nil {
@@ -101,7 +132,7 @@ func (w *Walker) nestedZip(ctx context.Context, open func() (io.ReadCloser, erro
 		w.problem(display, true, "not a readable zip: %v", err)
 		return nil
 	}
-	return w.zipMembers(ctx, r, display, node, depth+1, fn)
+	return w.zipMembers(ctx, centralEntries(r), display, node, depth+1, fn)
 }
 
 func (w *Walker) nestedTar(ctx context.Context, open func() (io.ReadCloser, error), gz bool, display, node string, depth int, fn func(Member) error) error {
@@ -156,7 +187,7 @@ func (w *Walker) tarMembers(ctx context.Context, r io.Reader, gz bool, display, 
 			w.problem(mpath, true, "member of %d bytes is over the %d byte limit for tar members; extract the archive and pass the folder", h.Size, w.Limits.MaxMember)
 			continue
 		}
-		data, err := io.ReadAll(tr)
+		data, err := io.ReadAll(w.guardReader(mpath, 0, tr))
 		if err != nil {
 			w.problem(mpath, true, "cannot read: %v", err)
 			return nil
@@ -176,7 +207,7 @@ func (w *Walker) tarMembers(ctx context.Context, r io.Reader, gz bool, display, 
 				w.problem(mpath, true, "archive nested deeper than %d levels, not read", w.Limits.MaxDepth)
 				continue
 			}
-			if err := w.zipMembers(ctx, r, mpath, mnode, depth+1, fn); err != nil {
+			if err := w.zipMembers(ctx, centralEntries(r), mpath, mnode, depth+1, fn); err != nil {
 				return err
 			}
 			continue
@@ -186,7 +217,11 @@ func (w *Walker) tarMembers(ctx context.Context, r io.Reader, gz bool, display, 
 			m.Name = strings.TrimSuffix(base, ".gz")
 			m.Size = -1
 			m.open = func() (io.ReadCloser, error) {
-				return newGzipReader(io.NopCloser(bytes.NewReader(data)), nil)
+				zr, err := newGzipReader(bytes.NewReader(data), nil)
+				if err != nil {
+					return nil, err
+				}
+				return w.guardCloser(mpath, int64(len(data)), zr), nil
 			}
 		} else {
 			m.open = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }

@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/klauspost/compress/gzip"
@@ -51,11 +52,14 @@ func (m Member) Origin() forensics.Origin {
 // Limits protect against archives built to exhaust the machine.
 type Limits struct {
 	MaxDepth  int   // archives inside archives
-	MaxMember int64 // bytes of a nested archive held in memory to read it
+	MaxMember int64 // bytes of a nested archive or tar member held in memory to read it
+	MaxRatio  int64 // decompressed bytes per compressed byte of a member
+	MaxTotal  int64 // decompressed bytes of all inputs together
 }
 
-// DefaultLimits are generous for real bundles.
-var DefaultLimits = Limits{MaxDepth: 4, MaxMember: 512 << 20}
+// DefaultLimits are generous for real bundles: logs compress 5 to 50 times,
+// and a cluster's bundle is tens of GiB at most.
+var DefaultLimits = Limits{MaxDepth: 4, MaxMember: 512 << 20, MaxRatio: 300, MaxTotal: 1 << 40}
 
 // Walker finds members in inputs.
 type Walker struct {
@@ -63,6 +67,7 @@ type Walker struct {
 	// Problem is told about each input or member that cannot be read.
 	Problem func(forensics.Problem)
 
+	total  atomic.Int64 // bytes decompressed so far, for MaxTotal
 	mu     sync.Mutex
 	closer []io.Closer // archives stay open until Close: members are read after the walk moves on
 }
@@ -169,11 +174,10 @@ func (w *Walker) file(ctx context.Context, fsPath, display string, info fs.FileI
 	case kindZip:
 		r, err := zip.OpenReader(fsPath)
 		if err != nil {
-			w.problem(display, true, "not a readable zip (%v); if the upload was cut off, ask for the file again", err)
-			return nil
+			return w.salvage(ctx, fsPath, display, info.Size(), err, fn)
 		}
 		w.keepOpen(r)
-		return w.zipMembers(ctx, &r.Reader, display, nodeFromPath(display), 1, fn)
+		return w.zipMembers(ctx, centralEntries(&r.Reader), display, nodeFromPath(display), 1, fn)
 	case kindTarGz, kindTar:
 		f, err := os.Open(fsPath)
 		if err != nil {
@@ -213,6 +217,46 @@ func (w *Walker) file(ctx context.Context, fsPath, display string, info fs.FileI
 		}
 		return fn(m)
 	}
+}
+
+// salvage reads a zip whose central directory is missing or damaged by its
+// local headers, and says what was recovered and what was lost.
+func (w *Walker) salvage(ctx context.Context, fsPath, display string, size int64, cause error, fn func(Member) error) error {
+	f, err := os.Open(fsPath)
+	if err != nil {
+		w.problem(display, true, "cannot read: %v", unwrapPath(err))
+		return nil
+	}
+	found, end := salvageZip(f, size)
+	if len(found) == 0 {
+		f.Close()
+		w.problem(display, true, "not a readable zip (%v) and no member could be recovered; ask for the file again", cause)
+		return nil
+	}
+	w.keepOpen(f)
+	var entries []zipEntry
+	cut := ""
+	for _, m := range found {
+		m := m
+		e := zipEntry{name: m.name, encrypted: m.flags&flagEncrypted != 0, size: -1, compressed: m.dataEnd - m.dataStart, crc: m.crc, modified: m.modified,
+			open: func() (io.ReadCloser, error) { return m.open(f) }}
+		if m.flags&flagDescriptor == 0 && !m.cut {
+			e.size = m.size
+		}
+		if m.cut {
+			cut = m.name
+		}
+		entries = append(entries, e)
+	}
+	msg := fmt.Sprintf("zip central directory missing or damaged (%v): recovered %d members by scanning local headers", cause, len(found))
+	switch {
+	case cut != "":
+		msg += fmt.Sprintf("; the archive ends inside %s (its lines up to the cut are read), and members after it are lost", cut)
+	case end < size:
+		msg += fmt.Sprintf("; bytes %d to %d could not be read, members there are lost", end, size)
+	}
+	w.problem(display, true, "%s; ask for the file again to read it all", msg)
+	return w.zipMembers(ctx, entries, display, nodeFromPath(display), 1, fn)
 }
 
 // Key is the content identity of a member: the same node, name, size and

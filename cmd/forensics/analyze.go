@@ -21,6 +21,8 @@ type analyzeOptions struct {
 	db     string
 	format string
 	rules  []string
+	strict bool
+	limits input.Limits
 	stdout io.Writer
 	stderr io.Writer
 }
@@ -39,7 +41,8 @@ Zips are read in place, never extracted. Content already in the timeline is
 recognised and not read again, so analyze can be re-run on the same input.
 
 Exit status: 0 when the analysis ran, whatever it found; 1 when nothing could
-be analysed; 2 for a usage error.`,
+be analysed (or, with --strict, when anything could not be read); 2 for a
+usage error.`,
 		Example: `  forensics analyze collectinfo-*.zip
   forensics analyze --format json snapshot-2024-12-02T164500Z/ > findings.json`,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -56,6 +59,11 @@ be analysed; 2 for a usage error.`,
 	cmd.Flags().StringVar(&opts.db, "db", "forensics.db", "timeline file to write (kept for `timeline query`)")
 	cmd.Flags().StringVar(&opts.format, "format", "table", "output format: table or json")
 	cmd.Flags().StringSliceVar(&opts.rules, "rules", nil, "run only these rules (comma-separated names; see `forensics rules list`)")
+	cmd.Flags().BoolVar(&opts.strict, "strict", false, "exit 1 when any input or part of one could not be read")
+	opts.limits = input.DefaultLimits
+	cmd.Flags().Int64Var(&opts.limits.MaxTotal, "max-bytes", input.DefaultLimits.MaxTotal, "stop reading after the inputs decompress to this many bytes in all")
+	cmd.Flags().Int64Var(&opts.limits.MaxRatio, "max-ratio", input.DefaultLimits.MaxRatio, "stop reading a member that decompresses to more than this many times its compressed size (zip bombs)")
+	cmd.Flags().IntVar(&opts.limits.MaxDepth, "max-depth", input.DefaultLimits.MaxDepth, "read archives nested at most this deep")
 	return cmd
 }
 
@@ -67,7 +75,7 @@ func runAnalyze(cmd *cobra.Command, opts *analyzeOptions, paths []string) error 
 	if err != nil {
 		return err
 	}
-	rep, res, ruleErrs, err := analyze(cmd.Context(), opts.db, paths, selected)
+	rep, res, ruleErrs, err := analyze(cmd.Context(), opts.db, paths, selected, opts.limits)
 	if err != nil {
 		return err
 	}
@@ -94,12 +102,23 @@ func runAnalyze(cmd *cobra.Command, opts *analyzeOptions, paths []string) error 
 	if len(ruleErrs) > 0 {
 		return &exitError{exitFailed, fmt.Errorf("%d rules failed", len(ruleErrs))}
 	}
+	if opts.strict {
+		lost := 0
+		for _, p := range rep.Problems {
+			if p.Lost {
+				lost++
+			}
+		}
+		if lost > 0 || len(rep.Skipped) > 0 {
+			return &exitError{exitFailed, fmt.Errorf("--strict: %d files skipped and %d inputs not read in full (see above)", len(rep.Skipped), lost)}
+		}
+	}
 	return nil
 }
 
 // analyze reads paths into the timeline at dbPath, runs the rules over what
 // was read, and stores and returns the findings.
-func analyze(ctx context.Context, dbPath string, paths []string, selected []*forensics.Rule) (*report.Report, ingest.Result, []error, error) {
+func analyze(ctx context.Context, dbPath string, paths []string, selected []*forensics.Rule, limits input.Limits) (*report.Report, ingest.Result, []error, error) {
 	db, err := store.Open(dbPath)
 	if err != nil {
 		return nil, ingest.Result{}, nil, err
@@ -109,7 +128,7 @@ func analyze(ctx context.Context, dbPath string, paths []string, selected []*for
 	if err != nil {
 		return nil, ingest.Result{}, nil, err
 	}
-	res, err := ingest.Run(ctx, db, w, paths, ingest.Options{Formats: parsers.All, Limits: input.DefaultLimits})
+	res, err := ingest.Run(ctx, db, w, paths, ingest.Options{Formats: parsers.All, Limits: limits})
 	if err != nil {
 		return nil, res, nil, fmt.Errorf("analyze: %w", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"forensics/expect"
+	"forensics/input"
 	"forensics/rules"
 )
 
@@ -65,7 +66,7 @@ It prints one line per case and a summary, and exits 1 when any case fails.`,
 					continue
 				}
 				db := filepath.Join(scratch, fmt.Sprintf("case%d.db", i))
-				rep, _, ruleErrs, err := analyze(cmd.Context(), db, inputs, rules.All)
+				rep, _, ruleErrs, err := analyze(cmd.Context(), db, inputs, rules.All, input.DefaultLimits)
 				var problems []string
 				if err != nil {
 					problems = append(problems, err.Error())
