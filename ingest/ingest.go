@@ -145,16 +145,18 @@ const (
 	msgEnd
 	msgReused
 	msgSkipped
+	msgProblem
 )
 
 type msg struct {
-	kind   msgKind
-	src    *source
-	block  store.Block
-	events []forensics.Event
-	reason string
-	path   string
-	key    string
+	kind    msgKind
+	src     *source
+	block   store.Block
+	events  []forensics.Event
+	reason  string
+	path    string
+	key     string
+	problem forensics.Problem
 }
 
 // source is one member being read, shared by its worker and the writer.
@@ -167,6 +169,8 @@ func write(w *store.Writer, m msg, res *Result) error {
 	switch m.kind {
 	case msgSkipped:
 		res.Skipped = append(res.Skipped, Skipped{Path: m.path, Reason: m.reason})
+	case msgProblem:
+		res.Problems = append(res.Problems, m.problem)
 	case msgReused:
 		_, ok, err := w.Loaded(m.key)
 		if err != nil {
@@ -268,12 +272,15 @@ func (wk *worker) read(m input.Member) {
 	}
 	format, ok := Detect(wk.formats, m.Name, head)
 	if !ok {
+		reason := "not a format forensics reads"
 		if len(head) == 0 {
-			wk.skip(m.Path, "empty file")
+			reason = "empty file"
 		} else if isBinary(head) {
-			wk.skip(m.Path, "binary file, not a log")
-		} else {
-			wk.skip(m.Path, "not a format forensics reads")
+			reason = "binary file, not a log"
+		}
+		wk.skip(m.Path, reason)
+		if m.Named {
+			wk.send(msg{kind: msgProblem, problem: forensics.Problem{Path: m.Path, Reason: reason + "; see the README for the inputs forensics reads", Lost: true}})
 		}
 		return
 	}

@@ -37,8 +37,12 @@ type Member struct {
 	ModTime time.Time
 	// Key identifies the content when that is known without reading it (a
 	// zip member's CRC-32, a gzip trailer); "" means the reader computes it.
-	Key  string
-	open func() (io.ReadCloser, error)
+	Key string
+	// Named is set when the user named this file itself, not a folder or
+	// archive holding it: a file named but not readable is a problem, where
+	// an unreadable member of a bundle is only noted.
+	Named bool
+	open  func() (io.ReadCloser, error)
 }
 
 // Open returns the member's content, decompressed.
@@ -119,7 +123,10 @@ func (w *Walker) walkPath(ctx context.Context, p string, fn func(Member) error) 
 		return nil
 	}
 	if !info.IsDir() {
-		return w.file(ctx, p, p, info, fn)
+		return w.file(ctx, p, p, info, func(m Member) error {
+			m.Named = m.Path == p
+			return fn(m)
+		})
 	}
 	var files []string
 	err = filepath.WalkDir(p, func(fp string, d fs.DirEntry, err error) error {

@@ -59,7 +59,7 @@ usage error.`,
 	cmd.Flags().StringVar(&opts.db, "db", "forensics.db", "timeline file to write (kept for `timeline query`)")
 	cmd.Flags().StringVar(&opts.format, "format", "table", "output format: table or json")
 	cmd.Flags().StringSliceVar(&opts.rules, "rules", nil, "run only these rules (comma-separated names; see `forensics rules list`)")
-	cmd.Flags().BoolVar(&opts.strict, "strict", false, "exit 1 when any input or part of one could not be read")
+	cmd.Flags().BoolVar(&opts.strict, "strict", false, "exit 1 when any input could not be read in full")
 	opts.limits = input.DefaultLimits
 	cmd.Flags().Int64Var(&opts.limits.MaxTotal, "max-bytes", input.DefaultLimits.MaxTotal, "stop reading after the inputs decompress to this many bytes in all")
 	cmd.Flags().Int64Var(&opts.limits.MaxRatio, "max-ratio", input.DefaultLimits.MaxRatio, "stop reading a member that decompresses to more than this many times its compressed size (zip bombs)")
@@ -109,8 +109,8 @@ func runAnalyze(cmd *cobra.Command, opts *analyzeOptions, paths []string) error 
 				lost++
 			}
 		}
-		if lost > 0 || len(rep.Skipped) > 0 {
-			return &exitError{exitFailed, fmt.Errorf("--strict: %d files skipped and %d inputs not read in full (see above)", len(rep.Skipped), lost)}
+		if lost > 0 {
+			return &exitError{exitFailed, fmt.Errorf("--strict: %d inputs could not be read in full (see the problems above)", lost)}
 		}
 	}
 	return nil
