@@ -2,11 +2,22 @@
 // in its own package below this one, named after the system that writes it.
 package parsers
 
-import "forensics"
+import (
+	"forensics"
+	"forensics/parsers/indexer"
+	"forensics/parsers/memcached"
+	"forensics/parsers/nsserver"
+	"forensics/parsers/projector"
+)
 
 // All is every format, in no particular order: detection picks the format
 // that is surest about each file.
-var All = []forensics.Format{}
+var All = []forensics.Format{
+	memcached.Format,
+	nsserver.Format, nsserver.DiagFormat, nsserver.EventLogFormat, nsserver.MasterEventsFormat,
+	indexer.Format,
+	projector.Format,
+}
 
 // Kinds returns every event kind the formats emit, with its meaning.
 func Kinds() []forensics.KindDoc {

@@ -1,0 +1,267 @@
+// Package indexer reads the log of Couchbase's GSI indexer (indexer.log;
+// ns_server.indexer.log in a cbcollect_info zip), releases 6.x to 8.0, and
+// holds the header grammar it shares with the projector's log.
+//
+// The events are the ones that follow a vbucket's mutation stream through a
+// KV failure: the stream ending, the repair that restarts it (with the
+// seqnos it restarts from), the KV node that answers (TK StreamBegin), the
+// rollbacks that node asks for, and the storage rollback that follows.
+// Every other line is a plain line.
+package indexer
+
+import (
+	"bytes"
+
+	"forensics"
+)
+
+// Event kinds. Subject.Bucket is the bucket part of the keyspace (a
+// keyspace id is "bucket" or "bucket:scope:collection"); attr keyspace holds
+// it whole. Subject.VB is set where the line names one vbucket.
+const (
+	StreamEnd      forensics.Kind = "indexer.stream_end"
+	StreamBegin    forensics.Kind = "indexer.stream_begin"
+	Rollback       forensics.Kind = "indexer.rollback"
+	RepairRollback forensics.Kind = "indexer.repair_rollback"
+	StreamRepair   forensics.Kind = "indexer.stream_repair"
+	StreamRestart  forensics.Kind = "indexer.stream_restart"
+	RestartTS      forensics.Kind = "indexer.restart_ts"
+	ConnError      forensics.Kind = "indexer.conn_error"
+	StorageRB      forensics.Kind = "indexer.storage_rollback"
+	RollbackTS     forensics.Kind = "indexer.rollback_ts"
+	RollbackToZero forensics.Kind = "indexer.rollback_to_zero"
+	ProjectorError forensics.Kind = "indexer.projector_error"
+)
+
+// Format reads the indexer's log.
+var Format = forensics.Format{
+	Name:      "indexer",
+	Component: "indexer",
+	Detect:    detect,
+	New:       func(forensics.Origin) forensics.Parser { return &parser{} },
+	Kinds: []forensics.KindDoc{
+		{Kind: StreamEnd, Doc: "a KV node ended a vbucket's stream to the indexer (TK StreamEnd): the last seqno the indexer had"},
+		{Kind: StreamBegin, Doc: "a KV node's projector opened a vbucket's stream (TK StreamBegin), success or rollback; kv_node names the KV node"},
+		{Kind: Rollback, Doc: "the KV node answered a stream request with a rollback (StreamBegin rollback): rollback_seqno and the vbuuid it named"},
+		{Kind: RepairRollback, Doc: "the timekeeper gave up repairing the stream and starts recovery by rolling back (repairStream need rollback)"},
+		{Kind: StreamRepair, Doc: "the indexer restarts a keyspace's stream after a stream end or error (handleKVStreamRepair); session is the stream session id"},
+		{Kind: StreamRestart, Doc: "the indexer asks the projectors to start a keyspace's stream from a restart timestamp (startKeyspaceIdStream / startBucketStream)"},
+		{Kind: RestartTS, Doc: "one vbucket of the restart timestamp of a stream restart: the seqno, vbuuid and snapshot it restarts from"},
+		{Kind: ConnError, Doc: "the indexer lost the stream of some vbuckets (TK ConnError); vbuckets lists them"},
+		{Kind: StorageRB, Doc: "index storage starts rolling back a keyspace's indexes to the rollback timestamp (StorageMgr::handleRollback)"},
+		{Kind: RollbackTS, Doc: "one vbucket of the rollback timestamp of a storage rollback"},
+		{Kind: RollbackToZero, Doc: "no usable snapshot: the keyspace's indexes are rolled back to zero and rebuilt (StorageMgr::rollbackAllToZero)"},
+		{Kind: ProjectorError, Doc: "a projector answered a stream start or vbucket restart request with an error (KVSender)"},
+	},
+}
+
+var indexerPrefixes = []string{
+	"Indexer::", "Timekeeper::", "TK ", "StorageMgr::", "KVSender::", "MutationMgr::",
+	"PeriodicStats", "ScanCoordinator", "ClustMgr:", "MutationStreamReader", "plasmaSlice",
+	"StreamState::", "SettingsMgr", "LSS ", "Plasma:",
+}
+
+func detect(name string, head []byte) int {
+	headers, marked := Sniff(head, indexerPrefixes)
+	return Score(NamedLike(name, "indexer.log"), headers, marked)
+}
+
+// dump is the TsVbuuid being read: its rows are the untimestamped lines
+// that follow the line that printed it.
+type dump struct {
+	kind     forensics.Kind // RestartTS or RollbackTS; "" when no dump is open
+	stamp    forensics.Stamp
+	stream   string
+	keyspace string
+	session  string
+	oso      bool // the column header named an OSO count (7 columns)
+}
+
+type parser struct {
+	ev   forensics.Event
+	dump dump
+}
+
+func (p *parser) Line(n int64, text []byte, emit forensics.Emit) (forensics.Stamp, error) {
+	h, ok := ParseHeader(text)
+	if !ok {
+		if p.dump.kind == "" {
+			return forensics.Stamp{}, nil
+		}
+		return forensics.Stamp{}, p.row(n, text, emit)
+	}
+	p.dump.kind = ""
+	msg := h.Msg
+	if len(msg) < 12 {
+		return h.Stamp, nil
+	}
+	var err error
+	switch msg[0] {
+	case 'T':
+		switch {
+		case hasPrefix(msg, "TK StreamEnd "):
+			err = p.streamEnd(n, text, h, msg[len("TK StreamEnd "):], emit)
+		case hasPrefix(msg, "TK StreamBegin "):
+			err = p.streamBegin(n, text, h, msg[len("TK StreamBegin "):], emit)
+		case hasPrefix(msg, "TK ConnError "):
+			err = p.connError(n, text, h, msg[len("TK ConnError "):], emit)
+		case hasPrefix(msg, rollbackPrefix):
+			err = p.rollback(n, text, h, msg[len(rollbackPrefix):], emit)
+		case hasPrefix(msg, repairRollbackPrefix):
+			err = p.repairRollback(n, text, h, msg[len(repairRollbackPrefix):], emit)
+		}
+	case 'I':
+		switch {
+		case hasPrefix(msg, streamRepairPrefix):
+			err = p.streamRepair(n, text, h, msg[len(streamRepairPrefix):], emit)
+		case hasPrefix(msg, "Indexer::startKeyspaceIdStream Stream: "):
+			err = p.streamRestart(n, text, h, msg[len("Indexer::startKeyspaceIdStream Stream: "):], emit)
+		case hasPrefix(msg, "Indexer::startBucketStream Stream: "):
+			err = p.streamRestart(n, text, h, msg[len("Indexer::startBucketStream Stream: "):], emit)
+		}
+	case 'S':
+		switch {
+		case hasPrefix(msg, "StorageMgr::handleRollback "):
+			err = p.storageRollback(n, text, h, msg[len("StorageMgr::handleRollback "):], emit)
+		case hasPrefix(msg, "StorageMgr::rollbackAllToZero "):
+			err = p.rollbackToZero(n, text, h, msg[len("StorageMgr::rollbackAllToZero "):], emit)
+		}
+	case 'K':
+		switch {
+		case hasPrefix(msg, "KVSender::openMutationStream "):
+			err = p.projectorError(n, text, h, "openMutationStream", msg[len("KVSender::openMutationStream "):], emit)
+		case hasPrefix(msg, "KVSender::restartVbuckets "):
+			err = p.projectorError(n, text, h, "restartVbuckets", msg[len("KVSender::restartVbuckets "):], emit)
+		}
+	}
+	return h.Stamp, err
+}
+
+func (p *parser) End(forensics.Emit) error {
+	p.dump.kind = ""
+	return nil
+}
+
+// start resets the scratch event for a new event of kind k on line n.
+func (p *parser) start(k forensics.Kind, n int64, st forensics.Stamp, text []byte) *forensics.Event {
+	e := &p.ev
+	e.Reset()
+	e.Kind = k
+	e.Line = n
+	e.Stamp = st
+	e.Text = string(text)
+	return e
+}
+
+func add(e *forensics.Event, key, value string) {
+	e.Attrs = append(e.Attrs, forensics.Attr{Key: key, Value: value})
+}
+
+// setKeyspace records the keyspace id whole and its bucket as the subject.
+func setKeyspace(e *forensics.Event, keyspace string) {
+	add(e, "keyspace", keyspace)
+	e.Bucket = BucketOf(keyspace)
+}
+
+// BucketOf returns the bucket part of a GSI keyspace id: "bucket" or
+// "bucket:scope:collection" (secondary/common: KeyspaceId).
+func BucketOf(keyspace string) string {
+	for i := 0; i < len(keyspace); i++ {
+		if keyspace[i] == ':' {
+			return keyspace[:i]
+		}
+	}
+	return keyspace
+}
+
+func hasPrefix(b []byte, s string) bool {
+	return len(b) >= len(s) && string(b[:len(s)]) == s
+}
+
+// token returns b up to the first space, and what follows that space.
+func token(b []byte) (tok, rest []byte) {
+	if i := bytes.IndexByte(b, ' '); i >= 0 {
+		return b[:i], b[i+1:]
+	}
+	return b, nil
+}
+
+// isDec reports whether b is a non-empty decimal number that fits a uint64.
+func isDec(b []byte) bool {
+	if len(b) == 0 || len(b) > 20 {
+		return false
+	}
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return len(b) < 20 || string(b) <= "18446744073709551615"
+}
+
+// isHex reports whether b is a non-empty lowercase hex number that fits a uint64,
+// as Go's %x prints one.
+func isHex(b []byte) bool {
+	if len(b) == 0 || len(b) > 16 {
+		return false
+	}
+	for _, c := range b {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// vbno reads a vbucket number: a decimal that fits a uint16, as the
+// indexer's Vbucket and DCP's vbucket id are.
+func vbno(b []byte) (int, bool) {
+	if len(b) == 0 || len(b) > 5 || !isDec(b) {
+		return 0, false
+	}
+	v := 0
+	for _, c := range b {
+		v = v*10 + int(c-'0')
+	}
+	return v, v <= 65535
+}
+
+// VBUUID converts a vbuuid that GSI printed in hex (%x or %16x: TsVbuuid
+// rows, "Rollback (seqno, vbuuid)", the projector's controlStreamRequest)
+// into the decimal that memcached and the TK lines print, and reports
+// whether hex was a hex number of at most 64 bits. Surrounding spaces are
+// not allowed.
+func VBUUID(hex []byte) (string, bool) {
+	if !isHex(hex) {
+		return "", false
+	}
+	return hexToDec(hex), true
+}
+
+// hexToDec converts a hex number that isHex accepted into decimal.
+func hexToDec(b []byte) string {
+	var v uint64
+	for _, c := range b {
+		var d byte
+		switch {
+		case c >= '0' && c <= '9':
+			d = c - '0'
+		case c >= 'a' && c <= 'f':
+			d = c - 'a' + 10
+		default:
+			d = c - 'A' + 10
+		}
+		v = v<<4 | uint64(d)
+	}
+	var buf [20]byte
+	i := len(buf)
+	for {
+		i--
+		buf[i] = byte('0' + v%10)
+		v /= 10
+		if v == 0 {
+			break
+		}
+	}
+	return string(buf[i:])
+}
