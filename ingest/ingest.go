@@ -24,9 +24,19 @@ import (
 
 // Options configure a run.
 type Options struct {
-	Formats []forensics.Format
-	Workers int // parallel parsers; 0 means one per core
-	Limits  input.Limits
+	Formats  []forensics.Format
+	Workers  int // parallel parsers; 0 means one per core
+	Limits   input.Limits
+	Progress *Progress // updated as the run goes, for a progress display; may be nil
+}
+
+// Progress counts a run's work so far. Its fields are updated atomically
+// while the run goes on.
+type Progress struct {
+	Files     atomic.Int64 // files found
+	FilesDone atomic.Int64 // files read or skipped
+	Bytes     atomic.Int64 // uncompressed bytes of the files found, where known
+	BytesRead atomic.Int64 // uncompressed bytes read
 }
 
 // Skipped is a file that was not read, and why.
@@ -53,6 +63,10 @@ const eventBatch = 512
 // Run reads paths into the timeline through w.
 func Run(ctx context.Context, db *store.DB, w *store.Writer, paths []string, opt Options) (Result, error) {
 	res := Result{Run: w.Run()}
+	prog := opt.Progress
+	if prog == nil {
+		prog = &Progress{}
+	}
 	loaded, err := db.Keys(ctx)
 	if err != nil {
 		return res, err
@@ -79,6 +93,10 @@ func Run(ctx context.Context, db *store.DB, w *store.Writer, paths []string, opt
 	go func() {
 		defer close(members)
 		err := walker.Walk(ctx, paths, func(m input.Member) error {
+			prog.Files.Add(1)
+			if m.Size > 0 {
+				prog.Bytes.Add(m.Size)
+			}
 			select {
 			case members <- m:
 				return nil
@@ -96,9 +114,10 @@ func Run(ctx context.Context, db *store.DB, w *store.Writer, paths []string, opt
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			wk := worker{formats: opt.Formats, out: msgs, ctx: ctx, loaded: loaded}
+			wk := worker{formats: opt.Formats, out: msgs, ctx: ctx, loaded: loaded, progress: prog}
 			for m := range members {
 				wk.read(m)
+				prog.FilesDone.Add(1)
 			}
 			if wk.builder != nil {
 				wk.builder.Release()
@@ -225,11 +244,12 @@ func write(w *store.Writer, m msg, res *Result) error {
 }
 
 type worker struct {
-	ctx     context.Context
-	formats []forensics.Format
-	out     chan<- msg
-	loaded  map[string]bool
-	builder *store.BlockBuilder
+	ctx      context.Context
+	formats  []forensics.Format
+	out      chan<- msg
+	loaded   map[string]bool
+	builder  *store.BlockBuilder
+	progress *Progress
 }
 
 func (wk *worker) send(m msg) {
@@ -261,7 +281,7 @@ func (wk *worker) read(m input.Member) {
 	}
 	defer rc.Close()
 	crc := crc32.NewIEEE()
-	counted := &countingReader{r: rc, hash: crc}
+	counted := &countingReader{r: rc, hash: crc, progress: &wk.progress.BytesRead}
 	br := bufio.NewReaderSize(counted, headSize)
 	head, err := br.Peek(headSize)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
@@ -344,15 +364,17 @@ func isBinary(head []byte) bool {
 }
 
 type countingReader struct {
-	r    io.Reader
-	n    int64
-	hash io.Writer
+	r        io.Reader
+	n        int64
+	hash     io.Writer
+	progress *atomic.Int64
 }
 
 func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
 	c.hash.Write(p[:n])
+	c.progress.Add(int64(n))
 	return n, err
 }
 

@@ -22,6 +22,7 @@ type analyzeOptions struct {
 	format string
 	rules  []string
 	strict bool
+	quiet  bool
 	limits input.Limits
 	stdout io.Writer
 	stderr io.Writer
@@ -59,6 +60,7 @@ usage error.`,
 	cmd.Flags().StringVar(&opts.db, "db", "forensics.db", "timeline file to write (kept for `timeline query`)")
 	cmd.Flags().StringVar(&opts.format, "format", "table", "output format: table or json")
 	cmd.Flags().StringSliceVar(&opts.rules, "rules", nil, "run only these rules (comma-separated names; see `forensics rules list`)")
+	cmd.Flags().BoolVarP(&opts.quiet, "quiet", "q", false, "no progress display and no summary of the inputs on stderr")
 	cmd.Flags().BoolVar(&opts.strict, "strict", false, "exit 1 when any input could not be read in full")
 	opts.limits = input.DefaultLimits
 	cmd.Flags().Int64Var(&opts.limits.MaxTotal, "max-bytes", input.DefaultLimits.MaxTotal, "stop reading after the inputs decompress to this many bytes in all")
@@ -75,7 +77,13 @@ func runAnalyze(cmd *cobra.Command, opts *analyzeOptions, paths []string) error 
 	if err != nil {
 		return err
 	}
-	rep, res, ruleErrs, err := analyze(cmd.Context(), opts.db, paths, selected, opts.limits)
+	var prog *ingest.Progress
+	if !opts.quiet {
+		prog = &ingest.Progress{}
+		stop := showProgress(opts.stderr, prog)
+		defer stop()
+	}
+	rep, res, ruleErrs, err := analyze(cmd.Context(), opts.db, paths, selected, opts.limits, prog)
 	if err != nil {
 		return err
 	}
@@ -91,9 +99,11 @@ func runAnalyze(cmd *cobra.Command, opts *analyzeOptions, paths []string) error 
 		if err := report.WriteFindings(opts.stdout, rep.Findings); err != nil {
 			return err
 		}
-		fmt.Fprintln(opts.stderr)
-		if err := report.WriteSources(opts.stderr, rep); err != nil {
-			return err
+		if !opts.quiet {
+			fmt.Fprintln(opts.stderr)
+			if err := report.WriteSources(opts.stderr, rep); err != nil {
+				return err
+			}
 		}
 	}
 	if res.Read+res.Reused == 0 {
@@ -118,7 +128,7 @@ func runAnalyze(cmd *cobra.Command, opts *analyzeOptions, paths []string) error 
 
 // analyze reads paths into the timeline at dbPath, runs the rules over what
 // was read, and stores and returns the findings.
-func analyze(ctx context.Context, dbPath string, paths []string, selected []*forensics.Rule, limits input.Limits) (*report.Report, ingest.Result, []error, error) {
+func analyze(ctx context.Context, dbPath string, paths []string, selected []*forensics.Rule, limits input.Limits, prog *ingest.Progress) (*report.Report, ingest.Result, []error, error) {
 	db, err := store.Open(dbPath)
 	if err != nil {
 		return nil, ingest.Result{}, nil, err
@@ -128,7 +138,7 @@ func analyze(ctx context.Context, dbPath string, paths []string, selected []*for
 	if err != nil {
 		return nil, ingest.Result{}, nil, err
 	}
-	res, err := ingest.Run(ctx, db, w, paths, ingest.Options{Formats: parsers.All, Limits: limits})
+	res, err := ingest.Run(ctx, db, w, paths, ingest.Options{Formats: parsers.All, Limits: limits, Progress: prog})
 	if err != nil {
 		return nil, res, nil, fmt.Errorf("analyze: %w", err)
 	}
