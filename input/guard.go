@@ -14,7 +14,7 @@ var ErrChecksum = zip.ErrChecksum
 // ratioFloor is how much a member may decompress to before its compression
 // ratio is checked: small files of repeated lines compress very well and are
 // not bombs.
-const ratioFloor = 64 << 20
+const ratioFloor = 16 << 20
 
 // LimitError says that a limit stopped the reading of a member.
 type LimitError struct {

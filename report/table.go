@@ -89,7 +89,7 @@ func WriteSources(w io.Writer, r *Report) error {
 		t := newTable(w)
 		t.Header("Source", "Node", "Format", "Lines", "Events", "Plain", "Skipped", "Errors")
 		for _, s := range r.Sources {
-			t.Append(s.Path, s.Node, s.Format, strconv.FormatInt(s.Lines, 10), strconv.FormatInt(s.Events, 10),
+			t.Append(Escape(s.Path), s.Node, s.Format, strconv.FormatInt(s.Lines, 10), strconv.FormatInt(s.Events, 10),
 				strconv.FormatInt(s.Plain, 10), strconv.FormatInt(s.Skipped, 10), strconv.FormatInt(s.Errors, 10))
 		}
 		if err := t.Render(); err != nil {
