@@ -8,10 +8,11 @@ import (
 	"sort"
 
 	"forensics"
+	"forensics/rules/kvstream"
 )
 
 // All is every rule forensics runs, in the order `rules list` shows them.
-var All = []*forensics.Rule{}
+var All = []*forensics.Rule{kvstream.Rule}
 
 // Lookup returns the rule with the given name.
 func Lookup(name string) (*forensics.Rule, bool) {

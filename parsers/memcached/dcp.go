@@ -1,0 +1,397 @@
+package memcached
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+
+	"forensics"
+)
+
+// maxPending bounds the DCP producer connections waiting for their name.
+const maxPending = 512
+
+// openProducer is a DCP producer connection whose open line was read but
+// whose name was not logged yet.
+type openProducer struct {
+	cid string
+	ev  forensics.Event
+}
+
+// dcpOpen reads daemon/protocol/mcbp/dcp_open_executor.cc's "{cid}: DCP
+// connection opened successfully. {PRODUCER|CONSUMER}[, {flag}…] {description}"
+// where the description is "[ {peer} - {local} ({user}) ]". It is the only
+// line at INFO when a DCP producer is created (dcpconnmap.cc logs
+// "Connection created" at DEBUG), and it does not name the connection: the
+// name comes with the first line the connection's own logger writes, which
+// carries the same connection id. The event waits for it.
+func (p *parser) dcpOpen(l *line, msg []byte, emit forensics.Emit) error {
+	r, ok := cut(msg, "DCP connection opened successfully. ")
+	if !ok || !hasPrefix(r, "PRODUCER") {
+		return nil
+	}
+	flags, desc := r, []byte(nil)
+	if i := bytes.Index(r, []byte(" [ ")); i >= 0 {
+		flags, desc = r[:i], r[i+1:]
+	}
+	e := p.event(l, DCPProducer)
+	e.Set("flags", string(flags))
+	// daemon/connection.cc updateDescription: the peer and local addresses
+	// (JSON in 7.x), then "(System, <ud>user</ud>)", "(<ud>user</ud> (LDAP))"
+	// or "(not authenticated)".
+	if r, ok := cut(desc, "[ "); ok {
+		if i := bytes.Index(r, []byte(" - ")); i > 0 {
+			e.Set("peer", string(r[:i]))
+			r = r[i+3:]
+			if j := bytes.Index(r, []byte(" (")); j >= 0 {
+				if user, ok := bytes.CutSuffix(r[j+2:], []byte(") ]")); ok && string(user) != "not authenticated" {
+					e.Set("user", string(user))
+				}
+			}
+		}
+	}
+	if len(p.pending) >= maxPending {
+		p.flushPending(emit, 1)
+	}
+	op := openProducer{cid: string(l.cid), ev: *e}
+	op.ev.Attrs = append([]forensics.Attr(nil), e.Attrs...)
+	p.pending = append(p.pending, op)
+	return nil
+}
+
+// flushPending emits the first n waiting producer connections without a name.
+func (p *parser) flushPending(emit forensics.Emit, n int) {
+	for i := 0; i < n; i++ {
+		emit(&p.pending[i].ev)
+	}
+	p.pending = append(p.pending[:0], p.pending[n:]...)
+}
+
+// resolve emits the waiting producer connection with id cid, now that one
+// of its lines named it.
+func (p *parser) resolve(cid, bucket, name []byte, emit forensics.Emit) {
+	for i := range p.pending {
+		op := &p.pending[i]
+		if op.cid != string(cid) {
+			continue
+		}
+		op.ev.Bucket = string(bucket)
+		if name != nil {
+			consumer := string(name)
+			op.ev.Set("consumer", consumer)
+			op.ev.Set("consumer_kind", consumerKind(consumer))
+		}
+		emit(&op.ev)
+		p.pending = append(p.pending[:i], p.pending[i+1:]...)
+		return
+	}
+}
+
+// dcpLine reads a line of a DCP producer's logger. Its prefix is
+// "DCP (Producer) eq_dcpq:{name} -" (dcp/producer.cc setLogHeader; the name
+// is DCP_OPEN's, prefixed by dcpconnmap.cc). A stream whose producer was
+// already destroyed logs through the global logger with "DCP (Producer):
+// **Deleted conn**" glued to its message (dcp/active_stream_impl.h).
+func (p *parser) dcpLine(l *line, emit forensics.Emit) error {
+	var name, msg []byte
+	if r, ok := cut(l.body, "DCP (Producer) "); ok {
+		i := bytes.Index(r, []byte(" - "))
+		if i < 0 {
+			return nil
+		}
+		name, msg = r[:i], r[i+3:]
+		name, _ = cut(name, "eq_dcpq:")
+		if len(p.pending) > 0 && l.cid != nil {
+			p.resolve(l.cid, l.bucket, name, emit)
+		}
+	} else if r, ok := cut(l.body, "DCP (Producer): **Deleted conn**"); ok {
+		msg = r
+	} else {
+		return nil
+	}
+
+	// Messages about one stream start with "(vb:N) " and, for streams with
+	// an id, "(sid:N) ".
+	vb := -1
+	var sid []byte
+	if len(msg) > 0 && msg[0] == '(' {
+		v, r, ok := vbID(msg[1:])
+		if !ok || !hasPrefix(r, ") ") {
+			return nil
+		}
+		vb, msg = v, r[2:]
+		if r, ok := cut(msg, "(sid:"); ok {
+			if i := bytes.IndexByte(r, ')'); i >= 0 && hasPrefix(r[i:], ") ") {
+				sid, msg = r[:i], r[i+2:]
+			}
+		}
+	}
+	if len(msg) == 0 {
+		return nil
+	}
+	switch msg[0] {
+	case 'C':
+		if r, ok := cut(msg, "Creating "); ok && vb >= 0 {
+			return p.streamCreated(l, name, vb, sid, r, emit)
+		}
+	case 'S':
+		if r, ok := cut(msg, "Stream request requires rollback to seqno:"); ok && vb >= 0 {
+			return p.streamRollback(l, name, vb, sid, r, emit)
+		} else if hasPrefix(msg, "Stream request f") || hasPrefix(msg, "Stream (") {
+			p.streamRefused(l, name, vb, sid, msg, emit)
+		}
+	case 'n':
+		// producer.cc: a stream request for xattrs or collections on a
+		// connection without noop.
+		if vb >= 0 && hasPrefix(msg, "noop is mandatory for ") {
+			p.refuse(l, name, vb, sid, msg, "not_supported", emit)
+		}
+	}
+	return nil
+}
+
+// dcpEvent starts an event about one stream of a producer.
+func (p *parser) dcpEvent(l *line, kind forensics.Kind, name []byte, vb int, sid []byte) *forensics.Event {
+	e := p.event(l, kind)
+	e.VB = vb
+	if name != nil {
+		consumer := string(name)
+		e.Set("consumer", consumer)
+		e.Set("consumer_kind", consumerKind(consumer))
+	}
+	if len(sid) > 0 && string(sid) != "none" {
+		e.Set("sid", string(sid))
+	}
+	return e
+}
+
+var errStreamCreated = errors.New("stream creation line without its seqnos")
+
+// streamCreated reads dcp/active_stream.cc's "{(vb)} Creating {|takeover
+// |PiTR }stream with start seqno {} and end seqno {}; requested end seqno
+// was {}, …": then "collections-filter-size:{} {sid}" (7.0), "snapshot:{{a,b}}
+// collections-filter-size:{} {sid}" (7.1–7.2), "flags:{hex},
+// snapshot:{{a,b}} {filter}, {sid}" (7.6).
+func (p *parser) streamCreated(l *line, name []byte, vb int, sid, r []byte, emit forensics.Emit) error {
+	takeover, pitr := false, false
+	if rest, ok := cut(r, "takeover "); ok {
+		takeover, r = true, rest
+	} else if rest, ok := cut(r, "PiTR "); ok {
+		pitr, r = true, rest
+	}
+	r, ok := cut(r, "stream with start seqno ")
+	if !ok {
+		return nil
+	}
+	start, r, ok := number(r)
+	if !ok {
+		return errStreamCreated
+	}
+	if r, ok = cut(r, " and end seqno "); !ok {
+		return errStreamCreated
+	}
+	end, r, ok := number(r)
+	if !ok {
+		return errStreamCreated
+	}
+	if r, ok = cut(r, "; requested end seqno was "); !ok {
+		return errStreamCreated
+	}
+	requested, r, ok := number(r)
+	if !ok {
+		return errStreamCreated
+	}
+	e := p.dcpEvent(l, StreamCreated, name, vb, sid)
+	e.Set("start_seqno", string(start))
+	e.Set("end_seqno", string(end))
+	e.Set("requested_end_seqno", string(requested))
+	if i := bytes.Index(r, []byte("snapshot:{")); i >= 0 {
+		if a, b, _, ok := pair(r[i+len("snapshot:"):]); ok {
+			e.Set("snap_start", string(a))
+			e.Set("snap_end", string(b))
+		}
+	}
+	if v, ok := field(r, ", flags:", ','); ok {
+		e.Set("flags", string(v))
+	}
+	if takeover {
+		e.Set("takeover", "true")
+	} else {
+		e.Set("takeover", "false")
+	}
+	if pitr {
+		e.Set("pitr", "true")
+	}
+	if e.Attr("sid") == "" {
+		// 7.0–7.2 print the stream id last: "sid:none" or "sid:N".
+		if v, ok := field(r, " sid:", ' '); ok && string(v) != "none" && len(v) > 0 {
+			e.Set("sid", string(v))
+		}
+	}
+	emit(e)
+	return nil
+}
+
+var errRollback = errors.New("rollback line without its seqnos and uuid")
+
+// streamRollback reads dcp/producer.cc's "({vb}) Stream request requires
+// rollback to seqno:{} because {reason}. Client requested seqnos:{{{},{}}}
+// snapshot:{{{},{}}} uuid:{}" (7.2.9 and 7.6.4+ add "({sid}) " after the
+// vbucket). The reasons come from failover-table.cc: "consumer ahead of
+// producer - producer upper at {}", "vBucket UUID not found in failover
+// table, consumer and producer have no common history", "purge seqno ({})
+// is greater than start seqno - could miss purged deletions", and others.
+func (p *parser) streamRollback(l *line, name []byte, vb int, sid, r []byte, emit forensics.Emit) error {
+	to, r, ok := number(r)
+	if !ok {
+		return errRollback
+	}
+	if r, ok = cut(r, " because "); !ok {
+		return errRollback
+	}
+	i := bytes.LastIndex(r, []byte(". Client requested seqnos:"))
+	if i < 0 {
+		return errRollback
+	}
+	reason := r[:i]
+	r = r[i+len(". Client requested seqnos:"):]
+	reqStart, reqEnd, r, ok := pair(r)
+	if !ok {
+		return errRollback
+	}
+	if r, ok = cut(r, " snapshot:"); !ok {
+		return errRollback
+	}
+	snapStart, snapEnd, r, ok := pair(r)
+	if !ok {
+		return errRollback
+	}
+	if r, ok = cut(r, " uuid:"); !ok {
+		return errRollback
+	}
+	uuid, _, ok := number(r)
+	if !ok {
+		return errRollback
+	}
+	e := p.dcpEvent(l, StreamRollback, name, vb, sid)
+	e.Set("rollback_seqno", string(to))
+	e.Set("reason", string(reason))
+	e.Set("req_start", string(reqStart))
+	e.Set("req_end", string(reqEnd))
+	e.Set("snap_start", string(snapStart))
+	e.Set("snap_end", string(snapEnd))
+	e.Set("uuid", string(uuid))
+	emit(e)
+	return nil
+}
+
+// streamRefused reads dcp/producer.cc's refusals of a stream request:
+// "({vb}) Stream request failed because {reason}", "({vb}) Stream ({sid})
+// request failed because a stream already exists for this vbucket",
+// "({vb}) Stream request failed for filtered collections + sync-writes" and
+// "Stream request for {vb} failed because|while {reason}".
+func (p *parser) streamRefused(l *line, name []byte, vb int, sid, msg []byte, emit forensics.Emit) {
+	r := msg
+	if rest, ok := cut(r, "Stream request for "); ok {
+		v, rest, ok := vbID(rest)
+		if !ok {
+			return
+		}
+		vb, r = v, rest
+		if r, ok = cut(r, " failed "); !ok {
+			return
+		}
+		r, _ = cut(r, "because ")
+	} else if rest, ok := cut(r, "Stream ("); ok {
+		i := bytes.Index(rest, []byte(") request failed because "))
+		if i < 0 {
+			return
+		}
+		if s, ok := cut(rest[:i], "sid:"); ok {
+			sid = s
+		}
+		r = rest[i+len(") request failed because "):]
+	} else if rest, ok := cut(r, "Stream request failed because "); ok {
+		r = rest
+	} else if rest, ok := cut(r, "Stream request failed "); ok {
+		r = rest
+	} else {
+		return
+	}
+	if vb < 0 {
+		return
+	}
+	p.refuse(l, name, vb, sid, r, refusalStatus(r), emit)
+}
+
+func (p *parser) refuse(l *line, name []byte, vb int, sid, reason []byte, status string, emit forensics.Emit) {
+	e := p.dcpEvent(l, StreamRefused, name, vb, sid)
+	e.Set("reason", string(bytes.TrimRight(reason, " ")))
+	if status != "" {
+		e.Set("status", status)
+	}
+	emit(e)
+}
+
+// refusalStatus names the status DcpProducer::streamRequest returns with
+// each refusal (cb::engine_errc), or "" when the line does not tell.
+func refusalStatus(reason []byte) string {
+	switch {
+	case hasPrefix(reason, "this vbucket doesn't exist"),
+		hasPrefix(reason, "this vbucket is in dead state"),
+		hasPrefix(reason, "the vbucket is in state:"):
+		return "not_my_vbucket"
+	case hasPrefix(reason, "the start seqno ("), hasPrefix(reason, "the snap start seqno ("):
+		return "out_of_range"
+	case hasPrefix(reason, "a valid stream-ID is required"), hasPrefix(reason, "a stream-ID:"):
+		return "dcp_streamid_invalid"
+	case hasPrefix(reason, "a stream already exists"):
+		return "key_already_exists"
+	case hasPrefix(reason, "for filtered collections + sync-writes"):
+		return "not_supported"
+	case hasPrefix(reason, "memory usage is above quota"):
+		return "no_memory"
+	case hasPrefix(reason, "while calculating latest seqno"):
+		return "unknown_collection"
+	case bytes.Contains(reason, []byte("is currently receiving its initial disk snapshot")):
+		return "temporary_failure"
+	}
+	return ""
+}
+
+// consumerKind says which service a DCP connection belongs to, from the
+// prefix of its name. ns_server's stat_names_mappings.erl groups DCP
+// connections by the same prefixes (replication, xdcr, fts, cbas, eventing,
+// secidx, mapreduce_view, spatial_view; the rest is "other"). The projector
+// names its feeds "secidx:proj-<bucket>-<topic>-<uuid>/<n>" (indexing
+// secondary/dcp/transport/client/dcp_feed.go); the indexer's other connections are
+// "secidx:getseqnos…". Sync Gateway's cbgt feeds use "sg:"; cbbackupmgr's
+// "cbbackupmgr" prefix is taken from support notes, not source.
+func consumerKind(name string) string {
+	prefix, _, _ := strings.Cut(name, ":")
+	switch prefix {
+	case "secidx":
+		if strings.HasPrefix(name, "secidx:proj-") {
+			return "projector"
+		}
+		return "indexer"
+	case "replication":
+		return "replication"
+	case "xdcr":
+		return "xdcr"
+	case "fts":
+		return "fts"
+	case "eventing":
+		return "eventing"
+	case "cbas":
+		return "analytics"
+	case "mapreduce_view", "spatial_view":
+		return "views"
+	case "sg":
+		return "sync_gateway"
+	}
+	if strings.HasPrefix(name, "cbbackupmgr") {
+		return "backup"
+	}
+	return "other"
+}

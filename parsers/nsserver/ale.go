@@ -1,0 +1,219 @@
+package nsserver
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+
+	"forensics"
+	"forensics/logtime"
+)
+
+// The ale grammar (deps/ale/src/ale_default_formatter.erl, ns_server 7.x):
+//
+//	[Logger:Level,Time,Node:Process:Module:Function:Line]Message
+//
+// Time is local with milliseconds and the offset, or Z when the offset is 0;
+// Process is a pid, <0.97.0>, or a registered name glued to it,
+// ns_memcached-default<0.97.0>. The message follows ']' with no space and
+// continues on the following lines, which have no header.
+
+type aleHeader struct {
+	stamp forensics.Stamp
+	node  [2]int // the node field, as offsets in the line
+	msg   int    // offset of the message
+}
+
+type headerState uint8
+
+const (
+	notHeader headerState = iota // a continuation line
+	goodHeader
+	badHeader // starts like a header but cannot be read
+)
+
+var (
+	errALETime    = errors.New("ale header: unreadable timestamp")
+	errALEAfter   = errors.New("ale header: no ',' after the timestamp")
+	errALEClose   = errors.New("ale header: no closing ']'")
+	errALEOrigin  = errors.New("ale header: no module:function:line before ']'")
+	errDiagHeader = errors.New("diag log entry: expected \"<time>, <module>:<code>:<type>:<code string>(<node>) - <text>\"")
+)
+
+// parseALE reads the header of an ale line. A line that starts with
+// "[logger:level," is taken for a header; if the rest cannot be read the
+// state is badHeader with an error (and the stamp when the time was read).
+func parseALE(b []byte) (h aleHeader, st headerState, err error) {
+	if len(b) < 8 || b[0] != '[' {
+		return h, notHeader, nil
+	}
+	i := 1
+	for i < len(b) && i < 64 && (isWordChar(b[i])) {
+		i++
+	}
+	if i == 1 || i >= len(b) || b[i] != ':' {
+		return h, notHeader, nil
+	}
+	j := i + 1
+	for j < len(b) && j-i < 10 && b[j] >= 'a' && b[j] <= 'z' {
+		j++
+	}
+	if j >= len(b) || b[j] != ',' || !isLevel(b[i+1:j]) {
+		return h, notHeader, nil
+	}
+	j++
+	stamp, n, ok := logtime.ISO(b[j:])
+	if !ok {
+		return h, badHeader, errALETime
+	}
+	h.stamp = stamp
+	k := j + n
+	if k >= len(b) || b[k] != ',' {
+		return h, badHeader, errALEAfter
+	}
+	k++
+	end := bytes.IndexByte(b[k:], ']')
+	if end < 0 {
+		return h, badHeader, errALEClose
+	}
+	seg := b[k : k+end]
+	// The line number ends the segment: …:module:function:294.
+	c := bytes.LastIndexByte(seg, ':')
+	if c < 0 || c == len(seg)-1 {
+		return h, badHeader, errALEOrigin
+	}
+	for _, d := range seg[c+1:] {
+		if d < '0' || d > '9' {
+			return h, badHeader, errALEOrigin
+		}
+	}
+	// The node ends at the ':' before the process, whose pid starts with '<'.
+	nodeEnd := -1
+	if lt := bytes.IndexByte(seg, '<'); lt >= 0 {
+		nodeEnd = bytes.LastIndexByte(seg[:lt], ':')
+	} else {
+		nodeEnd = bytes.IndexByte(seg, ':')
+	}
+	if nodeEnd < 0 {
+		nodeEnd = 0
+	}
+	h.node = [2]int{k, k + nodeEnd}
+	h.msg = k + end + 1
+	return h, goodHeader, nil
+}
+
+func isWordChar(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// isLevel reports whether b is an ale log level (ale.hrl).
+func isLevel(b []byte) bool {
+	switch string(b) {
+	case "debug", "info", "warn", "error", "critical":
+		return true
+	}
+	return false
+}
+
+type aleParser struct {
+	origin forensics.Origin
+	ent    entry
+	out    emitter
+}
+
+func newALE(o forensics.Origin) forensics.Parser {
+	p := &aleParser{origin: o}
+	p.out.node = p.nodeName
+	return p
+}
+
+func (p *aleParser) Line(n int64, text []byte, emit forensics.Emit) (forensics.Stamp, error) {
+	h, st, err := parseALE(text)
+	switch st {
+	case notHeader:
+		p.ent.add(text)
+		return forensics.Stamp{}, nil
+	case badHeader:
+		p.out.flush(&p.ent, emit)
+		return h.stamp, err
+	}
+	p.out.flush(&p.ent, emit)
+	if candidate(text[h.msg:]) {
+		p.ent.start(n, h.stamp, text, h.msg, h.node)
+	}
+	return h.stamp, nil
+}
+
+func (p *aleParser) End(emit forensics.Emit) error {
+	p.out.flush(&p.ent, emit)
+	return nil
+}
+
+// nodeName turns the node of an ale header into the node an event belongs
+// to. The babysitter and ns_couchdb run as their own Erlang nodes,
+// babysitter_of_ns_1@cb.local and couchdb_ns_1@cb.local
+// (couchbase-server.sh, cb_epmd.erl): the prefix is dropped. cb.local is
+// the name every node has on its own, before it is named in a cluster, so
+// it says nothing about which node this is; the source's node is used then.
+func (p *aleParser) nodeName(raw []byte) string {
+	name := string(raw)
+	name = strings.TrimPrefix(name, "babysitter_of_")
+	name = strings.TrimPrefix(name, "couchdb_")
+	if name == "nonode@nohost" {
+		return p.origin.Node
+	}
+	if strings.HasSuffix(name, "@cb.local") && p.origin.Node != "" {
+		return p.origin.Node
+	}
+	return name
+}
+
+// serviceLogs are the ns_server.<name>.log files cbcollect_info copies from
+// services with grammars of their own (cbcollect_info "couchbase logs").
+var serviceLogs = []string{
+	"indexer", "projector", "fts", "query", "goxdcr", "eventing", "analytics", "http_access",
+	"backup_service", "prometheus", "indexer_stats", "memcached", "cbas",
+}
+
+func detectALE(name string, head []byte) int {
+	base := strings.TrimSuffix(name, ".gz")
+	if svc, ok := strings.CutPrefix(base, "ns_server."); ok {
+		for _, s := range serviceLogs {
+			if strings.HasPrefix(svc, s) {
+				return 0
+			}
+		}
+	}
+	headers := 0
+	for lines := 0; len(head) > 0 && lines < 200 && headers < 3; lines++ {
+		line := head
+		if i := bytes.IndexByte(head, '\n'); i >= 0 {
+			line, head = head[:i], head[i+1:]
+		} else {
+			head = nil
+		}
+		if _, st, _ := parseALE(line); st == goodHeader {
+			headers++
+		}
+	}
+	switch {
+	case headers == 0:
+		return 0
+	case strings.HasPrefix(base, "ns_server.") || knownALEName(base):
+		return 95
+	case headers >= 2:
+		return 80
+	}
+	return 50
+}
+
+// knownALEName reports whether a file name is one of ns_server's own ale
+// logs as it is named on a node (logs/debug.log, babysitter.log.1, …).
+func knownALEName(base string) bool {
+	for _, s := range []string{"debug.log", "info.log", "error.log", "babysitter.log", "couchdb.log", "ns_couchdb.log", "stats.log", "reports.log", "xdcr_target.log", "metakv.log", "json_rpc.log"} {
+		if base == s || strings.HasPrefix(base, s+".") {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,230 @@
+package nsserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"strings"
+
+	"forensics"
+	"forensics/logtime"
+)
+
+// The event log (event_log.erl, ns_server 7.1+) holds one JSON object per
+// event: "timestamp" (UTC, ms), "event_id", "component", "description",
+// "severity", "node" (host), "otp_node", "uuid" and, when there are any,
+// "extra_attributes". diag.log prints it between "Event Logs:" and dashes;
+// the same lines can come as a file of their own.
+
+// eventLog is the part of an event log object that is read.
+type eventLog struct {
+	Timestamp   string      `json:"timestamp"`
+	EventID     json.Number `json:"event_id"`
+	Component   string      `json:"component"`
+	Description string      `json:"description"`
+	Severity    string      `json:"severity"`
+	OTPNode     string      `json:"otp_node"`
+	Extra       extraAttrs  `json:"extra_attributes"`
+}
+
+// extraAttrs are the extra_attributes read, as the callers of
+// event_log:add_log/2 write them: ns_log consume_log/1 (service_crashed),
+// ns_memcached (bucket_online), ns_orchestrator handle_start_failover and
+// ns_rebalance_observer (failovers), ns_node_disco (node_down).
+type extraAttrs struct {
+	Name              json.RawMessage `json:"name"`
+	ExitStatus        json.RawMessage `json:"exit_status"`
+	OSPid             json.RawMessage `json:"os_pid"`
+	Bucket            json.RawMessage `json:"bucket"`
+	BucketUUID        json.RawMessage `json:"bucket_uuid"`
+	WarmupTime        json.RawMessage `json:"warmup_time"`
+	OperationID       json.RawMessage `json:"operation_id"`
+	AllowUnsafe       json.RawMessage `json:"allow_unsafe"`
+	TimeTaken         json.RawMessage `json:"time_taken"`
+	CompletionMessage json.RawMessage `json:"completion_message"`
+	FailoverReason    json.RawMessage `json:"failover_reason"`
+	Node              json.RawMessage `json:"node"`
+	DownNode          json.RawMessage `json:"down_node"`
+	Reason            json.RawMessage `json:"reason"`
+	NodesInfo         struct {
+		FailoverNodes []string `json:"failover_nodes"`
+		MasterNode    string   `json:"master_node"`
+	} `json:"nodes_info"`
+}
+
+var (
+	errEventJSON = errors.New("event log line is not a valid JSON object")
+	errEventTime = errors.New("event log line has no readable \"timestamp\"")
+	errEventID   = errors.New("event log line has no numeric \"event_id\"")
+)
+
+// eventKinds maps event ids (event_log:event_details/1) to kinds that mean
+// the same as a logged message.
+var eventKinds = map[int]forensics.Kind{
+	6:    FailoverStart,  // Graceful failover initiated
+	7:    FailoverEnd,    // Graceful failover completed
+	8:    FailoverFailed, // Graceful failover failed
+	9:    FailoverFailed, // Graceful failover interrupted
+	10:   FailoverStart,  // Hard failover initiated
+	11:   FailoverEnd,    // Hard failover completed
+	12:   FailoverFailed, // Hard failover failed
+	13:   FailoverFailed, // Hard failover interrupted
+	14:   FailoverStart,  // Auto failover initiated
+	15:   FailoverEnd,    // Auto failover completed
+	16:   FailoverFailed, // Auto failover failed
+	19:   ServiceExited,  // Service crashed (ns_log consume_log/1)
+	8199: BucketOnline,   // Bucket online (ns_memcached mark_warmed)
+}
+
+// eventLogReader reads event log lines.
+type eventLogReader struct {
+	ev forensics.Event
+}
+
+func (r *eventLogReader) line(n int64, text []byte, emit forensics.Emit) (forensics.Stamp, error) {
+	b := trimSpace(text)
+	if len(b) == 0 || b[0] != '{' {
+		return forensics.Stamp{}, nil
+	}
+	var e eventLog
+	if err := json.Unmarshal(b, &e); err != nil {
+		// A field of another type than expected leaves the others read.
+		var te *json.UnmarshalTypeError
+		if !errors.As(err, &te) {
+			return forensics.Stamp{}, errEventJSON
+		}
+	}
+	st, _, ok := logtime.ISO([]byte(e.Timestamp))
+	if !ok {
+		return forensics.Stamp{}, errEventTime
+	}
+	id, err := strconv.Atoi(e.EventID.String())
+	if err != nil {
+		return st, errEventID
+	}
+	ev := &r.ev
+	ev.Reset()
+	ev.Stamp = st
+	ev.Line = n
+	ev.Node = e.OTPNode
+	ev.Text = string(text)
+	ev.Kind = eventKinds[id]
+	if ev.Kind == "" {
+		ev.Kind = LoggedEvent
+	}
+	ev.Set("event_id", e.EventID.String())
+	ev.Set("description", e.Description)
+	if e.Component != "" {
+		ev.Set("component", e.Component)
+	}
+	if e.Severity != "" {
+		ev.Set("severity", e.Severity)
+	}
+	x := &e.Extra
+	ev.Bucket = jsonText(x.Bucket)
+	switch ev.Kind {
+	case ServiceExited:
+		setText(ev, "service", x.Name)
+		setText(ev, "status", x.ExitStatus)
+		setText(ev, "name", x.Name)
+		setText(ev, "exit_status", x.ExitStatus)
+		setText(ev, "os_pid", x.OSPid)
+	case BucketOnline:
+		setText(ev, "bucket_uuid", x.BucketUUID)
+		setText(ev, "warmup_time", x.WarmupTime)
+	case FailoverStart, FailoverEnd, FailoverFailed:
+		if len(x.NodesInfo.FailoverNodes) > 0 {
+			ev.Set("nodes", strings.Join(x.NodesInfo.FailoverNodes, ","))
+		}
+		if x.NodesInfo.MasterNode != "" {
+			ev.Set("master_node", x.NodesInfo.MasterNode)
+		}
+		if id >= 6 && id <= 9 {
+			ev.Set("graceful", "true")
+		}
+		if id >= 14 && id <= 16 {
+			ev.Set("auto", "true")
+		}
+		setText(ev, "operation_id", x.OperationID)
+		setText(ev, "allow_unsafe", x.AllowUnsafe)
+		setText(ev, "time_taken", x.TimeTaken)
+		setText(ev, "completion_message", x.CompletionMessage)
+		setText(ev, "failover_reason", x.FailoverReason)
+	default:
+		setText(ev, "name", x.Name)
+		setText(ev, "node", x.Node)
+		setText(ev, "down_node", x.DownNode)
+		setText(ev, "reason", x.Reason)
+	}
+	ev.Set("via", "event_log")
+	emit(ev)
+	return st, nil
+}
+
+func setText(ev *forensics.Event, key string, raw json.RawMessage) {
+	if v := jsonText(raw); v != "" {
+		ev.Set(key, v)
+	}
+}
+
+// jsonText returns a JSON value as text: a string without its quotes,
+// anything else as compact JSON.
+func jsonText(raw json.RawMessage) string {
+	raw = json.RawMessage(trimSpace(raw))
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	if raw[0] == '"' {
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			return s
+		}
+	}
+	var buf bytes.Buffer
+	if json.Compact(&buf, raw) == nil {
+		return buf.String()
+	}
+	return string(raw)
+}
+
+type eventLogParser struct {
+	r eventLogReader
+}
+
+func newEventLog(forensics.Origin) forensics.Parser { return &eventLogParser{} }
+
+func (p *eventLogParser) Line(n int64, text []byte, emit forensics.Emit) (forensics.Stamp, error) {
+	return p.r.line(n, text, emit)
+}
+
+func (p *eventLogParser) End(forensics.Emit) error { return nil }
+
+func detectEventLog(name string, head []byte) int {
+	objects, events := 0, 0
+	for len(head) > 0 && objects < 5 {
+		line := head
+		if i := bytes.IndexByte(head, '\n'); i >= 0 {
+			line, head = head[:i], head[i+1:]
+		} else if bytes.HasSuffix(trimSpace(head), []byte("}")) {
+			head = nil
+		} else {
+			break // a line cut at the end of head
+		}
+		line = trimSpace(line)
+		if len(line) == 0 {
+			continue
+		}
+		if line[0] != '{' {
+			return 0
+		}
+		objects++
+		if bytes.Contains(line, []byte(`"event_id"`)) && bytes.Contains(line, []byte(`"timestamp"`)) {
+			events++
+		}
+	}
+	if objects == 0 || events < objects {
+		return 0
+	}
+	return 80
+}

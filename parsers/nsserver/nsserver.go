@@ -1,0 +1,55 @@
+// Package nsserver reads the logs of Couchbase's cluster manager, ns_server
+// (7.x): its ale log files (ns_server.debug.log, info.log, babysitter.log,
+// …), diag.log with the user-visible log and the event log, the event log
+// as JSON lines on its own, and master_events.log.
+//
+// The events are the ones that tell when a node's memcached died, when a
+// bucket became usable again (traffic enabled, not merely loaded), and when
+// nodes were failed over and vbuckets moved. Every other line is a plain line.
+package nsserver
+
+import "forensics"
+
+// Format reads ns_server's ale log files: ns_server.debug.log, info.log,
+// error.log, babysitter.log and the other ns_server.*.log that ale writes.
+// ns_server.indexer.log, projector.log, fts.log and the like are copies of
+// service logs in their own grammars and are not this format.
+var Format = forensics.Format{
+	Name:      "nsserver",
+	Component: "ns_server",
+	Detect:    detectALE,
+	New:       newALE,
+	Kinds: docs(ServiceExited, PortExited, TrafficEnabling, BucketWarmed, TrafficEnableFailed,
+		BucketReady, BucketUnready, BucketNotReady, BucketLoaded, FailoverStart, FailoverNode,
+		FailoverFailed, FailoverEnd, AutoFailover, VBucketState, VBucketMap),
+}
+
+// DiagFormat reads diag.log: the user-visible log entries of all nodes
+// (events carry via=diag) and the event log (via=event_log).
+var DiagFormat = forensics.Format{
+	Name:      "nsserver-diag",
+	Component: "ns_server",
+	Detect:    detectDiag,
+	New:       newDiag,
+	Kinds: docs(ServiceExited, BucketLoaded, BucketOnline, FailoverStart, FailoverNode,
+		FailoverFailed, FailoverEnd, AutoFailover, LoggedEvent),
+}
+
+// EventLogFormat reads event log entries, one JSON object per line, outside
+// diag.log (events carry via=event_log).
+var EventLogFormat = forensics.Format{
+	Name:      "nsserver-eventlog",
+	Component: "ns_server",
+	Detect:    detectEventLog,
+	New:       newEventLog,
+	Kinds:     docs(ServiceExited, BucketOnline, FailoverStart, FailoverFailed, FailoverEnd, LoggedEvent),
+}
+
+// MasterEventsFormat reads master_events.log (events carry via=master_events).
+var MasterEventsFormat = forensics.Format{
+	Name:      "nsserver-master-events",
+	Component: "ns_server",
+	Detect:    detectMaster,
+	New:       newMaster,
+	Kinds:     docs(VBucketState, VBucketMap, FailoverStart, FailoverEnd, BucketFailoverStart, BucketFailoverEnd),
+}

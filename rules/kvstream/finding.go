@@ -1,0 +1,374 @@
+package kvstream
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"forensics"
+)
+
+// analyze finds every (node, bucket, restart) whose node answered stream
+// requests before traffic was enabled, and builds its finding.
+func analyze(evs []forensics.Event) []forensics.Finding {
+	ix := index(evs)
+	var out []forensics.Finding
+	for _, r := range ix.restarts() {
+		for _, b := range ix.bucketsServed(r) {
+			if f, ok := ix.incident(r, b); ok {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
+// bucketsServed returns the buckets for which the node answered stream
+// requests after the restart, sorted.
+func (ix events) bucketsServed(r *restart) []string {
+	seen := map[string]bool{}
+	h := host(r.node)
+	for _, e := range ix.of(mcCreated, mcRollback, prRollback, prResponse, ixStreamBegin) {
+		if e.Bucket == "" || !r.within(e.Time) {
+			continue
+		}
+		switch e.Kind {
+		case ixStreamBegin:
+			if e.Attr("kv_host") != h {
+				continue
+			}
+		default:
+			if e.Node != r.node {
+				continue
+			}
+		}
+		seen[e.Bucket] = true
+	}
+	var out []string
+	for b := range seen {
+		out = append(out, b)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// incident builds the finding for one restart and bucket, if the node
+// answered stream requests before traffic was enabled.
+func (ix events) incident(r *restart, bucket string) (forensics.Finding, bool) {
+	node := r.node
+	closer := ix.closer(node, bucket, r.at, r.next)
+	limit := r.next
+	if closer != nil {
+		limit = closer.Time
+	}
+	fo := ix.failoverOf(node, r.at, limit)
+	end := limit
+	if fo != nil {
+		end = fo.at()
+	}
+	as := ix.answers(node, bucket, r.at, end)
+	if len(as) == 0 {
+		return forensics.Finding{}, false
+	}
+
+	var vbs []int
+	vbSeen := map[int]bool{}
+	consumerSeen := map[string]bool{}
+	var consumers []string
+	for _, a := range as {
+		if !vbSeen[a.vb] {
+			vbSeen[a.vb] = true
+			vbs = append(vbs, a.vb)
+		}
+		if a.consumer != "" && !consumerSeen[a.consumer] {
+			consumerSeen[a.consumer] = true
+			consumers = append(consumers, a.consumer)
+		}
+	}
+	sort.Ints(vbs)
+	sort.Strings(consumers)
+
+	var again []*rerollback
+	if fo != nil {
+		again = ix.aftermath(node, bucket, vbs, fo.start.Time)
+	}
+
+	ev := &evidence{seen: map[string]bool{}}
+	exit := ix.exitLine(r)
+	ev.add(exit, exitNote(exit))
+	for _, s := range r.signals {
+		if s.Kind == mcStart {
+			ev.add(s, "memcached started again without a graceful shutdown or log close before it: the old process was killed")
+			break
+		}
+	}
+	streamEnd := ix.streamEnd(r, bucket)
+	if streamEnd != nil {
+		ev.add(streamEnd, fmt.Sprintf("the indexer lost vb %d's stream when memcached died", streamEnd.VB))
+	}
+	entries := ix.warmupEntries(node, bucket, r.at, end)
+	if len(entries) > 0 {
+		ev.add(entries[0], fmt.Sprintf("warmup: %d vbucket(s) of %s got a new failover-log branch (%s)", len(entries), bucket, entries[0].Attr("reason")))
+	}
+	for _, k := range []forensics.Kind{mcWarmupUnblock, mcWarmupComplete, mcWarmupEnough} {
+		if e := ix.first(k, node, bucket, r.at, end); e != nil {
+			ev.add(e, warmupNote(k))
+		}
+	}
+	if e := ix.notReady(node, bucket, r.at, end); e != nil {
+		ev.add(e, "ns_server's janitor: the bucket is not yet ready on the node")
+	}
+	shown := 0
+	for _, a := range as {
+		if shown >= maxServedEvidence {
+			break
+		}
+		ev.add(a.ev, answerNote(a))
+		shown++
+		if a.peer != nil && shown <= 3 && a.peer.Kind == ixRollback {
+			ev.add(a.peer, fmt.Sprintf("the consumer acts on it: the indexer rolls vb %d back to %s", a.vb, a.peer.Attr("rollback_seqno")))
+		}
+	}
+	if closer != nil {
+		ev.add(closer, closerNote(closer))
+	}
+	if fo != nil {
+		ev.add(fo.start, "failover of the node starts before traffic was enabled on it")
+		if fo.done != nil && fo.done != fo.start {
+			ev.add(fo.done, "failover completed")
+		}
+	}
+	promoted, rolled := 0, 0
+	for _, g := range again {
+		// One takeover line shows the promotion; the explanation counts the rest.
+		if g.promoted != nil && promoted == 0 {
+			ev.add(g.promoted, fmt.Sprintf("%s takes over vb %d (replica to active)", g.promoted.Node, g.vb))
+			promoted++
+		}
+		if g.ev != nil && rolled < maxPerVBEvidence {
+			ev.add(g.ev, fmt.Sprintf("second rollback for vb %d, to seqno %s, on %s", g.vb, g.seqno, orUnknown(g.node)))
+			rolled++
+		}
+	}
+	skews := ix.skews(node, as, streamEnd, exit)
+
+	f := forensics.Finding{
+		Severity: forensics.High,
+		Subject: forensics.FindingSubject{
+			Node: node, Bucket: bucket, VBuckets: vbs, Consumers: consumers,
+		},
+		Start: r.at,
+		Skew:  skews,
+	}
+	critical := fo != nil
+	if critical {
+		f.Severity = forensics.Critical
+	}
+	f.Title = title(node, bucket, len(vbs), closer, critical)
+	f.Evidence = ev.sorted()
+	f.End = f.Evidence[len(f.Evidence)-1].Time
+	if f.End.Before(f.Start) {
+		f.End = f.Start
+	}
+	f.Explanation = explain(r, exit, bucket, entries, as, vbs, consumers, closer, fo, again)
+	f.Fixes = fixes(node, bucket, consumers, ix.otherNode(node), ix.warmupTook(node, bucket), critical)
+	return f, true
+}
+
+// exitLine picks the line that tells best that memcached died: ns_server's
+// own log on the node, then the babysitter, then diag.log or the event log
+// copies, then memcached's new start.
+func (ix events) exitLine(r *restart) *forensics.Event {
+	rank := func(e *forensics.Event) int {
+		switch {
+		case e.Kind == nsExited && e.Attr("via") == "":
+			return 0
+		case e.Kind == nsPortExited:
+			return 1
+		case e.Kind == nsExited && e.Attr("via") == "diag":
+			return 2
+		case e.Kind == nsExited:
+			return 3
+		}
+		return 4
+	}
+	var best *forensics.Event
+	for _, s := range r.signals {
+		if best == nil || rank(s) < rank(best) || rank(s) == rank(best) && before(s, best) {
+			best = s
+		}
+	}
+	return best
+}
+
+func exitNote(e *forensics.Event) string {
+	st := e.Attr("status")
+	switch {
+	case e.Kind == mcStart:
+		return "memcached started again without a graceful shutdown or log close before it: the old process was killed"
+	case st != "":
+		return "memcached exited with status " + st + " and is restarted"
+	}
+	return "memcached exited and is restarted"
+}
+
+// streamEnd returns the first indexer stream end for the bucket around the
+// restart: the consumer noticing it.
+func (ix events) streamEnd(r *restart, bucket string) *forensics.Event {
+	for _, e := range ix[ixStreamEnd] {
+		if e.Bucket == bucket && absDur(e.Time.Sub(r.at)) <= pairWindow {
+			return e
+		}
+	}
+	return nil
+}
+
+func (ix events) warmupEntries(node, bucket string, from, to time.Time) []*forensics.Event {
+	var out []*forensics.Event
+	for _, e := range ix[mcFailoverEntry] {
+		if e.Node == node && e.Bucket == bucket && !e.Time.Before(from) && (to.IsZero() || e.Time.Before(to)) &&
+			strings.Contains(e.Attr("origin")+" "+e.Text, "Warmup::") {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// first returns the first event of kind on node for bucket in [from, to).
+func (ix events) first(k forensics.Kind, node, bucket string, from, to time.Time) *forensics.Event {
+	for _, e := range ix[k] {
+		if e.Node == node && (e.Bucket == bucket || e.Bucket == "") && !e.Time.Before(from) && (to.IsZero() || e.Time.Before(to)) {
+			return e
+		}
+	}
+	return nil
+}
+
+func (ix events) notReady(node, bucket string, from, to time.Time) *forensics.Event {
+	for _, e := range ix[nsNotReady] {
+		if e.Bucket == bucket && listHas(e.Attr("nodes"), node) && !e.Time.Before(from) && (to.IsZero() || e.Time.Before(to)) {
+			return e
+		}
+	}
+	return nil
+}
+
+func warmupNote(k forensics.Kind) string {
+	switch k {
+	case mcWarmupUnblock:
+		return "warmup created the vbuckets and released clients that were waiting: stream requests can be served from here"
+	case mcWarmupComplete:
+		return "warmup finished loading; traffic is still not enabled"
+	}
+	return "warmup loaded enough to stop; traffic is still not enabled"
+}
+
+func answerNote(a *answer) string {
+	who := map[string]string{"memcached": "the node", "projector": "the node's projector sees: the node", "indexer": "the indexer sees: the node"}[a.side]
+	if a.rollback {
+		return fmt.Sprintf("%s answers vb %d's stream request with a rollback to seqno %s before traffic is enabled", who, a.vb, a.seqno)
+	}
+	return fmt.Sprintf("%s accepts vb %d's stream request (from seqno %s) before traffic is enabled", who, a.vb, a.seqno)
+}
+
+func closerNote(e *forensics.Event) string {
+	switch e.Kind {
+	case nsReady:
+		return "ns_server learns the bucket became ready on the node (traffic enabled)"
+	case nsEnabling:
+		return "ns_server enables traffic on the bucket on the node"
+	case nsOnline:
+		return "event log: the bucket is online on the node (traffic enabled)"
+	}
+	return "traffic enabled on the bucket on the node"
+}
+
+// otherNode returns a node of the cluster other than node to run cluster
+// commands against, or node itself when no other is known.
+func (ix events) otherNode(node string) string {
+	var nodes []string
+	seen := map[string]bool{}
+	for _, es := range ix {
+		for _, e := range es {
+			if e.Node != "" && e.Node != node && !seen[e.Node] {
+				seen[e.Node] = true
+				nodes = append(nodes, e.Node)
+			}
+		}
+	}
+	if len(nodes) == 0 {
+		return node
+	}
+	sort.Strings(nodes)
+	return nodes[0]
+}
+
+// warmupTook returns how long the bucket's warmup to traffic took on the
+// node when the logs show one ("Bucket … marked as warmed in N seconds").
+func (ix events) warmupTook(node, bucket string) string {
+	longest := -1
+	for _, e := range ix[nsWarmed] {
+		if e.Node == node && e.Bucket == bucket {
+			if n, ok := e.Int("seconds"); ok && int(n) > longest {
+				longest = int(n)
+			}
+		}
+	}
+	if longest < 0 {
+		return ""
+	}
+	return fmt.Sprint(longest)
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "another node"
+	}
+	return s
+}
+
+// evidence collects lines once each; diag.log entries repeat in every
+// node's cbcollect_info, so a line is also known by what it says.
+type evidence struct {
+	list []forensics.Evidence
+	seen map[string]bool
+}
+
+func (ev *evidence) add(e *forensics.Event, note string) {
+	if e == nil {
+		return
+	}
+	loc := e.Source + ":" + fmt.Sprint(e.Line)
+	fact := fmt.Sprintf("%s|%s|%d|%s", e.Kind, e.Node, e.Time.UnixNano(), firstLine(e.Text))
+	if ev.seen[loc] || ev.seen[fact] {
+		return
+	}
+	ev.seen[loc], ev.seen[fact] = true, true
+	ev.list = append(ev.list, forensics.Evidence{
+		Source: e.Source, Line: e.Line, Time: e.Time, Node: e.Node, Note: note, Text: firstLine(e.Text),
+	})
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// sorted returns the evidence in timeline order.
+func (ev *evidence) sorted() []forensics.Evidence {
+	out := append([]forensics.Evidence(nil), ev.list...)
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if !a.Time.Equal(b.Time) {
+			return a.Time.Before(b.Time)
+		}
+		if a.Source != b.Source {
+			return a.Source < b.Source
+		}
+		return a.Line < b.Line
+	})
+	return out
+}

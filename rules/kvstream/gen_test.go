@@ -1,0 +1,456 @@
+package kvstream
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The Couchbase cases under testdata/couchbase are written by this
+// generator and committed; review the files, not just this code:
+//
+//	go test ./rules/kvstream -run TestGenerateCases -gen
+//	go test ./cmd/forensics -run 'TestScenarios/couchbase' -update
+//
+// Every line follows a template read in the upstream source of the
+// release it claims (kv_engine v7.1.1, ns_server v7.1.1, indexing 6.6.1
+// and 7.1.x; the files are named next to each writer below). The signal
+// lines are written out per case; the noise around them is drawn from the
+// same templates with a fixed seed, so the output is stable.
+var gen = flag.Bool("gen", false, "rewrite testdata/couchbase from the generator")
+
+const caseRoot = "../../testdata/couchbase"
+
+func TestGenerateCases(t *testing.T) {
+	if !*gen {
+		t.Skip("run with -gen to rewrite testdata/couchbase")
+	}
+	for _, c := range []*cluster{seedCase(), trafficBeforeStreamCase(), nmvbDuringWarmupCase(), hostnamesCase(), projectorOnlyCase()} {
+		if err := c.write(filepath.Join(caseRoot, c.name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// cluster is one case: the nodes' cbcollect_info folders and expect.json.
+type cluster struct {
+	name, stamp string // stamp: the collection time in the folder name (UTC)
+	description string
+	expect      []map[string]any
+	nodes       []*cbnode
+	diag        []line // user-visible log entries, in every node's diag.log
+	events      []line // event log JSON lines, in every node's diag.log
+	rng         *rand.Rand
+	seq         int
+	skipFiles   map[string]bool // "node/file" left out of the collection
+}
+
+type cbnode struct {
+	otp, host string
+	loc       *time.Location
+	files     map[string][]line
+	pid       int // Erlang process id counter, for realistic <0.N.0>
+	cid       int
+}
+
+type line struct {
+	t    time.Time
+	seq  int
+	text string
+}
+
+func newCluster(name, stamp string, seed uint64) *cluster {
+	return &cluster{name: name, stamp: stamp, rng: rand.New(rand.NewPCG(seed, 1)), skipFiles: map[string]bool{}}
+}
+
+func (c *cluster) node(otp string, loc *time.Location) *cbnode {
+	n := &cbnode{otp: otp, host: host(otp), loc: loc, files: map[string][]line{}, pid: 2000 + c.rng.IntN(30000), cid: 40 + c.rng.IntN(200)}
+	c.nodes = append(c.nodes, n)
+	return n
+}
+
+func (c *cluster) add(n *cbnode, file string, t time.Time, text string) {
+	c.seq++
+	n.files[file] = append(n.files[file], line{t, c.seq, text})
+}
+
+// ---- line grammars ----
+
+// mc writes a memcached.log line (logger/spdlogger.cc "%Y-%m-%dT%T.%f%z %l %v").
+func (c *cluster) mc(n *cbnode, t time.Time, level, msg string) {
+	c.add(n, "memcached.log", t, t.In(n.loc).Format("2006-01-02T15:04:05.000000-07:00")+" "+level+" "+msg)
+}
+
+// aleTime is ale_default_formatter's time: ms, and Z when the offset is 0.
+func aleTime(n *cbnode, t time.Time) string {
+	return t.In(n.loc).Format("2006-01-02T15:04:05.000Z07:00")
+}
+
+// ale writes an ns_server log entry (ale_default_formatter.erl).
+func (c *cluster) ale(n *cbnode, file string, t time.Time, logger, level, proc, mfl, msg string) {
+	who := n.otp
+	if file == "ns_server.babysitter.log" {
+		who = "babysitter_of_ns_1@cb.local"
+	}
+	c.add(n, file, t, fmt.Sprintf("[%s:%s,%s,%s:%s:%s]%s", logger, level, aleTime(n, t), who, proc, mfl, msg))
+}
+
+func (n *cbnode) proc() string {
+	n.pid += 1 + int(n.pid%7)
+	return fmt.Sprintf("<0.%d.0>", n.pid)
+}
+
+// user writes a user-visible message: ns_server.info.log and diag.log.
+func (c *cluster) user(n *cbnode, t time.Time, module, mfl, msg string) {
+	c.ale(n, "ns_server.info.log", t, "user", "info", n.proc(), mfl, msg)
+	c.seq++
+	c.diag = append(c.diag, line{t, c.seq, fmt.Sprintf("%s, %s:0:info:message(%s) - %s", aleTime(n, t), module, n.otp, msg)})
+}
+
+// gsi writes an indexer or projector line (secondary/logging/logging.go).
+func (c *cluster) gsi(n *cbnode, file string, t time.Time, level, msg string) {
+	c.add(n, file, t, t.In(n.loc).Format("2006-01-02T15:04:05.000-07:00")+" ["+level+"] "+msg)
+}
+
+// event writes an event log entry (event_log.erl) with a UTC timestamp.
+func (c *cluster) event(n *cbnode, t time.Time, id int, component, desc, severity string, extra map[string]any) {
+	obj := map[string]any{
+		"timestamp": t.UTC().Format("2006-01-02T15:04:05.000Z"), "event_id": id, "component": component,
+		"description": desc, "severity": severity, "node": n.host, "otp_node": n.otp, "uuid": c.uuid(),
+	}
+	if extra != nil {
+		obj["extra_attributes"] = extra
+	}
+	// event_log.erl builds the object in this key order.
+	keys := []string{"timestamp", "event_id", "component", "description", "severity", "node", "otp_node", "uuid", "extra_attributes"}
+	var parts []string
+	for _, k := range keys {
+		v, ok := obj[k]
+		if !ok {
+			continue
+		}
+		b, _ := json.Marshal(v)
+		parts = append(parts, fmt.Sprintf("%q:%s", k, b))
+	}
+	c.seq++
+	c.events = append(c.events, line{t, c.seq, "{" + strings.Join(parts, ",") + "}"})
+}
+
+func (c *cluster) uuid() string {
+	const hex = "0123456789abcdef"
+	b := make([]byte, 36)
+	for i := range b {
+		switch i {
+		case 8, 13, 18, 23:
+			b[i] = '-'
+		case 14:
+			b[i] = '4'
+		default:
+			b[i] = hex[c.rng.IntN(16)]
+		}
+	}
+	return string(b)
+}
+
+func (c *cluster) hex(n int) string {
+	const hex = "0123456789abcdef"
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = hex[c.rng.IntN(16)]
+	}
+	return string(b)
+}
+
+// jitter returns t plus up to ms milliseconds, at µs resolution.
+func (c *cluster) jitter(t time.Time, ms int) time.Time {
+	return t.Add(time.Duration(c.rng.IntN(ms*1000)) * time.Microsecond)
+}
+
+// ---- writing ----
+
+const rule78 = "=============================================================================="
+
+// headers are cbcollect_info's task header blocks (cbcollect_info: header()).
+var headers = map[string][2]string{
+	"memcached.log":            {"Memcached logs", `sh -c cd "$1"; for file in $(ls -tr memcached.log.*); do cat "$file"; done -- /opt/couchbase/var/lib/couchbase/logs`},
+	"ns_server.info.log":       {"couchbase logs (info.log)", "cbbrowse_logs info.log"},
+	"ns_server.babysitter.log": {"couchbase logs (babysitter.log)", "cbbrowse_logs babysitter.log"},
+	"ns_server.indexer.log":    {"couchbase logs (indexer.log)", "cbbrowse_logs indexer.log"},
+	"ns_server.projector.log":  {"couchbase logs (projector.log)", "cbbrowse_logs projector.log"},
+	"diag.log":                 {"couchbase diags", "curl -sS -k --proxy  -K- http://127.0.0.1:8091/diag"},
+}
+
+func sortLines(ls []line) {
+	sort.SliceStable(ls, func(i, j int) bool {
+		if !ls[i].t.Equal(ls[j].t) {
+			return ls[i].t.Before(ls[j].t)
+		}
+		return ls[i].seq < ls[j].seq
+	})
+}
+
+func (c *cluster) write(dir string) error {
+	if err := os.RemoveAll(dir); err != nil {
+		return err
+	}
+	sortLines(c.diag)
+	sortLines(c.events)
+	for _, n := range c.nodes {
+		folder := filepath.Join(dir, "cbcollect_info_"+n.otp+"_"+c.stamp)
+		if err := os.MkdirAll(folder, 0o755); err != nil {
+			return err
+		}
+		n.files["diag.log"] = nil
+		for name, ls := range n.files {
+			if c.skipFiles[n.otp+"/"+name] {
+				continue
+			}
+			var b strings.Builder
+			h := headers[name]
+			fmt.Fprintf(&b, "%s\n%s\n%s\n%s\n", rule78, h[0], h[1], rule78)
+			if name == "diag.log" {
+				c.writeDiag(&b, n)
+			} else {
+				sortLines(ls)
+				for _, l := range ls {
+					b.WriteString(l.text + "\n")
+				}
+			}
+			if err := os.WriteFile(filepath.Join(folder, name), []byte(b.String()), 0o644); err != nil {
+				return err
+			}
+		}
+	}
+	exp := map[string]any{"description": c.description, "findings": c.expect}
+	if c.expect == nil {
+		exp["findings"] = []any{}
+		exp["absent"] = []string{"kv-stream-before-traffic"}
+	}
+	b, _ := json.MarshalIndent(exp, "", "  ")
+	return os.WriteFile(filepath.Join(dir, "expect.json"), append(b, '\n'), 0o644)
+}
+
+// writeDiag writes GET /diag as diag_handler does: the user-visible log of
+// all nodes, the event log, then per-node Erlang terms (abridged).
+func (c *cluster) writeDiag(b *strings.Builder, n *cbnode) {
+	b.WriteString("logs:\n-------------------------------\n")
+	for _, l := range c.diag {
+		b.WriteString(l.text + "\n")
+	}
+	b.WriteString("-------------------------------\n\n\nEvent Logs:\n-------------------------------\n")
+	for _, l := range c.events {
+		b.WriteString(l.text + "\n")
+	}
+	b.WriteString("-------------------------------\n\n\n")
+	fmt.Fprintf(b, "per_node_diag(%s) =\n", n.otp)
+	fmt.Fprintf(b, "     [{version,[{kernel,\"8.1.3\"},\n")
+	fmt.Fprintf(b, "                {ale,\"7.1.1-3175-enterprise\"},\n")
+	fmt.Fprintf(b, "                {os_mon,\"2.7.1\"},\n")
+	fmt.Fprintf(b, "                {ns_server,\"7.1.1-3175-enterprise\"}]},\n")
+	fmt.Fprintf(b, "      {manifest,[\"<project name=\\\"kv_engine\\\" path=\\\"kv_engine\\\" revision=\\\"%s\\\"/>\"]},\n", c.hex(40))
+	fmt.Fprintf(b, "      {system_arch,\"x86_64-pc-linux-gnu\"},\n")
+	fmt.Fprintf(b, "      {wall_clock,%d},\n", 3000+c.rng.IntN(90000))
+	fmt.Fprintf(b, "      {memory_data,{%d,%d,{<0.%d.0>,%d}}}]\n", 16363216896, 9734443008+c.rng.IntN(1e8), 300+c.rng.IntN(500), 1229768)
+}
+
+// ---- noise, drawn from the same templates ----
+
+// noise writes ordinary lines into every log of n between from and to,
+// about one per every seconds seconds per file.
+func (c *cluster) noise(n *cbnode, from, to time.Time, every int, buckets []string, peers []*cbnode, kv, index bool) {
+	span := int(to.Sub(from) / time.Second)
+	at := func() time.Time { return from.Add(time.Duration(c.rng.Int64N(int64(span) * int64(time.Second)))) }
+	count := span / every
+	bucket := func() string { return buckets[c.rng.IntN(len(buckets))] }
+	if kv {
+		for range count {
+			t := at()
+			switch c.rng.IntN(6) {
+			case 0, 1:
+				// daemon/protocol/mcbp/sasl_auth_command_context.cc
+				c.mc(n, t, "INFO", fmt.Sprintf(`%d: Client {"ip":"%s","port":%d} authenticated as <ud>Administrator</ud>`,
+					n.cid+c.rng.IntN(4000), peerHost(c, peers, n), 40000+c.rng.IntN(25000)))
+			case 2:
+				// daemon/cookie.cc
+				vb := c.rng.IntN(1024)
+				c.mc(n, t, "WARNING", fmt.Sprintf(`%d: Slow operation: {"bucket":"%s","cid":"%s:%d/%x","command":"GET","duration":"%d ms","packet":{"bodylen":%d,"cas":0,"datatype":"raw","extlen":0,"key":"<ud>key::%06d</ud>","keylen":%d,"magic":"ClientRequest","opaque":%d,"opcode":"GET","vbucket":%d},"peer":{"ip":"%s","port":%d},"response":"Success","trace":"request=%d:%d","worker_tid":%d}`,
+					n.cid+c.rng.IntN(4000), bucket(), n.host, 40000+c.rng.IntN(25000), c.rng.IntN(1<<20), 500+c.rng.IntN(900),
+					13, c.rng.IntN(999999), 13, c.rng.IntN(1<<16), vb, peerHost(c, peers, n), 40000+c.rng.IntN(25000),
+					c.rng.Int64N(1e15), 500000+c.rng.IntN(900000), 139800000000000+c.rng.IntN(1e9)))
+			case 3:
+				// kv_bucket.cc
+				c.mc(n, t, "WARNING", fmt.Sprintf("(%s) Slow runtime for 'Checkpoint Remover' on thread nonIO_worker_%d: %d ms", bucket(), c.rng.IntN(4), 1000+c.rng.IntN(700)))
+			case 4, 5:
+				// dcp/active_stream.cc, replication streams to the replica nodes
+				p := peers[c.rng.IntN(len(peers))]
+				b := bucket()
+				vb := c.rng.IntN(1024)
+				pre := fmt.Sprintf("%d: (%s) DCP (Producer) eq_dcpq:replication:%s->%s:%s - (vb:%d)", n.cid, b, n.otp, p.otp, b, vb)
+				if c.rng.IntN(2) == 0 {
+					s := 3000 + c.rng.IntN(2000)
+					c.mc(n, t, "INFO", fmt.Sprintf("%s ActiveStream::markDiskSnapshot: Sending disk snapshot with start %d, end %d, and high completed none, max visible %d", pre, s, s+c.rng.IntN(60), s+c.rng.IntN(60)))
+				} else {
+					c.mc(n, t, "INFO", pre+" ActiveStream::transitionState: Transitioning from backfilling to in-memory")
+				}
+			}
+		}
+		for range count / 2 {
+			t := at()
+			// compaction_daemon.erl spawn_dbs_compactor
+			c.ale(n, "ns_server.info.log", t, "ns_server", "info", n.proc(), "compaction_daemon:spawn_dbs_compactor:731",
+				"Finished compaction of databases for bucket "+bucket())
+		}
+		for range count / 4 {
+			t := at()
+			// dcp/transport/client/dcp_feed.go logStats
+			name := fmt.Sprintf("secidx:proj-%s-MAINT_STREAM_TOPIC_%s-%d/0", bucket(), c.hex(32), c.rng.Int64N(1e18))
+			c.gsi(n, "ns_server.projector.log", t, "Info", fmt.Sprintf(`DCPT[%s] ##%x stats: {"bytes":%d,"bufferacks":%d,"toAckBytes":%d,"streamreqs":%d,"snapshots":%d,"mutations":%d,"deletions":%d,"expires":%d,"streamends":0,"closestreams":0,"lastAckTime":%.6fs,"lastNoopSend":%.6fs,"lastNoopRecv":%.6fs,"lastMsgSend":%.6fs,"lastMsgRecv":%.6fs,"rcvchLen":0,"rcvchCap":10000,"incomingMsg":%d}`,
+				name, c.rng.IntN(255), c.rng.Int64N(1e9), c.rng.IntN(5000), c.rng.IntN(1<<20), c.rng.IntN(400), c.rng.IntN(99999), c.rng.IntN(999999),
+				c.rng.IntN(999), c.rng.IntN(99), c.rng.Float64()*60, c.rng.Float64()*60, c.rng.Float64()*60, c.rng.Float64()*2, c.rng.Float64()*2, c.rng.IntN(1e7)))
+		}
+		for range count / 6 {
+			c.ale(n, "ns_server.babysitter.log", at(), "ns_server", "info", n.proc(), "ns_port_server:log:226",
+				fmt.Sprintf("cbq-engine<0.%d.0>: _time=%s _level=INFO _msg=Query Configuration changed for node-quota.", 300+c.rng.IntN(200), at().In(n.loc).Format("2006-01-02T15:04:05.000-07:00")))
+		}
+	}
+	if index {
+		for range count {
+			t := at()
+			// indexer/storage_manager.go handleCreateSnapshot
+			c.gsi(n, "ns_server.indexer.log", t, "Info", fmt.Sprintf("StorageMgr::handleCreateSnapshot Added New Snapshot Index: %d PartitionId: 0 SliceId: 0 Crc64: %d (SnapshotInfo: count:%d committed:false) SnapCreateDur %dµs SnapOpenDur %dµs",
+				[]uint64{7165339316829419245, 12766839110520311237, 2935881719220193451}[c.rng.IntN(3)], c.rng.Uint64(), 40000+c.rng.IntN(20000), 10+c.rng.IntN(400), 5+c.rng.IntN(40)))
+		}
+		for range count / 3 {
+			c.ale(n, "ns_server.info.log", at(), "ns_server", "info", n.proc(), "compaction_daemon:spawn_dbs_compactor:731",
+				"Finished compaction of databases for bucket "+bucket())
+		}
+	}
+}
+
+func peerHost(c *cluster, peers []*cbnode, n *cbnode) string {
+	if c.rng.IntN(3) == 0 {
+		return "127.0.0.1"
+	}
+	return peers[c.rng.IntN(len(peers))].host
+}
+
+// ---- incident pieces ----
+
+// boot writes a memcached start, as after a kill when killed is true:
+// the new process opens a new log file with no Closing line before it.
+func (c *cluster) boot(n *cbnode, t time.Time, version string) time.Time {
+	c.mc(n, t, "INFO", "---------- Opening logfile: ")
+	t = t.Add(312 * time.Microsecond)
+	c.mc(n, t, "INFO", "Couchbase version "+version+" starting.")
+	t = t.Add(1200 * time.Microsecond)
+	c.mc(n, t, "INFO", "Breakpad enabled. Minidumps will be written to '/opt/couchbase/var/lib/couchbase/crash'")
+	t = t.Add(27 * time.Millisecond)
+	c.mc(n, t, "INFO", "Using SLA configuration: {\"COMPACT_DB\":{\"slow\":\"1800 s\"},\"DELETE_BUCKET\":{\"slow\":\"10 s\"},\"comment\":\"Current MCBP SLA configuration\",\"default\":{\"slow\":\"500 ms\"},\"version\":1}")
+	return t
+}
+
+// createBucket writes the bucket's creation and warmup's new failover
+// entries (daemon/buckets.cc, warmup.cc, collections/manager.cc).
+func (c *cluster) createBucket(n *cbnode, t time.Time, bucket string, entries map[int][2]uint64, unclean bool) time.Time {
+	cid := n.cid + c.rng.IntN(30)
+	c.mc(n, t, "INFO", fmt.Sprintf("%d: Create Couchbase bucket [%s]", cid, bucket))
+	t = c.jitter(t.Add(80*time.Millisecond), 40)
+	c.mc(n, t, "INFO", fmt.Sprintf("(%s) Collections::Manager::warmupLoadManifest: starting at uid:0x%x", bucket, 1+c.rng.IntN(40)))
+	t = c.jitter(t.Add(120*time.Millisecond), 50)
+	c.mc(n, t, "INFO", fmt.Sprintf("%d: Bucket [%s] created successfully", cid, bucket))
+	if !unclean {
+		return t
+	}
+	t = c.jitter(t.Add(90*time.Millisecond), 30)
+	var vbs []int
+	for vb := range entries {
+		vbs = append(vbs, vb)
+	}
+	sort.Ints(vbs)
+	for _, vb := range vbs {
+		t = t.Add(time.Duration(40+c.rng.IntN(200)) * time.Microsecond)
+		c.mc(n, t, "INFO", fmt.Sprintf("(%s) Warmup::createVBuckets: vb:%d created new failover entry with uuid:%d and seqno:%d due to unclean shutdown",
+			bucket, vb, entries[vb][0], entries[vb][1]))
+	}
+	return t
+}
+
+// dcpOpen writes memcached accepting the projector's DCP connection
+// (daemon/protocol/mcbp/dcp_open_executor.cc).
+func (c *cluster) dcpOpen(n *cbnode, t time.Time, cid int) {
+	c.mc(n, t, "INFO", fmt.Sprintf(`%d: DCP connection opened successfully. PRODUCER, INCLUDE_XATTRS [ {"ip":"127.0.0.1","port":%d} - {"ip":"127.0.0.1","port":11210} (System, <ud>@projector</ud>) ]`, cid, 40000+c.rng.IntN(25000)))
+}
+
+// streamRollback writes memcached's rollback answer (dcp/producer.cc), the
+// projector's view of it (dcp_feed.go, feed.go).
+func (c *cluster) streamRollback(n *cbnode, t time.Time, cid int, bucket, mcName, projName string, opaque int, vb int, to, reqStart, snapS, snapE, uuid uint64, reason string) time.Time {
+	c.mc(n, t, "WARNING", fmt.Sprintf("%d: (%s) DCP (Producer) eq_dcpq:%s - (vb:%d) Stream request requires rollback to seqno:%d because %s. Client requested seqnos:{%d,18446744073709551615} snapshot:{%d,%d} uuid:%d",
+		cid, bucket, mcName, vb, to, reason, reqStart, snapS, snapE, uuid))
+	t2 := c.jitter(t.Add(300*time.Microsecond), 1)
+	if projName != "" {
+		c.gsi(n, "ns_server.projector.log", t2, "Warn", fmt.Sprintf("DCPT[%s] ##%x STREAMREQ(%d) with rollback %d", projName, opaque, vb, to))
+	}
+	return t2
+}
+
+func (c *cluster) streamCreated(n *cbnode, t time.Time, cid int, bucket, mcName string, vb int, start, snapS, snapE uint64) {
+	c.mc(n, t, "INFO", fmt.Sprintf("%d: (%s) DCP (Producer) eq_dcpq:%s - (vb:%d) Creating stream with start seqno %d and end seqno 18446744073709551615; requested end seqno was 18446744073709551615, snapshot:{%d,%d} collections-filter-size:0 sid:none",
+		cid, bucket, mcName, vb, start, snapS, snapE))
+}
+
+// backch writes the projector handing memcached's answer to the indexer
+// (projector/feed.go PostStreamRequest).
+func (c *cluster) backch(n *cbnode, t time.Time, topic, cluster string, feedOp int, status, bucket string, vb int, uuid, seqno uint64, op int, kvdata uint64) {
+	c.gsi(n, "ns_server.projector.log", t, "Info", fmt.Sprintf("FEED[<=>%s(%s)] ##%x backch *projector.controlStreamRequest {controlStreamRequest, %s, %s, %d, %x, %d, ##%x, %d}",
+		topic, cluster, feedOp, status, bucket, vb, uuid, seqno, op, kvdata))
+}
+
+func (c *cluster) trafficOn(n *cbnode, t time.Time, bucket string, started time.Time, ready []*cbnode) {
+	p := n.proc()
+	c.ale(n, "ns_server.info.log", t, "ns_server", "info", "ns_memcached-"+bucket+p, "ns_memcached:handle_call:294", fmt.Sprintf("Enabling traffic to bucket %q", bucket))
+	t1 := c.jitter(t.Add(2*time.Millisecond), 2)
+	c.mc(n, t1, "INFO", fmt.Sprintf("(%s) EventuallyPersistentEngine::enableTraffic() result true", bucket))
+	c.mc(n, t1.Add(41*time.Microsecond), "INFO", fmt.Sprintf("(%s) EventuallyPersistentEngine::handleTrafficControlCmd() Data traffic to persistence engine is enabled", bucket))
+	t2 := t1.Add(time.Millisecond)
+	secs := int(t2.Sub(started) / time.Second)
+	c.ale(n, "ns_server.info.log", t2, "ns_server", "info", "ns_memcached-"+bucket+p, "ns_memcached:handle_call:298", fmt.Sprintf("Bucket %q marked as warmed in %d seconds", bucket, secs))
+	c.event(n, t2.Add(time.Millisecond), 8199, "data", "Bucket online", "info", map[string]any{"bucket": bucket, "bucket_uuid": c.hex(32), "warmup_time": secs})
+	for i, o := range ready {
+		// ns_doctor update_status: about a heartbeat later, on every node.
+		tr := c.jitter(t2.Add(time.Duration(700+300*i)*time.Millisecond), 300)
+		c.ale(o, "ns_server.info.log", tr, "ns_server", "info", "ns_doctor"+o.proc(), "ns_doctor:update_status:309",
+			fmt.Sprintf("The following buckets became ready on node '%s': [%q]", n.otp, bucket))
+	}
+}
+
+// crash writes memcached being killed: the babysitter, ns_log's
+// user-visible entry (with memcached's last output) and event 19.
+func (c *cluster) crash(n *cbnode, t time.Time, status int, lastOutput []string) {
+	c.ale(n, "ns_server.babysitter.log", t.Add(-2*time.Millisecond), "ns_server", "info", n.proc(), "goport:handle_process_exit:566", fmt.Sprintf("Port exited with status %d.", status))
+	c.ale(n, "ns_server.babysitter.log", t.Add(-time.Millisecond), "ns_server", "info", n.proc(), "supervisor_cushion:handle_info:54", fmt.Sprintf("Cushion managed supervisor for memcached failed:  {abnormal,%d}", status))
+	msg := fmt.Sprintf("Service 'memcached' exited with status %d. Restarting. Messages:", status)
+	c.ale(n, "ns_server.info.log", t, "user", "info", n.proc(), "ns_log:consume_log:76", msg+"\n"+strings.Join(lastOutput, "\n"))
+	c.seq++
+	c.diag = append(c.diag, line{t, c.seq, fmt.Sprintf("%s, ns_log:0:info:message(%s) - %s", aleTime(n, t), n.otp, msg)})
+	c.event(n, t.Add(time.Millisecond), 19, "ns_server", "Service crashed", "error", map[string]any{"name": "memcached", "exit_status": status, "os_pid": 2000 + c.rng.IntN(60000)})
+}
+
+// ---- the cases ----
+
+func mustLoc(name string, offset int) *time.Location { return time.FixedZone(name, offset) }
+
+var pdt = mustLoc("PDT", -7*3600)
+
+// vbuuid derives a stable, realistic 48-bit vbucket uuid for a vbucket.
+func vbuuid(seed, vb int) uint64 {
+	x := uint64(seed)*0x9E3779B97F4A7C15 + uint64(vb)*0xBF58476D1CE4E5B9
+	x ^= x >> 31
+	return x&0xffffffffffff | 0x100000000000
+}
