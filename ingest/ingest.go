@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"math/bits"
 	"runtime"
 	"sort"
 	"sync"
@@ -315,7 +316,7 @@ func (wk *worker) read(m input.Member) {
 	readErr := p.run(br)
 	src.Bytes = counted.n
 	if src.Key == "" {
-		src.Key = input.Key(m.Node, m.Name, counted.n, crc.Sum32())
+		src.Key = input.Key(m.Node, m.Rel, counted.n, crc.Sum32())
 	}
 	var limit *input.LimitError
 	switch {
@@ -385,9 +386,9 @@ type parse struct {
 	parser   forensics.Parser
 	fallback time.Time // for lines before any time: the file's modification time
 
-	cur     forensics.Stamp // time of the last line that had one
-	events  []forensics.Event
-	evLine  bool // the current line emitted an event
+	cur        forensics.Stamp // time of the last line that had one
+	events     []forensics.Event
+	eventLines bitset // lines that produced an event, wherever the parser emitted it
 	pending []pendingLine
 	pendSz  int
 	first   time.Time // earliest event time, for lines of documents without times
@@ -423,7 +424,7 @@ func (p *parse) emit(e *forensics.Event) {
 	}
 	c.Source = p.src.Path
 	p.events = append(p.events, c)
-	p.evLine = true
+	p.eventLines.set(c.Line)
 	if len(p.events) >= eventBatch {
 		p.flushEvents()
 	}
@@ -453,7 +454,6 @@ func (p *parse) run(r io.Reader) error {
 			readErr = err
 			break
 		}
-		p.evLine = false
 		st, perr := p.parser.Line(l.N, l.Text, p.emit)
 		flags := store.LineFlags{CR: l.CR, Cut: l.Cut, Error: perr != nil}
 		if perr != nil {
@@ -504,21 +504,48 @@ func (p *parse) run(r io.Reader) error {
 		p.wk.send(msg{kind: msgBlock, src: p.src, block: b.Finish()})
 	}
 	p.flushEvents()
+	p.src.Events = p.eventLines.count(p.src.Lines)
+	p.src.Plain = p.src.Lines - p.src.Events - p.src.Skipped
 	return readErr
 }
 
-// count does the accounting of one line: every line read is an event line or
-// a plain line (nothing is dropped, so nothing is counted as skipped here).
+// count counts a line read. Every line is kept, as an event line or a plain
+// line, so none is skipped; which lines are event lines is known only at the
+// end, since parsers emit the events of multi-line entries and documents late.
 func (p *parse) count(l lines.Line) {
-	if l.Cut {
-		return // the line is counted once, with its last piece
+	if !l.Cut { // a cut line is counted once, with its last piece
+		p.src.Lines++
 	}
-	p.src.Lines++
-	if p.evLine {
-		p.src.Events++
-	} else {
-		p.src.Plain++
+}
+
+// bitset is a set of line numbers: one bit a line, so a file of millions of
+// lines costs a few hundred KiB.
+type bitset []uint64
+
+func (b *bitset) set(n int64) {
+	if n < 1 {
+		return
 	}
+	i := int(n / 64)
+	for i >= len(*b) {
+		*b = append(*b, 0)
+	}
+	(*b)[i] |= 1 << (n % 64)
+}
+
+// count returns how many lines from 1 to max are in the set.
+func (b bitset) count(max int64) int64 {
+	n := 0
+	for i, w := range b {
+		if int64(i)*64 > max {
+			break
+		}
+		if end := int64(i+1) * 64; end > max+1 {
+			w &= 1<<(max+1-int64(i)*64) - 1
+		}
+		n += bits.OnesCount64(w)
+	}
+	return int64(n)
 }
 
 func (p *parse) hold(n int64, flags store.LineFlags, text []byte) {

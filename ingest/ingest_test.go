@@ -154,6 +154,9 @@ func TestRunReadsZipMembersOnce(t *testing.T) {
 		if s.Lines != s.Events+s.Plain+s.Skipped {
 			t.Errorf("%s: lines %d != events %d + plain %d + skipped %d", s.Path, s.Lines, s.Events, s.Plain, s.Skipped)
 		}
+		if strings.HasSuffix(s.Path, "test.log") && (s.Lines != 8 || s.Events != 1 || s.Plain != 7) {
+			t.Errorf("%s: lines %d events %d plain %d, want 8, 1, 7", s.Path, s.Lines, s.Events, s.Plain)
+		}
 		if !strings.HasSuffix(s.Path, "inner.log") && s.Node != node {
 			t.Errorf("%s: node %q, want %q", s.Path, s.Node, node)
 		}

@@ -44,7 +44,7 @@ func centralEntries(r *zip.Reader) []zipEntry {
 
 // zipMembers yields the files of a zip. Members are opened on demand, so the
 // reader can decompress several at once.
-func (w *Walker) zipMembers(ctx context.Context, entries []zipEntry, display, node string, depth int, fn func(Member) error) error {
+func (w *Walker) zipMembers(ctx context.Context, entries []zipEntry, display, rel, node string, depth int, fn func(Member) error) error {
 	seen := map[string]int{}
 	for _, e := range entries {
 		if err := ctx.Err(); err != nil {
@@ -55,9 +55,11 @@ func (w *Walker) zipMembers(ctx context.Context, entries []zipEntry, display, no
 		}
 		name := e.name
 		mpath := display + "!" + name
+		mrel := joinRel(rel, name)
 		// Two members may have the same name; both are read, under distinct names.
 		if seen[name]++; seen[name] > 1 {
 			mpath += fmt.Sprintf(" (copy %d)", seen[name])
+			mrel += fmt.Sprintf(" (copy %d)", seen[name])
 		}
 		mnode := nodeFromPath(mpath)
 		if mnode == "" {
@@ -75,19 +77,19 @@ func (w *Walker) zipMembers(ctx context.Context, entries []zipEntry, display, no
 		open := w.guard(mpath, e.compressed, e.open)
 		switch {
 		case strings.HasSuffix(base, ".zip"):
-			if err := w.nestedZip(ctx, open, e.size, mpath, mnode, depth, fn); err != nil {
+			if err := w.nestedZip(ctx, open, e.size, mpath, mrel, mnode, depth, fn); err != nil {
 				return err
 			}
 			continue
 		case strings.HasSuffix(base, ".tar.gz") || strings.HasSuffix(base, ".tgz") || strings.HasSuffix(base, ".tar"):
-			if err := w.nestedTar(ctx, open, strings.HasSuffix(base, "gz"), mpath, mnode, depth, fn); err != nil {
+			if err := w.nestedTar(ctx, open, strings.HasSuffix(base, "gz"), mpath, mrel, mnode, depth, fn); err != nil {
 				return err
 			}
 			continue
 		}
-		m := Member{Path: mpath, Name: base, Node: mnode, Size: e.size, ModTime: e.modified, open: open}
+		m := Member{Path: mpath, Rel: mrel, Name: base, Node: mnode, Size: e.size, ModTime: e.modified, open: open}
 		if e.size >= 0 {
-			m.Key = Key(mnode, base, e.size, e.crc)
+			m.Key = Key(mnode, mrel, e.size, e.crc)
 		}
 		if strings.HasSuffix(base, ".gz") {
 			m.Name = strings.TrimSuffix(base, ".gz")
@@ -113,7 +115,7 @@ func (w *Walker) zipMembers(ctx context.Context, entries []zipEntry, display, no
 
 // nestedZip reads a zip inside an archive into memory (a zip needs random
 // access) and yields its members.
-func (w *Walker) nestedZip(ctx context.Context, open func() (io.ReadCloser, error), size int64, display, node string, depth int, fn func(Member) error) error {
+func (w *Walker) nestedZip(ctx context.Context, open func() (io.ReadCloser, error), size int64, display, rel, node string, depth int, fn func(Member) error) error {
 	if depth >= w.Limits.MaxDepth {
 		w.problem(display, true, "archive nested deeper than %d levels, not read", w.Limits.MaxDepth)
 		return nil
@@ -132,10 +134,10 @@ func (w *Walker) nestedZip(ctx context.Context, open func() (io.ReadCloser, erro
 		w.problem(display, true, "not a readable zip: %v", err)
 		return nil
 	}
-	return w.zipMembers(ctx, centralEntries(r), display, node, depth+1, fn)
+	return w.zipMembers(ctx, centralEntries(r), display, rel, node, depth+1, fn)
 }
 
-func (w *Walker) nestedTar(ctx context.Context, open func() (io.ReadCloser, error), gz bool, display, node string, depth int, fn func(Member) error) error {
+func (w *Walker) nestedTar(ctx context.Context, open func() (io.ReadCloser, error), gz bool, display, rel, node string, depth int, fn func(Member) error) error {
 	if depth >= w.Limits.MaxDepth {
 		w.problem(display, true, "archive nested deeper than %d levels, not read", w.Limits.MaxDepth)
 		return nil
@@ -146,12 +148,12 @@ func (w *Walker) nestedTar(ctx context.Context, open func() (io.ReadCloser, erro
 		return nil
 	}
 	defer rc.Close()
-	return w.tarMembers(ctx, rc, gz, display, node, depth+1, fn)
+	return w.tarMembers(ctx, rc, gz, display, rel, node, depth+1, fn)
 }
 
 // tarMembers yields the files of a tar stream. A tar can only be read in
 // order, so each member is held in memory and yielded with its content.
-func (w *Walker) tarMembers(ctx context.Context, r io.Reader, gz bool, display, node string, depth int, fn func(Member) error) error {
+func (w *Walker) tarMembers(ctx context.Context, r io.Reader, gz bool, display, rel, node string, depth int, fn func(Member) error) error {
 	if gz {
 		zr, err := gzip.NewReader(r)
 		if err != nil {
@@ -175,6 +177,7 @@ func (w *Walker) tarMembers(ctx context.Context, r io.Reader, gz bool, display, 
 			return nil
 		}
 		mpath := display + "!" + h.Name
+		mrel := joinRel(rel, h.Name)
 		switch h.Typeflag {
 		case tar.TypeReg:
 		case tar.TypeSymlink, tar.TypeLink:
@@ -207,12 +210,12 @@ func (w *Walker) tarMembers(ctx context.Context, r io.Reader, gz bool, display, 
 				w.problem(mpath, true, "archive nested deeper than %d levels, not read", w.Limits.MaxDepth)
 				continue
 			}
-			if err := w.zipMembers(ctx, centralEntries(r), mpath, mnode, depth+1, fn); err != nil {
+			if err := w.zipMembers(ctx, centralEntries(r), mpath, mrel, mnode, depth+1, fn); err != nil {
 				return err
 			}
 			continue
 		}
-		m := Member{Path: mpath, Name: base, Node: mnode, Size: int64(len(data)), ModTime: h.ModTime}
+		m := Member{Path: mpath, Rel: mrel, Name: base, Node: mnode, Size: int64(len(data)), ModTime: h.ModTime}
 		if strings.HasSuffix(base, ".gz") {
 			m.Name = strings.TrimSuffix(base, ".gz")
 			m.Size = -1
@@ -230,6 +233,14 @@ func (w *Walker) tarMembers(ctx context.Context, r io.Reader, gz bool, display, 
 			return err
 		}
 	}
+}
+
+// joinRel names a member inside an archive that is itself at rel.
+func joinRel(rel, name string) string {
+	if rel == "" {
+		return name
+	}
+	return rel + "!" + name
 }
 
 func readAllLimited(open func() (io.ReadCloser, error), limit int64) ([]byte, error) {

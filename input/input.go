@@ -32,6 +32,7 @@ import (
 type Member struct {
 	Path    string // display path: "bundle.zip!cbcollect_info_ns_1@h_20220722-004733/memcached.log"
 	Name    string // base name, without a .gz suffix
+	Rel     string // path inside the input given: relative to a folder, or the member's name in an archive
 	Node    string // node named by the path; "" when the path names none
 	Size    int64  // uncompressed size when known, else -1
 	ModTime time.Time
@@ -123,7 +124,7 @@ func (w *Walker) walkPath(ctx context.Context, p string, fn func(Member) error) 
 		return nil
 	}
 	if !info.IsDir() {
-		return w.file(ctx, p, p, info, func(m Member) error {
+		return w.file(ctx, p, p, filepath.Base(p), info, func(m Member) error {
 			m.Named = m.Path == p
 			return fn(m)
 		})
@@ -155,7 +156,11 @@ func (w *Walker) walkPath(ctx context.Context, p string, fn func(Member) error) 
 			w.problem(fp, true, "cannot read: %v", unwrapPath(err))
 			continue
 		}
-		if err := w.file(ctx, fp, fp, info, fn); err != nil {
+		rel, err := filepath.Rel(p, fp)
+		if err != nil {
+			rel = fp
+		}
+		if err := w.file(ctx, fp, fp, filepath.ToSlash(rel), info, fn); err != nil {
 			return err
 		}
 	}
@@ -171,7 +176,7 @@ func unwrapPath(err error) error {
 }
 
 // file yields a file on disk, or the members of the archive it is.
-func (w *Walker) file(ctx context.Context, fsPath, display string, info fs.FileInfo, fn func(Member) error) error {
+func (w *Walker) file(ctx context.Context, fsPath, display, rel string, info fs.FileInfo, fn func(Member) error) error {
 	kind, err := sniffFile(fsPath)
 	if err != nil {
 		w.problem(display, true, "cannot read: %v", unwrapPath(err))
@@ -184,7 +189,7 @@ func (w *Walker) file(ctx context.Context, fsPath, display string, info fs.FileI
 			return w.salvage(ctx, fsPath, display, info.Size(), err, fn)
 		}
 		w.keepOpen(r)
-		return w.zipMembers(ctx, centralEntries(&r.Reader), display, nodeFromPath(display), 1, fn)
+		return w.zipMembers(ctx, centralEntries(&r.Reader), display, "", nodeFromPath(display), 1, fn)
 	case kindTarGz, kindTar:
 		f, err := os.Open(fsPath)
 		if err != nil {
@@ -192,10 +197,11 @@ func (w *Walker) file(ctx context.Context, fsPath, display string, info fs.FileI
 			return nil
 		}
 		defer f.Close()
-		return w.tarMembers(ctx, f, kind == kindTarGz, display, nodeFromPath(display), 1, fn)
+		return w.tarMembers(ctx, f, kind == kindTarGz, display, "", nodeFromPath(display), 1, fn)
 	case kindGzip:
 		m := Member{
 			Path:    display,
+			Rel:     rel,
 			Name:    strings.TrimSuffix(path.Base(filepath.ToSlash(display)), ".gz"),
 			Node:    nodeFromPath(display),
 			Size:    -1,
@@ -205,14 +211,19 @@ func (w *Walker) file(ctx context.Context, fsPath, display string, info fs.FileI
 				if err != nil {
 					return nil, err
 				}
-				return newGzipReader(f, f)
+				zr, err := newGzipReader(f, f)
+				if err != nil {
+					return nil, err
+				}
+				return w.guardCloser(display, info.Size(), zr), nil
 			},
 		}
-		m.Key = gzipKey(fsPath, m.Node, m.Name, info.Size())
+		m.Key = gzipKey(fsPath, m.Node, m.Rel, info.Size())
 		return fn(m)
 	default:
 		m := Member{
 			Path:    display,
+			Rel:     rel,
 			Name:    path.Base(filepath.ToSlash(display)),
 			Node:    nodeFromPath(display),
 			Size:    info.Size(),
@@ -220,7 +231,7 @@ func (w *Walker) file(ctx context.Context, fsPath, display string, info fs.FileI
 			open:    func() (io.ReadCloser, error) { return os.Open(fsPath) },
 		}
 		if sum, err := fileCRC(fsPath); err == nil {
-			m.Key = Key(m.Node, m.Name, info.Size(), sum)
+			m.Key = Key(m.Node, m.Rel, info.Size(), sum)
 		}
 		return fn(m)
 	}
@@ -263,13 +274,15 @@ func (w *Walker) salvage(ctx context.Context, fsPath, display string, size int64
 		msg += fmt.Sprintf("; bytes %d to %d could not be read, members there are lost", end, size)
 	}
 	w.problem(display, true, "%s; ask for the file again to read it all", msg)
-	return w.zipMembers(ctx, entries, display, nodeFromPath(display), 1, fn)
+	return w.zipMembers(ctx, entries, display, "", nodeFromPath(display), 1, fn)
 }
 
-// Key is the content identity of a member: the same node, name, size and
-// CRC-32 is taken to be the same content.
-func Key(node, name string, size int64, crc uint32) string {
-	return node + "|" + name + "|" + strconv.FormatInt(size, 10) + "|" + strconv.FormatUint(uint64(crc), 16)
+// Key is the content identity of a member: the same node, place in the
+// input (rel), size and CRC-32 is taken to be the same content. The place
+// matters: two snapshots taken minutes apart may hold identical files, and
+// each is evidence of its own time.
+func Key(node, rel string, size int64, crc uint32) string {
+	return node + "|" + rel + "|" + strconv.FormatInt(size, 10) + "|" + strconv.FormatUint(uint64(crc), 16)
 }
 
 func fileCRC(p string) (uint32, error) {

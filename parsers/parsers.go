@@ -4,10 +4,12 @@ package parsers
 
 import (
 	"forensics"
+	"forensics/parsers/crdb"
 	"forensics/parsers/indexer"
 	"forensics/parsers/memcached"
 	"forensics/parsers/nsserver"
 	"forensics/parsers/projector"
+	"forensics/parsers/vitess"
 )
 
 // All is every format, in no particular order: detection picks the format
@@ -17,6 +19,8 @@ var All = []forensics.Format{
 	nsserver.Format, nsserver.DiagFormat, nsserver.EventLogFormat, nsserver.MasterEventsFormat,
 	indexer.Format,
 	projector.Format,
+	crdb.LogFormat, crdb.JSONLogFormat, crdb.RequestsFormat, crdb.TraceFormat,
+	vitess.SnapshotFormat, vitess.VtctldLogFormat,
 }
 
 // Kinds returns every event kind the formats emit, with its meaning.

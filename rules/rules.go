@@ -8,11 +8,13 @@ import (
 	"sort"
 
 	"forensics"
+	"forensics/rules/deniedtables"
 	"forensics/rules/kvstream"
+	"forensics/rules/nlhepingpong"
 )
 
 // All is every rule forensics runs, in the order `rules list` shows them.
-var All = []*forensics.Rule{kvstream.Rule}
+var All = []*forensics.Rule{kvstream.Rule, nlhepingpong.Rule, deniedtables.Rule}
 
 // Lookup returns the rule with the given name.
 func Lookup(name string) (*forensics.Rule, bool) {

@@ -20,7 +20,7 @@ type StoredFinding struct {
 // LatestRun returns the id of the most recent analysis run, or 0 when there is none.
 func (db *DB) LatestRun(ctx context.Context) (int64, error) {
 	var id sql.NullInt64
-	err := db.sql.QueryRowContext(ctx, `SELECT max(id) FROM runs`).Scan(&id)
+	err := db.sql.QueryRowContext(ctx, `SELECT max(id) FROM main.runs`).Scan(&id)
 	return id.Int64, err
 }
 

@@ -104,7 +104,7 @@ func (db *DB) candidateBlocks(ctx context.Context, f LineFilter) ([]sourceInfo, 
 	add := func(c string, a ...any) { conds = append(conds, c); args = append(args, a...) }
 	add("s.complete = 1")
 	if f.Run != 0 {
-		add("s.id IN (SELECT source_id FROM run_sources WHERE run_id = ?)", f.Run)
+		add("s.id IN (SELECT source_id FROM main.run_sources WHERE run_id = ?)", f.Run)
 	}
 	if len(f.Nodes) > 0 {
 		add("s.node IN ("+placeholders(len(f.Nodes))+")", anys(f.Nodes)...)
@@ -134,7 +134,7 @@ func (db *DB) candidateBlocks(ctx context.Context, f LineFilter) ([]sourceInfo, 
 		add("b.t_min >= ?", f.Since.UnixNano()-span)
 		add("b.t_max >= ?", f.Since.UnixNano())
 	}
-	q := `SELECT b.id, b.first_line, s.id, s.path, s.node FROM blocks b JOIN sources s ON s.id = b.source_id
+	q := `SELECT b.id, b.first_line, s.id, s.path, s.node FROM main.blocks b JOIN main.sources s ON s.id = b.source_id
 		WHERE ` + strings.Join(conds, " AND ") + ` ORDER BY s.path, s.id, b.first_line`
 	rows, err := db.sql.QueryContext(ctx, q, args...)
 	if err != nil {
@@ -159,7 +159,7 @@ func (db *DB) candidateBlocks(ctx context.Context, f LineFilter) ([]sourceInfo, 
 
 func (db *DB) maxBlockSpan(ctx context.Context) (int64, error) {
 	var v sql.NullString
-	err := db.sql.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'max_block_span'`).Scan(&v)
+	err := db.sql.QueryRowContext(ctx, `SELECT value FROM main.meta WHERE key = 'max_block_span'`).Scan(&v)
 	if err == sql.ErrNoRows || !v.Valid {
 		return 0, nil
 	}
@@ -200,7 +200,7 @@ func (it *sourceLines) next() (bool, error) {
 
 func (it *sourceLines) load(b blockRef) error {
 	var data []byte
-	if err := it.db.sql.QueryRowContext(it.ctx, `SELECT data FROM blocks WHERE id = ?`, b.id).Scan(&data); err != nil {
+	if err := it.db.sql.QueryRowContext(it.ctx, `SELECT data FROM main.blocks WHERE id = ?`, b.id).Scan(&data); err != nil {
 		return fmt.Errorf("read block %d of %s: %w", b.id, it.src.path, err)
 	}
 	f := it.filter
@@ -241,7 +241,7 @@ func (it *sourceLines) load(b blockRef) error {
 // attachKinds marks the lines on which events were recognised.
 func (it *sourceLines) attachKinds() error {
 	first, last := it.lines[0].N, it.lines[len(it.lines)-1].N
-	rows, err := it.db.sql.QueryContext(it.ctx, `SELECT line, kind FROM events WHERE source_id = ? AND line BETWEEN ? AND ? ORDER BY line, id`, it.src.id, first, last)
+	rows, err := it.db.sql.QueryContext(it.ctx, `SELECT line, kind FROM main.events WHERE source_id = ? AND line BETWEEN ? AND ? ORDER BY line, id`, it.src.id, first, last)
 	if err != nil {
 		return err
 	}

@@ -11,7 +11,7 @@ import (
 	"forensics"
 )
 
-const sourceSelect = `SELECT id, key, path, node, format, component, bytes, lines, events, plain, skipped, errors, first_ns, last_ns, problems FROM sources`
+const sourceSelect = `SELECT id, key, path, node, format, component, bytes, lines, events, plain, skipped, errors, first_ns, last_ns, problems FROM main.sources`
 
 func scanSources(rows *sql.Rows) ([]forensics.Source, error) {
 	defer rows.Close()
@@ -43,7 +43,7 @@ func (db *DB) Sources(ctx context.Context, run int64) ([]forensics.Source, error
 	q := sourceSelect + ` WHERE complete = 1`
 	var args []any
 	if run != 0 {
-		q += ` AND id IN (SELECT source_id FROM run_sources WHERE run_id = ?)`
+		q += ` AND id IN (SELECT source_id FROM main.run_sources WHERE run_id = ?)`
 		args = append(args, run)
 	}
 	rows, err := db.sql.QueryContext(ctx, q+` ORDER BY path`, args...)
@@ -93,7 +93,7 @@ func (f EventFilter) where() (string, []any) {
 	}
 	add("s.complete = 1")
 	if f.Run != 0 {
-		add("e.source_id IN (SELECT source_id FROM run_sources WHERE run_id = ?)", f.Run)
+		add("e.source_id IN (SELECT source_id FROM main.run_sources WHERE run_id = ?)", f.Run)
 	}
 	if len(f.Kinds) > 0 {
 		add("e.kind IN ("+placeholders(len(f.Kinds))+")", anys(f.Kinds)...)
@@ -144,7 +144,7 @@ func (f EventFilter) where() (string, []any) {
 func (db *DB) Events(ctx context.Context, f EventFilter, fn func(*forensics.Event) error) error {
 	where, args := f.where()
 	q := `SELECT s.path, e.line, e.t, e.tz, e.zone, e.node, e.kind, e.bucket, e.vb, e.range_id, e.keyspace, e.shard, e.tbl, e.attrs, e.text
-		FROM events e JOIN sources s ON s.id = e.source_id WHERE ` + where + ` ORDER BY e.t, s.path, e.line, e.id`
+		FROM main.events e JOIN main.sources s ON s.id = e.source_id WHERE ` + where + ` ORDER BY e.t, s.path, e.line, e.id`
 	if f.Limit > 0 {
 		q += fmt.Sprintf(" LIMIT %d OFFSET %d", f.Limit, f.Offset)
 	}
@@ -201,7 +201,7 @@ func anys[T any](xs []T) []any {
 
 // Keys returns the keys of the complete sources, to skip content already read.
 func (db *DB) Keys(ctx context.Context) (map[string]bool, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT key FROM sources WHERE complete = 1`)
+	rows, err := db.sql.QueryContext(ctx, `SELECT key FROM main.sources WHERE complete = 1`)
 	if err != nil {
 		return nil, err
 	}

@@ -98,10 +98,10 @@ func (db *DB) migrate() error {
 		return fmt.Errorf("create schema: %w", err)
 	}
 	var v string
-	err := db.sql.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'schema'`).Scan(&v)
+	err := db.sql.QueryRowContext(ctx, `SELECT value FROM main.meta WHERE key = 'schema'`).Scan(&v)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		_, err = db.sql.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES ('schema', ?)`, schemaVersion)
+		_, err = db.sql.ExecContext(ctx, `INSERT INTO main.meta(key, value) VALUES ('schema', ?)`, schemaVersion)
 		return err
 	case err != nil:
 		return err
@@ -113,7 +113,7 @@ func (db *DB) migrate() error {
 
 func (db *DB) checkVersion() error {
 	var v string
-	err := db.sql.QueryRow(`SELECT value FROM meta WHERE key = 'schema'`).Scan(&v)
+	err := db.sql.QueryRow(`SELECT value FROM main.meta WHERE key = 'schema'`).Scan(&v)
 	if err != nil {
 		var se sqlite3.Error
 		if errors.As(err, &se) || errors.Is(err, sql.ErrNoRows) {

@@ -47,11 +47,11 @@ func (db *DB) NewRun(ctx context.Context, inputs []string) (*Writer, error) {
 	}
 	// Sources left incomplete by an interrupted run are removed; their
 	// content is read again when the same input is analysed.
-	if _, err := db.sql.ExecContext(ctx, `DELETE FROM sources WHERE complete = 0`); err != nil {
+	if _, err := db.sql.ExecContext(ctx, `DELETE FROM main.sources WHERE complete = 0`); err != nil {
 		return nil, fmt.Errorf("remove incomplete sources: %w", err)
 	}
 	args, _ := json.Marshal(inputs)
-	res, err := db.sql.ExecContext(ctx, `INSERT INTO runs(started, args) VALUES (?, ?)`, time.Now().UTC().Format(time.RFC3339Nano), string(args))
+	res, err := db.sql.ExecContext(ctx, `INSERT INTO main.runs(started, args) VALUES (?, ?)`, time.Now().UTC().Format(time.RFC3339Nano), string(args))
 	if err != nil {
 		return nil, fmt.Errorf("record run: %w", err)
 	}
@@ -71,13 +71,13 @@ func (w *Writer) begin() error {
 		return err
 	}
 	w.tx = tx
-	w.insEvent, err = tx.PrepareContext(w.ctx, `INSERT INTO events
+	w.insEvent, err = tx.PrepareContext(w.ctx, `INSERT INTO main.events
 		(source_id, line, t, tz, zone, node, kind, bucket, vb, range_id, keyspace, shard, tbl, attrs, text)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
-	w.insBlock, err = tx.PrepareContext(w.ctx, `INSERT INTO blocks (source_id, first_line, lines, t_min, t_max, data) VALUES (?, ?, ?, ?, ?, ?)`)
+	w.insBlock, err = tx.PrepareContext(w.ctx, `INSERT INTO main.blocks (source_id, first_line, lines, t_min, t_max, data) VALUES (?, ?, ?, ?, ?, ?)`)
 	return err
 }
 
@@ -95,7 +95,7 @@ func (w *Writer) Commit() error {
 	}
 	w.insEvent.Close()
 	w.insBlock.Close()
-	if _, err := w.tx.ExecContext(w.ctx, `INSERT INTO meta(key, value) VALUES ('max_block_span', ?)
+	if _, err := w.tx.ExecContext(w.ctx, `INSERT INTO main.meta(key, value) VALUES ('max_block_span', ?)
 		ON CONFLICT(key) DO UPDATE SET value = max(CAST(value AS INTEGER), CAST(excluded.value AS INTEGER))`, w.maxSpan); err != nil {
 		w.Rollback()
 		return fmt.Errorf("commit: %w", describe(err))
@@ -134,7 +134,7 @@ func (w *Writer) Loaded(key string) (forensics.Source, bool, error) {
 	if err != nil || len(srcs) == 0 {
 		return forensics.Source{}, false, err
 	}
-	if _, err := w.tx.ExecContext(w.ctx, `INSERT OR IGNORE INTO run_sources(run_id, source_id) VALUES (?, ?)`, w.run, srcs[0].ID); err != nil {
+	if _, err := w.tx.ExecContext(w.ctx, `INSERT OR IGNORE INTO main.run_sources(run_id, source_id) VALUES (?, ?)`, w.run, srcs[0].ID); err != nil {
 		return forensics.Source{}, false, err
 	}
 	return srcs[0], true, nil
@@ -151,7 +151,7 @@ func (w *Writer) BeginSource(src *forensics.Source) error {
 	if key == "" {
 		key = fmt.Sprintf("pending:%d:%s", time.Now().UnixNano(), src.Path)
 	}
-	res, err := w.insert(`INSERT INTO sources (key, path, node, format, component, loaded_at) VALUES (?, ?, ?, ?, ?, ?)`,
+	res, err := w.insert(`INSERT INTO main.sources (key, path, node, format, component, loaded_at) VALUES (?, ?, ?, ?, ?, ?)`,
 		key, src.Path, src.Node, src.Format, src.Component, time.Now().UTC().Format(time.RFC3339))
 	if err != nil {
 		if isUnique(err) {
@@ -217,19 +217,19 @@ func (w *Writer) EndSource(src *forensics.Source) error {
 	if !src.First.IsZero() {
 		first, last = src.First.UnixNano(), src.Last.UnixNano()
 	}
-	_, err := w.tx.ExecContext(w.ctx, `UPDATE sources SET key = ?, node = ?, bytes = ?, lines = ?, events = ?, plain = ?, skipped = ?, errors = ?,
+	_, err := w.tx.ExecContext(w.ctx, `UPDATE main.sources SET key = ?, node = ?, bytes = ?, lines = ?, events = ?, plain = ?, skipped = ?, errors = ?,
 		first_ns = ?, last_ns = ?, problems = ?, complete = 1 WHERE id = ?`,
 		src.Key, src.Node, src.Bytes, src.Lines, src.Events, src.Plain, src.Skipped, src.Errors, first, last, string(problems), src.ID)
 	if err != nil {
 		if isUnique(err) {
-			if _, derr := w.tx.ExecContext(w.ctx, `DELETE FROM sources WHERE id = ?`, src.ID); derr != nil {
+			if _, derr := w.tx.ExecContext(w.ctx, `DELETE FROM main.sources WHERE id = ?`, src.ID); derr != nil {
 				return derr
 			}
 			return ErrLoaded
 		}
 		return fmt.Errorf("record source %s: %w", src.Path, describe(err))
 	}
-	if _, err := w.tx.ExecContext(w.ctx, `INSERT OR IGNORE INTO run_sources(run_id, source_id) VALUES (?, ?)`, w.run, src.ID); err != nil {
+	if _, err := w.tx.ExecContext(w.ctx, `INSERT OR IGNORE INTO main.run_sources(run_id, source_id) VALUES (?, ?)`, w.run, src.ID); err != nil {
 		return err
 	}
 	return nil
@@ -240,7 +240,7 @@ func (w *Writer) AbortSource(src int64) error {
 	if err := w.begin(); err != nil {
 		return err
 	}
-	_, err := w.tx.ExecContext(w.ctx, `DELETE FROM sources WHERE id = ?`, src)
+	_, err := w.tx.ExecContext(w.ctx, `DELETE FROM main.sources WHERE id = ?`, src)
 	return err
 }
 
@@ -249,7 +249,7 @@ func (w *Writer) SaveFindings(fs []forensics.Finding) error {
 	if err := w.begin(); err != nil {
 		return err
 	}
-	if _, err := w.tx.ExecContext(w.ctx, `DELETE FROM findings WHERE run_id = ?`, w.run); err != nil {
+	if _, err := w.tx.ExecContext(w.ctx, `DELETE FROM main.findings WHERE run_id = ?`, w.run); err != nil {
 		return err
 	}
 	for _, f := range fs {
@@ -257,7 +257,7 @@ func (w *Writer) SaveFindings(fs []forensics.Finding) error {
 		if err != nil {
 			return err
 		}
-		if _, err := w.tx.ExecContext(w.ctx, `INSERT OR REPLACE INTO findings(run_id, id, rule, severity, start_ns, end_ns, body) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		if _, err := w.tx.ExecContext(w.ctx, `INSERT OR REPLACE INTO main.findings(run_id, id, rule, severity, start_ns, end_ns, body) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 			w.run, f.ID, f.Rule, f.Severity.String(), f.Start.UnixNano(), f.End.UnixNano(), string(body)); err != nil {
 			return fmt.Errorf("store finding: %w", describe(err))
 		}

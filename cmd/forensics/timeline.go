@@ -120,6 +120,7 @@ type row struct {
 	Source   string            `json:"source"`
 	Line     int64             `json:"line"`
 	Zone     string            `json:"zone"`
+	Flags    []string          `json:"flags,omitempty"` // backwards (the clock went back), cut (a piece of a longer line), parse-error
 	Kinds    []string          `json:"kinds,omitempty"`
 	Evidence bool              `json:"evidence,omitempty"`
 	Bucket   string            `json:"bucket,omitempty"`
@@ -148,8 +149,12 @@ func runTimelineQuery(cmd *cobra.Command, opts *queryOptions) error {
 			return usageErrorf("--regex: %v", err)
 		}
 	}
-	if opts.window <= 0 {
-		return usageErrorf("--window %s: want a positive duration such as 10s", opts.window)
+	if opts.window < 0 {
+		return usageErrorf("--window %s: want a duration such as 10s", opts.window)
+	}
+	win, err := parseWindow(opts)
+	if err != nil {
+		return err
 	}
 	db, err := store.OpenReadOnly(opts.db)
 	if err != nil {
@@ -166,7 +171,7 @@ func runTimelineQuery(cmd *cobra.Command, opts *queryOptions) error {
 		return out.close()
 	}
 
-	since, until, evidence, err := queryWindow(ctx, db, opts)
+	since, until, evidence, err := win.resolve(ctx, db)
 	if err != nil {
 		return err
 	}
@@ -218,22 +223,62 @@ type evidenceKey struct {
 	line   int64
 }
 
-// queryWindow works out the time window from --around, --at, --since and --until.
-func queryWindow(ctx context.Context, db *store.DB, opts *queryOptions) (since, until time.Time, evidence map[evidenceKey]bool, err error) {
-	var at time.Time
+// window is the time window of a query, from --at, --window, --around,
+// --since and --until. The flags are read before the timeline is opened, so
+// a bad value is a usage error whatever the state of the timeline.
+type window struct {
+	at, since, until   time.Time
+	sinceRel, untilRel *time.Duration // offsets from --at (or the finding's start)
+	width              time.Duration
+	around             string
+}
+
+func parseWindow(opts *queryOptions) (*window, error) {
+	w := &window{width: opts.window, around: opts.around}
+	var err error
 	if opts.at != "" {
-		if at, err = parseTime("--at", opts.at); err != nil {
-			return
+		if w.at, err = parseTime("--at", opts.at); err != nil {
+			return nil, err
 		}
-		since, until = at.Add(-opts.window), at.Add(opts.window)
 	}
-	if opts.around != "" {
-		f, ferr := db.Finding(ctx, opts.around)
-		if ferr != nil {
-			err = &exitError{exitFailed, fmt.Errorf("--around: %w", ferr)}
-			return
+	bound := func(flag, v string) (time.Time, *time.Duration, error) {
+		if v == "" {
+			return time.Time{}, nil, nil
 		}
-		since, until = f.Start.Add(-opts.window), f.End.Add(opts.window)
+		if strings.HasPrefix(v, "-") || strings.HasPrefix(v, "+") {
+			d, err := time.ParseDuration(v)
+			if err != nil {
+				return time.Time{}, nil, usageErrorf("%s %q: want an RFC 3339 time or an offset such as -30s", flag, v)
+			}
+			if w.at.IsZero() && w.around == "" {
+				return time.Time{}, nil, usageErrorf("%s %q is relative: give --at (or --around) too", flag, v)
+			}
+			return time.Time{}, &d, nil
+		}
+		t, err := parseTime(flag, v)
+		return t, nil, err
+	}
+	if w.since, w.sinceRel, err = bound("--since", opts.since); err != nil {
+		return nil, err
+	}
+	if w.until, w.untilRel, err = bound("--until", opts.until); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// resolve fixes the window, reading the finding named by --around.
+func (w *window) resolve(ctx context.Context, db *store.DB) (since, until time.Time, evidence map[evidenceKey]bool, err error) {
+	at := w.at
+	if !at.IsZero() {
+		since, until = at.Add(-w.width), at.Add(w.width)
+	}
+	if w.around != "" {
+		f, ferr := db.Finding(ctx, w.around)
+		if ferr != nil {
+			return since, until, nil, &exitError{exitFailed, fmt.Errorf("--around: %w", ferr)}
+		}
+		since, until = f.Start.Add(-w.width), f.End.Add(w.width)
 		evidence = map[evidenceKey]bool{}
 		for _, e := range f.Evidence {
 			evidence[evidenceKey{e.Source, e.Line}] = true
@@ -242,35 +287,22 @@ func queryWindow(ctx context.Context, db *store.DB, opts *queryOptions) (since, 
 			at = f.Start
 		}
 	}
-	if opts.since != "" {
-		if since, err = parseBound("--since", opts.since, at); err != nil {
-			return
-		}
+	switch {
+	case w.sinceRel != nil:
+		since = at.Add(*w.sinceRel)
+	case !w.since.IsZero():
+		since = w.since
 	}
-	if opts.until != "" {
-		if until, err = parseBound("--until", opts.until, at); err != nil {
-			return
-		}
+	switch {
+	case w.untilRel != nil:
+		until = at.Add(*w.untilRel)
+	case !w.until.IsZero():
+		until = w.until
 	}
 	if !since.IsZero() && !until.IsZero() && !until.After(since) {
 		err = usageErrorf("--until %s is not after --since %s", until.Format(time.RFC3339Nano), since.Format(time.RFC3339Nano))
 	}
-	return
-}
-
-// parseBound reads an RFC 3339 time or an offset (-30s, +2m) from at.
-func parseBound(flag, v string, at time.Time) (time.Time, error) {
-	if strings.HasPrefix(v, "-") || strings.HasPrefix(v, "+") {
-		d, err := time.ParseDuration(v)
-		if err != nil {
-			return time.Time{}, usageErrorf("%s %q: want an RFC 3339 time or an offset such as -30s", flag, v)
-		}
-		if at.IsZero() {
-			return time.Time{}, usageErrorf("%s %q is relative: give --at (or --around) too", flag, v)
-		}
-		return at.Add(d), nil
-	}
-	return parseTime(flag, v)
+	return since, until, evidence, err
 }
 
 func parseTime(flag, v string) (time.Time, error) {
@@ -299,8 +331,9 @@ func parseTZ(v string) (*time.Location, error) {
 
 func formatStamp(st forensics.Stamp, loc *time.Location) string {
 	const layout = "2006-01-02T15:04:05.000000Z07:00"
-	if loc == tzOriginal {
-		return st.Local().Format(layout)
+	if loc == tzOriginal && st.Zone == forensics.ZoneLogged {
+		// As logged: a node logging in +00:00 wrote +00:00, not Z.
+		return st.Local().Format("2006-01-02T15:04:05.000000-07:00")
 	}
 	return st.Time.In(loc).Format(layout)
 }
@@ -312,6 +345,15 @@ func lineRow(l *store.Line, loc *time.Location) row {
 	}
 	for _, k := range l.Kinds {
 		r.Kinds = append(r.Kinds, string(k))
+	}
+	if l.Flags.Backwards {
+		r.Flags = append(r.Flags, "backwards")
+	}
+	if l.Flags.Cut {
+		r.Flags = append(r.Flags, "cut")
+	}
+	if l.Flags.Error {
+		r.Flags = append(r.Flags, "parse-error")
 	}
 	return r
 }
@@ -383,14 +425,17 @@ func (rw *rowWriter) write(r *row) error {
 		return err
 	case "csv":
 		if rw.n == 1 {
-			rw.csv.Write([]string{"time", "node", "source", "line", "zone", "kinds", "evidence", "text"})
+			rw.csv.Write([]string{"time", "node", "source", "line", "zone", "flags", "kinds", "evidence", "text"})
 		}
 		return rw.csv.Write([]string{r.Time, r.Node, r.Source, strconv.FormatInt(r.Line, 10), r.Zone,
-			strings.Join(r.Kinds, " "), strconv.FormatBool(r.Evidence), r.Text})
+			strings.Join(r.Flags, " "), strings.Join(r.Kinds, " "), strconv.FormatBool(r.Evidence), r.Text})
 	}
 	mark := " "
-	if r.Evidence {
+	switch {
+	case r.Evidence:
 		mark = "*"
+	case len(r.Flags) > 0 && r.Flags[0] == "backwards":
+		mark = "<" // the clock went back: kept in file order
 	}
 	kinds := strings.Join(r.Kinds, ",")
 	if kinds == "" {

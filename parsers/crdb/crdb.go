@@ -1,0 +1,61 @@
+// Package crdb reads CockroachDB's evidence of how requests were routed:
+// node logs in every text and JSON format, saved /debug/requests pages and
+// the traces of statement diagnostics bundles.
+//
+// The events are DistSender's: the batches it sends, the RPCs, each
+// NotLeaseHolderError it gets back (one distsender.nlhe per redirect), the
+// retries on the next replica and the backoffs, and the leases replicas
+// apply; plus the starts of traces and spans that group them. Every format
+// reads the same messages into the same kinds and attributes, so a rule does
+// not care where a redirect was seen. Every other line is a plain line.
+//
+// ParseNLHE reads NotLeaseHolderError texts of every version, and
+// CompareLeases tells which of two leases is newer.
+package crdb
+
+import "forensics"
+
+// LogFormat reads node logs in the text formats: the legacy format of
+// v1.x–v20.1, crdb-v1 (v20.2, and every log in a debug zip) and crdb-v2
+// (v21.1+), including sink headers and multi-line entries. Times are UTC.
+var LogFormat = forensics.Format{
+	Name:      "crdb-log",
+	Component: "cockroach",
+	Detect:    detectLog,
+	New:       newLogParser,
+	Kinds:     docs(distSenderKinds...),
+}
+
+// JSONLogFormat reads node logs in the JSON formats (json, json-compact,
+// json-fluent, json-fluent-compact; v21.1+). Times are UTC.
+var JSONLogFormat = forensics.Format{
+	Name:      "crdb-json",
+	Component: "cockroach",
+	Detect:    detectJSONLog,
+	New:       newJSONParser,
+	Kinds:     docs(distSenderKinds...),
+}
+
+// RequestsFormat reads a saved /debug/requests page, as HTML or as text
+// copied from a browser. Times are the server's local time, read as UTC
+// (ZoneAssumed). A trace listed in several latency buckets is read once.
+var RequestsFormat = forensics.Format{
+	Name:      "crdb-requests",
+	Component: "cockroach",
+	Detect:    detectRequests,
+	New:       newRequestsParser,
+	Kinds:     docs(append([]forensics.Kind{KindTraceStart, KindTraceDiscarded}, distSenderKinds...)...),
+}
+
+// TraceFormat reads the traces of a statement diagnostics bundle:
+// trace.txt, trace.json and trace-jaeger.json.
+var TraceFormat = forensics.Format{
+	Name:      "crdb-trace",
+	Component: "cockroach",
+	Detect:    detectTrace,
+	New:       newTraceParser,
+	Kinds:     docs(append([]forensics.Kind{KindTraceStart}, distSenderKinds...)...),
+}
+
+// Formats is every format of this package.
+var Formats = []forensics.Format{LogFormat, JSONLogFormat, RequestsFormat, TraceFormat}

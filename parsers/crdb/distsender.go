@@ -1,0 +1,346 @@
+package crdb
+
+import (
+	"bytes"
+
+	"forensics"
+)
+
+// Kinds of events. The distsender kinds come from the messages DistSender
+// (pkg/kv/dist_sender.go, later pkg/kv/kvclient/kvcoord/dist_sender.go), its
+// transport and node dialer log with VEventf, which reach traces always and
+// logs only with --vmodule=dist_sender=2; they are the same in every format.
+const (
+	KindNLHE           forensics.Kind = "distsender.nlhe"
+	KindNextPeer       forensics.Kind = "distsender.next_peer"
+	KindSend           forensics.Kind = "distsender.send"
+	KindRPC            forensics.Kind = "distsender.rpc"
+	KindBackoff        forensics.Kind = "distsender.backoff"
+	KindNewLease       forensics.Kind = "distsender.new_lease"
+	KindTraceStart     forensics.Kind = "trace.start"
+	KindTraceDiscarded forensics.Kind = "trace.discarded"
+)
+
+var kindDocs = map[forensics.Kind]string{
+	KindNLHE:           "DistSender got a NotLeaseHolderError from a replica: one redirect (application error: [NotLeaseHolderError] …); range, refusing replica, the lease it reported",
+	KindNextPeer:       "DistSender retries the batch on the next replica after an error (…trying next peer); next is the replica tried",
+	KindSend:           "DistSender starts sending a batch to a range (rN: sending batch … to replica)",
+	KindRPC:            "DistSender's transport sends one RPC to a node (sending request to host:port | local server | local client)",
+	KindBackoff:        "DistSender backs off because a NotLeaseHolderError named a lease it had already seen (backing off due to NotLeaseHolderErr …)",
+	KindNewLease:       "a replica applied a new range lease (new range lease … following …)",
+	KindTraceStart:     "a trace or span begins (/debug/requests trace header, trace.txt === operation:, Jaeger span); trace groups its events",
+	KindTraceDiscarded: "a full /debug/requests trace dropped events ((N events discarded))",
+}
+
+func docs(kinds ...forensics.Kind) []forensics.KindDoc {
+	out := make([]forensics.KindDoc, len(kinds))
+	for i, k := range kinds {
+		out[i] = forensics.KindDoc{Kind: k, Doc: kindDocs[k]}
+	}
+	return out
+}
+
+var distSenderKinds = []forensics.Kind{KindNLHE, KindNextPeer, KindSend, KindRPC, KindBackoff, KindNewLease}
+
+// template is the DistSender message a text may be.
+type template uint8
+
+const (
+	tmplNone     template = iota
+	tmplNLHE              // application error: %s (every version)
+	tmplSend              // r%d: sending batch %s to %s (v1.1+)
+	tmplSendOld           // sending batch %s to r%d (v1.0), … to range %d (earlier)
+	tmplRPC               // sending request to %s
+	tmplNextPeer          // error: %v; trying next peer %s, … and the other versions
+	tmplBackoff           // backing off due to NotLeaseHolderErr …
+	tmplNewLease          // new range lease %s following %s
+)
+
+// candidate tells which template msg may be. It is the cheap test run on
+// every message: prefix checks only, no allocation.
+func candidate(msg []byte) template {
+	if len(msg) < 14 {
+		return tmplNone
+	}
+	switch msg[0] {
+	case 'a':
+		if hasPrefix(msg, "application error: ") && bytes.Contains(msg, []byte(nlheMarker)) {
+			return tmplNLHE
+		}
+	case 'r':
+		if d := digits(msg[1:]); d > 0 && hasPrefix(msg[1+d:], ": sending batch ") {
+			return tmplSend
+		}
+	case 's':
+		if hasPrefix(msg, "sending batch ") {
+			return tmplSendOld
+		}
+		if hasPrefix(msg, "sending request to ") {
+			return tmplRPC
+		}
+	case 'e':
+		// v2.0: "error: %v; trying next peer %s"; v2.1–v20.1: "error: %v %v;
+		// trying next peer %s"; v1.1: "error, trying next peer"; earlier:
+		// "error, trying next peer: %s".
+		if hasPrefix(msg, "error, trying next peer") ||
+			hasPrefix(msg, "error: ") && bytes.Contains(msg, []byte("; trying next peer")) {
+			return tmplNextPeer
+		}
+	case 't':
+		if hasPrefix(msg, "trying next peer ") { // v20.2+
+			return tmplNextPeer
+		}
+	case 'b':
+		if hasPrefix(msg, "backing off due to NotLeaseHolderErr") {
+			return tmplBackoff
+		}
+	case 'n':
+		if hasPrefix(msg, "new range lease ") {
+			return tmplNewLease
+		}
+	}
+	return tmplNone
+}
+
+func hasPrefix(b []byte, p string) bool {
+	return len(b) >= len(p) && string(b[:len(p)]) == p
+}
+
+// message is one logged message that may be a DistSender event, with what
+// its format knows around it.
+type message struct {
+	n     int64
+	stamp forensics.Stamp
+	text  []byte // the line or entry as logged
+	tags  []byte // the logging tags, without brackets; nil when none
+	msg   []byte // the message after the tags
+	trace string // the trace or span it belongs to; "" derives one from the tags
+	node  string // the node when the tags name none
+	extra []forensics.Attr
+}
+
+// sender turns DistSender messages into events. Each parser has one.
+type sender struct {
+	ev  forensics.Event
+	buf []byte
+	// lastRange remembers the range each trace last sent to, for the
+	// backoff lines, which do not name it.
+	lastRange map[string]int64
+	// The tags of a request repeat on each of its lines.
+	tags, node, client, txn cached
+	// origin is the node the source belongs to (a debug zip's
+	// debug/nodes/N), for messages whose tags name none.
+	origin string
+	// strs interns attribute values: a redirect loop repeats its replicas
+	// and leases on every hop.
+	strs map[string]string
+}
+
+const maxStrs = 4096
+
+// str returns b as a string, the same string for the same bytes.
+func (s *sender) str(b []byte) string {
+	if v, ok := s.strs[string(b)]; ok {
+		return v
+	}
+	v := string(b)
+	if s.strs == nil || len(s.strs) >= maxStrs {
+		s.strs = make(map[string]string)
+	}
+	s.strs[v] = v
+	return v
+}
+
+// cached is the string of the last bytes it was asked for.
+type cached struct {
+	raw []byte
+	str string
+	set bool
+}
+
+// get returns b without redaction markers, as a string.
+func (c *cached) get(b []byte) string {
+	if !c.set || !bytes.Equal(c.raw, b) {
+		c.raw = append(c.raw[:0], b...)
+		c.str = unmarked(b)
+		c.set = true
+	}
+	return c.str
+}
+
+const maxTraces = 4096
+
+// handle emits the event for m, of template t, and reports whether it did.
+func (s *sender) handle(t template, m *message, emit forensics.Emit) bool {
+	ev := &s.ev
+	ev.Reset()
+	tags := readTags(m.tags)
+	trace := m.trace
+	if trace == "" && len(m.tags) > 0 && string(m.tags) != "-" { // crdb-v2 writes [-] for no tags
+		trace = s.tags.get(m.tags)
+	}
+	s.buf = stripMarkers(s.buf[:0], m.msg)
+	msg := s.buf
+	gateway := m.node
+	if gateway == "" {
+		gateway = s.origin
+	}
+	if tags.node != nil {
+		gateway = s.node.get(tags.node)
+	}
+
+	switch t {
+	case tmplNLHE:
+		e, ok := parseNLHE(m.msg, s.str)
+		if !ok {
+			return false
+		}
+		ev.Kind = KindNLHE
+		ev.Range = e.RangeID
+		setNLHE(ev, e)
+	case tmplSend:
+		d := digits(msg[1:])
+		rest := msg[1+d+len(": sending batch "):]
+		to := bytes.LastIndex(rest, []byte(" to "))
+		if to < 0 {
+			return false
+		}
+		ev.Kind = KindSend
+		ev.Range = atoi(msg[1 : 1+d])
+		ev.Set("replica", s.str(rest[to+len(" to "):]))
+		ev.Set("batch", s.str(rest[:to]))
+	case tmplSendOld:
+		rest := msg[len("sending batch "):]
+		to := bytes.LastIndex(rest, []byte(" to "))
+		if to < 0 {
+			return false
+		}
+		r := rest[to+len(" to "):]
+		switch {
+		case hasPrefix(r, "range "):
+			r = r[len("range "):]
+		case hasPrefix(r, "r"):
+			r = r[1:]
+		default:
+			return false
+		}
+		if d := digits(r); d == 0 || d != len(r) {
+			return false
+		}
+		ev.Kind = KindSend
+		ev.Range = atoi(r)
+		ev.Set("batch", s.str(rest[:to]))
+	case tmplRPC:
+		ev.Kind = KindRPC
+		ev.Set("target", s.str(msg[len("sending request to "):]))
+	case tmplNextPeer:
+		ev.Kind = KindNextPeer
+		if i := bytes.LastIndex(msg, []byte("trying next peer ")); i >= 0 {
+			ev.Set("next", s.str(bytes.TrimSpace(msg[i+len("trying next peer "):])))
+		}
+		if e, ok := parseNLHE(msg, s.str); ok {
+			ev.Range = e.RangeID
+			ev.Set("nlhe", "true")
+		} else {
+			// v20.2+ logs the error on a line of its own before.
+			ev.Range = s.lastRange[trace]
+		}
+	case tmplBackoff:
+		ev.Kind = KindBackoff
+		rest := bytes.TrimSpace(msg[len("backing off due to NotLeaseHolderErr"):])
+		switch {
+		case hasPrefix(rest, "with "):
+			ev.Set("reason", string(rest[len("with "):]))
+		case hasPrefix(rest, "at LeaseSequence "):
+			// v19.1–v20.1: "at LeaseSequence %d <= %d".
+			r := rest[len("at LeaseSequence "):]
+			if d := digits(r); d > 0 {
+				ev.Set("lease_seq", string(r[:d]))
+				r = r[d:]
+			}
+			if r, ok := bytes.CutPrefix(r, []byte(" <= ")); ok && digits(r) > 0 {
+				ev.Set("max_seen_seq", string(r[:digits(r)]))
+			}
+			ev.Set("reason", "lease sequence already seen")
+		}
+		ev.Range = s.lastRange[trace]
+	case tmplNewLease:
+		rest := msg[len("new range lease "):]
+		l, ok := parseLease(rest, s.str)
+		if !ok {
+			return false
+		}
+		ev.Kind = KindNewLease
+		ev.Range = tags.rng
+		setLease(ev, &leaseKeys, l)
+		if i := bytes.Index(rest, []byte(" following ")); i >= 0 {
+			if prev, ok := parseLease(rest[i+len(" following "):], s.str); ok {
+				setLease(ev, &prevLeaseKeys, prev)
+			}
+		}
+	default:
+		return false
+	}
+
+	if trace != "" {
+		ev.Set("trace", trace)
+	}
+	if gateway != "" && t != tmplNewLease {
+		ev.Set("gateway", gateway)
+	}
+	if tags.client != nil {
+		ev.Set("client", s.client.get(tags.client))
+	}
+	if tags.txn != nil {
+		ev.Set("txn", s.txn.get(tags.txn))
+	}
+	ev.Attrs = append(ev.Attrs, m.extra...)
+	ev.Node = gateway
+	ev.Stamp = m.stamp
+	ev.Line = m.n
+	ev.Text = string(m.text)
+	if ev.Range != 0 && trace != "" && t != tmplNewLease {
+		s.remember(trace, ev.Range)
+	}
+	emit(ev)
+	return true
+}
+
+func (s *sender) remember(trace string, rng int64) {
+	if s.lastRange == nil || len(s.lastRange) >= maxTraces {
+		s.lastRange = make(map[string]int64)
+	}
+	s.lastRange[trace] = rng
+}
+
+// setNLHE adds the attributes of a NotLeaseHolderError.
+func setNLHE(ev *forensics.Event, e NLHE) {
+	if e.Replica != "" {
+		ev.Set("replica", e.Replica)
+	}
+	if target := e.Target(); target != "" {
+		ev.Set("lease_replica", target)
+	}
+	setLease(ev, &leaseKeys, e.Lease)
+	if e.Reason != "" {
+		ev.Set("reason", e.Reason)
+	}
+	if e.HolderUnknown {
+		ev.Set("holder_unknown", "true")
+	}
+}
+
+// Attribute keys of a lease's fields, for the lease and the one it follows.
+var (
+	leaseKeys     = [...]string{"lease_replica", "lease_seq", "lease_start", "lease_epoch", "lease_exp", "lease_min_exp", "lease_term", "lease_pro", "lease_acq"}
+	prevLeaseKeys = [...]string{"prev_lease_replica", "prev_lease_seq", "prev_lease_start", "prev_lease_epoch", "prev_lease_exp", "prev_lease_min_exp", "prev_lease_term", "prev_lease_pro", "prev_lease_acq"}
+)
+
+// setLease adds a lease's fields under keys ("lease_seq", "lease_start", …).
+func setLease(ev *forensics.Event, keys *[9]string, l Lease) {
+	for i, v := range [...]string{l.Replica, l.Seq, l.Start, l.Epoch, l.Expiration, l.MinExpiration, l.Term, l.Proposed, l.Acquisition} {
+		if v != "" {
+			ev.Set(keys[i], v)
+		}
+	}
+}

@@ -1,0 +1,107 @@
+// Package vitess reads what operators save when a Vitess MoveTables goes
+// wrong: the topology documents printed by vtctldclient (routing rules, shard
+// records with their tablet controls, keyspaces, SrvKeyspaces, SrvVSchemas,
+// workflows and their traffic state), and the glog logs of vtctld, where
+// SwitchTraffic and ReverseTraffic log their steps (vttablet logs, in the same
+// grammar, add the tablets' side of the denied tables).
+//
+// A topology document becomes one event whose attribute "doc" holds the
+// document in a normalised JSON shape (see RoutingRules, Shard, Workflow, …);
+// rules read it back with the Decode functions. Log lines become events for
+// the traffic-switch steps, their failures and the cancel that follows.
+package vitess
+
+import "forensics"
+
+// Kinds of the topology documents.
+const (
+	KindRoutingRules      forensics.Kind = "vitess.routing_rules"
+	KindShardRoutingRules forensics.Kind = "vitess.shard_routing_rules"
+	KindKeyspaces         forensics.Kind = "vitess.keyspaces"
+	KindShard             forensics.Kind = "vitess.shard"
+	KindSrvKeyspace       forensics.Kind = "vitess.srv_keyspace"
+	KindSrvVSchema        forensics.Kind = "vitess.srv_vschema"
+	KindWorkflow          forensics.Kind = "vitess.workflow"
+	KindWorkflowStatus    forensics.Kind = "vitess.workflow_status"
+	KindSwitchResult      forensics.Kind = "vitess.switch_result"
+)
+
+// Kinds of the vtctld (and vttablet) log.
+const (
+	KindSwitchStart      forensics.Kind = "vtctld.switch_start"
+	KindStopStreams      forensics.Kind = "vtctld.stop_streams"
+	KindStopSourceWrites forensics.Kind = "vtctld.stop_source_writes"
+	KindLockTables       forensics.Kind = "vtctld.lock_tables"
+	KindLockTablesFailed forensics.Kind = "vtctld.lock_tables_failed"
+	KindWaitCatchup      forensics.Kind = "vtctld.wait_catchup"
+	KindCreateReverse    forensics.Kind = "vtctld.create_reverse"
+	KindCreateJournal    forensics.Kind = "vtctld.create_journal"
+	KindRoutingChanged   forensics.Kind = "vtctld.routing_changed"
+	KindFreeze           forensics.Kind = "vtctld.freeze"
+	KindSwitchDone       forensics.Kind = "vtctld.switch_done"
+	KindSwitchFailed     forensics.Kind = "vtctld.switch_failed"
+	KindCancelStart      forensics.Kind = "vtctld.cancel_start"
+	KindCancelStep       forensics.Kind = "vtctld.cancel_step"
+	KindCancelDone       forensics.Kind = "vtctld.cancel_done"
+	KindCancelFailed     forensics.Kind = "vtctld.cancel_failed"
+	KindContextError     forensics.Kind = "vtctld.context_error"
+	KindDeniedTables     forensics.Kind = "vtctld.denied_tables"
+)
+
+// SnapshotFormat reads the JSON documents vtctldclient prints (GetRoutingRules,
+// GetShardRoutingRules, GetKeyspaces, GetKeyspace, GetShard,
+// FindAllShardsInKeyspace, GetSrvKeyspaces, GetSrvVSchema(s), GetWorkflows,
+// Workflow show, MoveTables status --format=json, SwitchTraffic
+// --format=json) and the text that SwitchTraffic, ReverseTraffic and
+// MoveTables status print, however the files are named. A file may hold
+// several documents, and the command lines that printed them.
+var SnapshotFormat = forensics.Format{
+	Name:      "vitess-topo",
+	Component: "topo",
+	Detect:    detectSnapshot,
+	New:       newSnapshot,
+	Kinds: []forensics.KindDoc{
+		{Kind: KindRoutingRules, Doc: "the table routing rules (GetRoutingRules); doc is a vitess.RoutingRules"},
+		{Kind: KindShardRoutingRules, Doc: "the shard routing rules of partial MoveTables (GetShardRoutingRules); doc is a vitess.ShardRoutingRules"},
+		{Kind: KindKeyspaces, Doc: "the keyspaces (GetKeyspaces, GetKeyspace); doc is a vitess.Keyspaces"},
+		{Kind: KindShard, Doc: "a shard record with its tablet controls and denied tables (GetShard); doc is a vitess.Shard"},
+		{Kind: KindSrvKeyspace, Doc: "the serving graph of a keyspace per cell (GetSrvKeyspaces); doc is a vitess.SrvKeyspaces"},
+		{Kind: KindSrvVSchema, Doc: "the serving VSchema per cell, with the routing rules vtgate uses (GetSrvVSchema); doc is a vitess.SrvVSchemas"},
+		{Kind: KindWorkflow, Doc: "a VReplication workflow with its streams and the target shards' tablet controls (Workflow show); doc is a vitess.Workflow"},
+		{Kind: KindWorkflowStatus, Doc: "a workflow's traffic state and streams (MoveTables status); doc is a vitess.WorkflowStatus"},
+		{Kind: KindSwitchResult, Doc: "the result SwitchTraffic or ReverseTraffic printed, with the start and current state; doc is a vitess.SwitchResult"},
+	},
+}
+
+// VtctldLogFormat reads glog files of vtctld (and of vttablet and vtgate,
+// which log in the same grammar). Lines have no year and no zone: the year
+// comes from the "Log file created at:" header, else from the file's
+// modification time, else from the current date (a date that would lie more
+// than two days after that time is taken to be from the year before); the
+// time is read as UTC and marked as assumed.
+var VtctldLogFormat = forensics.Format{
+	Name:      "vtctld",
+	Component: "vtctld",
+	Detect:    detectGlog,
+	New:       newVtctld,
+	Kinds: []forensics.KindDoc{
+		{Kind: KindSwitchStart, Doc: "a SwitchTraffic/ReverseTraffic step began: a keyspace or workflow lock for the switch, reads switching, or writes switching (journals checked)"},
+		{Kind: KindStopStreams, Doc: "writes switching: stopping the workflow streams"},
+		{Kind: KindStopSourceWrites, Doc: "writes switching: stopping writes on the source (denied tables added on the source, removed on the target)"},
+		{Kind: KindLockTables, Doc: "writes switching: LOCK TABLES on the source primaries"},
+		{Kind: KindLockTablesFailed, Doc: "writes switching: LOCK TABLES on the source failed; the switch is being cancelled"},
+		{Kind: KindWaitCatchup, Doc: "writes switching: waiting for the streams to catch up"},
+		{Kind: KindCreateReverse, Doc: "writes switching: creating the reverse streams"},
+		{Kind: KindCreateJournal, Doc: "writes switching: creating the journal, the point of no return"},
+		{Kind: KindRoutingChanged, Doc: "writes switching: routing rules changed to point at the new keyspace"},
+		{Kind: KindFreeze, Doc: "writes switching: the workflow's streams marked FROZEN"},
+		{Kind: KindSwitchDone, Doc: "a switch of reads, writes or all traffic completed"},
+		{Kind: KindSwitchFailed, Doc: "a step of a traffic switch failed (error has the cause)"},
+		{Kind: KindCancelStart, Doc: "the cancel of a failed writes switch began"},
+		{Kind: KindCancelStep, Doc: "a step of the cancel of a failed writes switch"},
+		{Kind: KindCancelDone, Doc: "the cancel of a failed writes switch finished"},
+		{Kind: KindCancelFailed, Doc: "a step of the cancel failed: denied tables or streams may be left as the failed switch set them"},
+		{Kind: KindContextError, Doc: "a log entry carrying context deadline exceeded or context canceled"},
+		{Kind: KindDeniedTables, Doc: "a tablet applied or enforced denied tables, or changing them failed"},
+	},
+}

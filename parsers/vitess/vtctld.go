@@ -1,0 +1,712 @@
+package vitess
+
+import (
+	"bytes"
+	"strings"
+
+	"forensics"
+)
+
+// maxEntry bounds the bytes of one log entry (a header line and its
+// continuation lines) kept for an event; the lines stay on the timeline.
+const maxEntry = 64 << 10
+
+type vtctldParser struct {
+	clock yearClock
+	ent   logEntry
+	ev    forensics.Event
+}
+
+// logEntry is the entry being read. Its buffer is reused from entry to
+// entry, so a line that makes no event costs a copy and no allocation.
+type logEntry struct {
+	open   bool
+	full   bool // a line did not fit: the entry's text ends before it
+	n      int64
+	stamp  forensics.Stamp
+	level  byte
+	caller [2]int // offsets of file:line in buf
+	msg    int    // offset of the message in buf
+	buf    []byte // the header line and the continuation lines, joined by '\n'
+}
+
+func newVtctld(o forensics.Origin) forensics.Parser {
+	return &vtctldParser{clock: yearClock{ref: o.ModTime.UTC()}}
+}
+
+func (p *vtctldParser) Line(n int64, text []byte, emit forensics.Emit) (forensics.Stamp, error) {
+	h, st, err := parseGlog(text)
+	switch st {
+	case notHeader:
+		if t, ok := parseCreated(text); ok {
+			p.flush(emit)
+			p.clock.created(t)
+			return glogStamp(t), nil
+		}
+		if e := &p.ent; e.open && !e.full {
+			if len(e.buf)+len(text) < maxEntry {
+				e.buf = append(e.buf, '\n')
+				e.buf = append(e.buf, text...)
+			} else {
+				e.full = true
+			}
+		}
+		return forensics.Stamp{}, nil
+	case badHeader:
+		p.flush(emit)
+		return forensics.Stamp{}, err
+	}
+	p.flush(emit)
+	stamp := glogStamp(p.clock.at(&h))
+	e := &p.ent
+	e.open, e.full = true, false
+	e.n = n
+	e.stamp = stamp
+	e.level = h.level
+	e.buf = append(e.buf[:0], text[:min(len(text), maxEntry)]...)
+	e.caller = h.caller
+	if e.caller[1] > len(e.buf) {
+		e.caller = [2]int{}
+	}
+	e.msg = min(h.msg, len(e.buf))
+	return stamp, nil
+}
+
+func (p *vtctldParser) End(emit forensics.Emit) error {
+	p.flush(emit)
+	return nil
+}
+
+// step is what an entry says, once classified.
+type step struct {
+	kind     forensics.Kind
+	name     string // the attr step
+	keyspace string
+	shard    string
+	workflow string
+	tables   []string
+	err      string
+	attrs    []forensics.Attr
+}
+
+// flush turns the finished entry into its events.
+func (p *vtctldParser) flush(emit forensics.Emit) {
+	e := &p.ent
+	if !e.open {
+		return
+	}
+	e.open = false
+	msg := e.buf[e.msg:]
+	first := msg
+	if i := bytes.IndexByte(msg, '\n'); i >= 0 {
+		first = msg[:i]
+	}
+	var steps [3]step
+	k := 0
+	if s, ok := classify(first, msg, e.level); ok {
+		steps[k] = s
+		k++
+	}
+	if ctx := contextError(msg); ctx != "" {
+		s := step{kind: KindContextError, err: ctx}
+		if k > 0 {
+			s.name = steps[0].name
+			s.keyspace, s.shard, s.workflow = steps[0].keyspace, steps[0].shard, steps[0].workflow
+		}
+		steps[k] = s
+		k++
+	}
+	if k < 3 && (k == 0 || steps[0].kind != KindDeniedTables) {
+		if s, ok := deniedQuery(msg); ok {
+			steps[k] = s
+			k++
+		}
+	}
+	if k == 0 {
+		return
+	}
+	text := string(e.buf)
+	for _, s := range steps[:k] {
+		ev := &p.ev
+		ev.Reset()
+		ev.Stamp = e.stamp
+		ev.Line = e.n
+		ev.Kind = s.kind
+		ev.Text = text
+		ev.Keyspace, ev.Shard = s.keyspace, s.shard
+		if len(s.tables) == 1 {
+			ev.Table = s.tables[0]
+		}
+		ev.Set("level", string(e.level))
+		set(ev, "caller", string(e.buf[e.caller[0]:e.caller[1]]))
+		set(ev, "step", s.name)
+		set(ev, "keyspace", s.keyspace)
+		set(ev, "shard", s.shard)
+		set(ev, "workflow", s.workflow)
+		set(ev, "tables", strings.Join(s.tables, ","))
+		set(ev, "error", s.err)
+		for _, a := range s.attrs {
+			set(ev, a.Key, a.Value)
+		}
+		emit(ev)
+	}
+}
+
+// classify reads the message of an entry: first is its first line, msg all
+// of it. The templates and the files that log them are listed with each
+// case; the wording is matched as every release from v18 to v23 logs it.
+func classify(first, msg []byte, level byte) (step, bool) {
+	if len(first) == 0 {
+		return step{}, false
+	}
+	switch first[0] {
+	case 'A':
+		// traffic_switcher.go changeWriteRoute: "Added routing: %v %v" (table,
+		// source keyspace.table, both now routed to the target) and, for
+		// partial MoveTables, "Added shard routing: %v:%v".
+		if rest, ok := cut(first, "Added routing: "); ok {
+			table, from, _ := strings.Cut(rest, " ")
+			ks, _, _ := strings.Cut(from, ".")
+			return step{kind: KindRoutingChanged, name: "added_routing", keyspace: ks, tables: list(table)}, true
+		}
+		if rest, ok := cut(first, "Added shard routing: "); ok {
+			ks, shard, _ := strings.Cut(rest, ":")
+			return step{kind: KindRoutingChanged, name: "added_shard_routing", keyspace: ks, shard: shard}, true
+		}
+	case 'B':
+		// vttablet tm_state.go applyDenyList, before Vitess 12: "Blacklisting tables %v".
+		if rest, ok := cut(first, "Blacklisting tables "); ok {
+			return step{kind: KindDeniedTables, name: "deny", tables: splitTables(rest)}, true
+		}
+	case 'C':
+		if hasPrefix(first, "Cancel migration failed") {
+			return cancelFailed(first, msg), true
+		}
+		// server.go switchWrites: "Creating reverse streams".
+		if hasPrefix(first, "Creating reverse streams") {
+			return step{kind: KindCreateReverse, name: "create_reverse"}, true
+		}
+		// traffic_switcher.go createJournals: "Creating journal: %v" (and
+		// "Creating journal %v" from log.Infof in older releases); server.go
+		// v23: "Creating journals for workflow %s.%s".
+		if rest, ok := cut(first, "Creating journals for workflow "); ok {
+			ks, wf := ksDotName(rest)
+			return step{kind: KindCreateJournal, name: "create_journal", keyspace: ks, workflow: wf}, true
+		}
+		if hasPrefix(first, "Creating journal ") || hasPrefix(first, "Creating journal:") {
+			return step{kind: KindCreateJournal, name: "create_journal"}, true
+		}
+		// vttablet tm_state.go: "Cannot update denied tables rule: %v".
+		if rest, ok := cut(first, "Cannot update denied tables rule: "); ok {
+			return step{kind: KindDeniedTables, name: "update_failed", err: rest + continuation(msg)}, true
+		}
+	case 'D':
+		// traffic_switcher.go changeWriteRoute: "Deleted routing: %s" (target
+		// keyspace.table) and "Deleted shard routing: %v:%v".
+		if rest, ok := cut(first, "Deleted routing: "); ok {
+			ks, table := ksDotName(rest)
+			return step{kind: KindRoutingChanged, name: "deleted_routing", keyspace: ks, tables: list(table)}, true
+		}
+		if rest, ok := cut(first, "Deleted shard routing: "); ok {
+			ks, shard, _ := strings.Cut(rest, ":")
+			return step{kind: KindRoutingChanged, name: "deleted_shard_routing", keyspace: ks, shard: shard}, true
+		}
+		// vttablet tm_state.go applyDenyList: "Denying tables %v" (joined by ", ").
+		if rest, ok := cut(first, "Denying tables "); ok {
+			return step{kind: KindDeniedTables, name: "deny", tables: splitTables(rest)}, true
+		}
+	case 'E':
+		// server.go switchWrites: "Executing LOCK TABLES on source tables %d times".
+		if rest, ok := cut(first, "Executing LOCK TABLES on source tables "); ok {
+			n, _, _ := strings.Cut(rest, " ")
+			return step{kind: KindLockTables, name: "lock_tables", attrs: []forensics.Attr{{Key: "cycles", Value: n}}}, true
+		}
+		// traffic_switcher.go executeLockTablesOnSource: "Error executing %s on
+		// source tablet %v: %v", the statement being LOCK TABLES `t1` READ,….
+		if rest, ok := cut(first, "Error executing LOCK TABLES "); ok {
+			stmt, tail, _ := strings.Cut(rest, " on source tablet ")
+			return step{kind: KindLockTablesFailed, name: "execute", tables: lockedTables(stmt),
+				keyspace: protoField(tail, "keyspace"), shard: protoField(tail, "shard"), err: tabletError(tail) + continuation(msg)}, true
+		}
+		// traffic_switcher.go stopSourceWrites and switchDeniedTables.
+		if rest, ok := cut(first, "Error stopping writes on migration sources: "); ok {
+			return step{kind: KindSwitchFailed, name: "stop_source_writes", err: rest + continuation(msg)}, true
+		}
+		if rest, ok := cut(first, "Error in switchDeniedTables: "); ok {
+			return step{kind: KindSwitchFailed, name: "switch_denied_tables", err: rest + continuation(msg)}, true
+		}
+	case 'I':
+		// traffic_switcher.go cancelMigration, Dec 2024 to Feb 2025 (#17340):
+		// "In Cancel migration: original context invalid: %s".
+		if rest, ok := cut(first, "In Cancel migration: original context invalid: "); ok {
+			return step{kind: KindCancelStart, name: "context_invalid", err: rest}, true
+		}
+	case 'J':
+		// server.go switchWrites, resuming after the journal was written.
+		if hasPrefix(first, "Journals were found. Completing the left over steps.") {
+			return step{kind: KindSwitchStart, name: "resume_writes"}, true
+		}
+	case 'L':
+		// topo/locks.go: "Locking keyspace %v for action %v" (≤ v19) and
+		// "Locking %s %s for action %s with options: %+v" (v20+, type
+		// keyspace or named); the switch locks the keyspaces for
+		// SwitchReads/SwitchWrites and, since v21, the workflow as
+		// "<keyspace>/<workflow>" for WorkflowSwitchTraffic.
+		if hasPrefix(first, "Locking keyspace ") {
+			if !switchAction(first, "SwitchReads", "SwitchWrites") {
+				return step{}, false
+			}
+			rest, _ := cut(first, "Locking keyspace ")
+			ks, action := lockTarget(rest)
+			return step{kind: KindSwitchStart, name: "lock_keyspace", keyspace: ks, attrs: []forensics.Attr{{Key: "action", Value: action}}}, true
+		}
+		if hasPrefix(first, "Locking named ") {
+			if !switchAction(first, "WorkflowSwitchTraffic") {
+				return step{}, false
+			}
+			rest, _ := cut(first, "Locking named ")
+			name, action := lockTarget(rest)
+			ks, wf, _ := strings.Cut(name, "/")
+			return step{kind: KindSwitchStart, name: "lock_workflow", keyspace: ks, workflow: wf, attrs: []forensics.Attr{{Key: "action", Value: action}}}, true
+		}
+		// traffic_switcher.go executeLockTablesOnSource: "Locking (and then
+		// immediately unlocking) the following tables on source keyspace %v: %v".
+		if rest, ok := cut(first, "Locking (and then immediately unlocking) the following tables on source keyspace "); ok {
+			ks, tables, _ := strings.Cut(rest, ": ")
+			return step{kind: KindLockTables, name: "execute", keyspace: ks, tables: splitTables(tables)}, true
+		}
+	case 'M':
+		// traffic_switcher.go freezeTargetVReplication: "Marking target streams
+		// frozen for workflow %s db_name %s"; server.go v23: "Marking workflow
+		// frozen %s.%s".
+		if rest, ok := cut(first, "Marking target streams frozen for workflow "); ok {
+			wf, _, _ := strings.Cut(rest, " ")
+			return step{kind: KindFreeze, name: "freeze", workflow: wf}, true
+		}
+		if rest, ok := cut(first, "Marking workflow frozen "); ok {
+			ks, wf := ksDotName(rest)
+			return step{kind: KindFreeze, name: "freeze", keyspace: ks, workflow: wf}, true
+		}
+	case 'N':
+		// server.go switchWrites, first step of a writes switch.
+		if hasPrefix(first, "No previous journals were found. Proceeding normally.") {
+			return step{kind: KindSwitchStart, name: "switch_writes"}, true
+		}
+	case 'P':
+		// traffic_switcher.go changeWriteRoute, multi-tenant MoveTables.
+		if rest, ok := cut(first, "Pointing keyspace routing rules for primary to "); ok {
+			ks, wf, _ := strings.Cut(rest, " for workflow ")
+			return step{kind: KindRoutingChanged, name: "keyspace_routing", keyspace: ks, workflow: strings.TrimSpace(wf)}, true
+		}
+	case 'R', 'S':
+		// server.go WorkflowSwitchTraffic: "Switch Reads done for workflow
+		// %s.%s", "Switch Writes done for workflow %s.%s", "%s done for
+		// workflow %s.%s" with SwitchTraffic or ReverseTraffic (also with
+		// ", returning response %v"); v23 switchWrites: "Switch writes
+		// completed for workflow %s.%s".
+		for _, d := range doneLines {
+			if rest, ok := cut(first, d.prefix); ok {
+				ks, wf := ksDotName(rest)
+				return step{kind: KindSwitchDone, name: d.step, keyspace: ks, workflow: wf}, true
+			}
+		}
+		// server.go switchReads: "Switching reads: %s.%s tablet types: …";
+		// wrangler: "Switching reads: %s.%s tt %+v, …".
+		if rest, ok := cut(first, "Switching reads: "); ok {
+			ks, wf := ksDotName(rest)
+			return step{kind: KindSwitchStart, name: "switch_reads", keyspace: ks, workflow: wf}, true
+		}
+		if hasPrefix(first, "Stopping source writes") {
+			return step{kind: KindStopSourceWrites, name: "stop_source_writes"}, true
+		}
+		if hasPrefix(first, "Stopping streams") {
+			return step{kind: KindStopStreams, name: "stop_streams"}, true
+		}
+	case 'U':
+		// server.go v23: "Updated routing rules for workflow %s.%s".
+		if rest, ok := cut(first, "Updated routing rules for workflow "); ok {
+			ks, wf := ksDotName(rest)
+			return step{kind: KindRoutingChanged, name: "routing_updated", keyspace: ks, workflow: wf}, true
+		}
+		// topo/locks.go: "Unlocking keyspace %v for action %v with error %v"
+		// (≤ v19) and "Unlocking %v %v for action %v with error %v".
+		if hasPrefix(first, "Unlocking keyspace ") {
+			if !switchAction(first, "SwitchReads", "SwitchWrites") || !bytes.Contains(first, []byte(" with error ")) {
+				return step{}, false
+			}
+			rest, _ := cut(first, "Unlocking keyspace ")
+			target, errText, _ := strings.Cut(rest, " with error ")
+			ks, action := lockTarget(target)
+			return step{kind: KindSwitchFailed, name: "unlock_keyspace", keyspace: ks, err: errText + continuation(msg),
+				attrs: []forensics.Attr{{Key: "action", Value: action}}}, true
+		}
+	case 'W':
+		// server.go switchWrites.
+		if hasPrefix(first, "Waiting for streams to catchup") {
+			return step{kind: KindWaitCatchup, name: "wait_catchup"}, true
+		}
+	case 'c':
+		// traffic_switcher.go cancelMigration, v22+: "cancelMigration (%v): …".
+		if rest, ok := cut(first, "cancelMigration ("); ok {
+			wf, what, _ := strings.Cut(rest, "): ")
+			switch {
+			case what == "starting":
+				return step{kind: KindCancelStart, name: "start", workflow: wf}, true
+			case what == "completed":
+				return step{kind: KindCancelDone, name: "done", workflow: wf}, true
+			case strings.HasPrefix(what, "original context invalid: "):
+				return step{kind: KindCancelStart, name: "context_invalid", workflow: wf, err: strings.TrimPrefix(what, "original context invalid: ")}, true
+			}
+			return step{kind: KindCancelStep, name: cancelStepName(what), workflow: wf}, true
+		}
+	}
+	if level == 'E' || level == 'W' || level == 'F' {
+		return switchError(msg)
+	}
+	return step{}, false
+}
+
+var doneLines = []struct{ prefix, step string }{
+	{"Switch Writes done for workflow ", "switch_writes"},
+	{"Switch writes completed for workflow ", "switch_writes"},
+	{"Switch Reads done for workflow ", "switch_reads"},
+	{"SwitchTraffic done for workflow ", "switch_traffic"},
+	{"ReverseTraffic done for workflow ", "reverse_traffic"},
+}
+
+// cancelStepName names the steps cancelMigration logs in v22+.
+func cancelStepName(what string) string {
+	switch {
+	case strings.HasPrefix(what, "adding denied tables to target"):
+		return "add_target_denied_tables"
+	case strings.HasPrefix(what, "multi-tenant, not adding denied tables"):
+		return "skip_target_denied_tables"
+	case strings.HasPrefix(what, "allowing writes on source shards"):
+		return "allow_source_writes"
+	case strings.HasPrefix(what, "restarting vreplication workflows"):
+		return "restart_workflows"
+	case strings.HasPrefix(what, "deleting reverse vreplication workflows"):
+		return "delete_reverse_workflows"
+	}
+	return "other"
+}
+
+// cancelFailed reads the "Cancel migration failed" lines of
+// traffic_switcher.go cancelMigration and stream_migrator.go:
+//
+//	≤ v19:  Cancel migration failed:%!(EXTRA <type>=<error>)   (a format bug)
+//	v20–21: Cancel migration failed: %v
+//	        Cancel migration failed: could not <what>: %v
+//	v22+:   Cancel migration failed (<workflow>): could not <what>: %v
+//	        Cancel migration failed for <workflow>, manual cleanup work may be necessary: %v
+//
+// The first two forms are the failure to revert the denied tables (or shard
+// access), the first thing a cancel does.
+func cancelFailed(first, msg []byte) step {
+	s := step{kind: KindCancelFailed}
+	rest := string(first[len("Cancel migration failed"):])
+	switch {
+	case strings.HasPrefix(rest, " ("):
+		s.workflow, rest, _ = strings.Cut(rest[2:], ")")
+	case strings.HasPrefix(rest, " for "):
+		s.workflow, rest, _ = strings.Cut(rest[5:], ",")
+		rest = strings.TrimPrefix(rest, " manual cleanup work may be necessary")
+		s.name = "manual_cleanup"
+	}
+	rest = strings.TrimPrefix(rest, ":")
+	extra := false
+	if v, ok := strings.CutPrefix(rest, "%!(EXTRA "); ok {
+		// fmt's report of the argument the format did not use:
+		// %!(EXTRA <type>=<value>), the value printed with %v, which for a
+		// vterrors error spans lines.
+		if _, after, ok := strings.Cut(v, "="); ok {
+			v = after
+		}
+		rest, extra = v, true
+	}
+	rest = strings.TrimSpace(rest)
+	if what, ok := strings.CutPrefix(rest, "could not "); ok && s.name == "" {
+		what, rest, _ = strings.Cut(what, ": ")
+		s.name = couldNot(what)
+	} else if s.name == "" {
+		s.name = "revert_denied_tables"
+	}
+	s.err = rest + continuation(msg)
+	if extra {
+		s.err = strings.TrimSpace(strings.TrimSuffix(s.err, ")"))
+	}
+	return s
+}
+
+func couldNot(what string) string {
+	switch {
+	case strings.HasPrefix(what, "revert denied tables"):
+		return "revert_denied_tables"
+	case strings.HasPrefix(what, "restart vreplication"):
+		return "restart_workflows"
+	case strings.HasPrefix(what, "delete revers"): // "revers vreplication entries" before v20
+		return "delete_reverse_workflows"
+	case strings.HasPrefix(what, "cancel stream migrations"):
+		return "cancel_stream_migrations"
+	case strings.HasPrefix(what, "restart source streams"):
+		return "restart_source_streams"
+	}
+	return "other"
+}
+
+// switchErrors are the messages switchWrites logs when a step fails
+// (server.go handleError). Where they stand in the entry depends on the
+// release: ≤ v19 logs "Code: INTERNAL" and then "<message>: <cause>" on the
+// next line; v20–v22 log the cause's lines and then "<message>" last;
+// v23 logs "<message>: <cause>" on the header line.
+var switchErrors = []struct{ prefix, step string }{
+	{"failed to execute LOCK TABLES (attempt ", "lock_tables"},
+	{"Failed to execute LOCK TABLES (attempt ", "lock_tables"},
+	{"failed to stop writes in the ", "stop_source_writes"},
+	{"failed to stop the workflow streams", "stop_streams"},
+	{"failed to sync up replication between the source and target", "wait_catchup"},
+	{"failed to migrate the workflow streams", "migrate_streams"},
+	{"failed to reset the sequences", "reset_sequences"},
+	{"failed to create the reverse vreplication streams", "create_reverse"},
+	{"failed to initialize the sequences used in the ", "initialize_sequences"},
+	{"failed to gather replication positions", "gather_positions"},
+	{"failed to create the journal", "create_journal"},
+	{"failed to allow writes in the ", "allow_target_writes"},
+	{"failed to update the routing rules", "change_routing"},
+	{"failed to finalize the traffic switch", "finalize"},
+	{"failed to start the reverse workflow", "start_reverse"},
+	{"failed to freeze the workflow in the ", "freeze"},
+	{"failed to lock the ", "lock_keyspace"},
+	{"failed to read journal in the ", "read_journal"},
+	{"failed to switch read traffic for the ", "switch_reads"},
+	{"locks were lost", "locks_lost"},
+}
+
+// switchError finds a switchWrites failure in any line of an error entry.
+func switchError(msg []byte) (step, bool) {
+	rest := msg
+	var before []byte // the lines before the message: the cause, in v20–v22
+	for len(rest) > 0 {
+		line := rest
+		next := []byte(nil)
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			line, next = rest[:i], rest[i+1:]
+		}
+		if len(line) > 0 && (line[0] == 'f' || line[0] == 'F' || line[0] == 'l') {
+			for _, se := range switchErrors {
+				if !hasPrefix(line, se.prefix) {
+					continue
+				}
+				s := step{kind: KindSwitchFailed, name: se.step}
+				text := string(line)
+				head, cause, hasCause := strings.Cut(text, ": ")
+				if se.step == "lock_tables" {
+					s.kind = KindLockTablesFailed
+					s.name = "attempt"
+					attempt, attempts := lockAttempt(head)
+					s.attrs = []forensics.Attr{{Key: "attempt", Value: attempt}, {Key: "attempts", Value: attempts}}
+				}
+				switch {
+				case hasCause:
+					s.err = cause + trailing(next)
+				default:
+					s.err = strings.TrimSpace(string(dropCode(before)))
+				}
+				return s, true
+			}
+		}
+		before = msg[:len(msg)-len(rest)+len(line)]
+		rest = next
+	}
+	return step{}, false
+}
+
+// dropCode removes a "Code: X" line that vterrors prints before a message.
+func dropCode(b []byte) []byte {
+	b = bytes.TrimSpace(b)
+	if bytes.HasPrefix(b, []byte("Code: ")) {
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			return b[i+1:]
+		}
+	}
+	return b
+}
+
+// lockAttempt reads "failed to execute LOCK TABLES (attempt 1 of 2) on sources".
+func lockAttempt(s string) (attempt, attempts string) {
+	_, rest, _ := strings.Cut(s, "(attempt ")
+	rest, _, _ = strings.Cut(rest, ")")
+	attempt, attempts, _ = strings.Cut(rest, " of ")
+	return attempt, attempts
+}
+
+// contextErrors are the texts of context.DeadlineExceeded and
+// context.Canceled, as errors carry them into log lines.
+var contextErrors = []string{"context deadline exceeded", "context canceled"}
+
+func contextError(msg []byte) string {
+	for off := 0; off < len(msg); {
+		i := bytes.Index(msg[off:], []byte("context "))
+		if i < 0 {
+			return ""
+		}
+		at := msg[off+i:]
+		for _, c := range contextErrors {
+			if hasPrefix(at, c) {
+				return c
+			}
+		}
+		off += i + len("context ")
+	}
+	return ""
+}
+
+// deniedQuery finds the error a tablet returns for a query on a denied
+// table (vttablet query_executor.go: "disallowed due to rule: %s" with the
+// rule "enforce denied tables", before Vitess 12 "enforce blacklisted
+// tables"), as vtgate and vttablet log it. vtgate prefixes the shard:
+// "target: <keyspace>.<shard>.<tablet type>" (tabletgateway.go).
+func deniedQuery(msg []byte) (step, bool) {
+	i := bytes.Index(msg, []byte("disallowed due to rule: enforce "))
+	if i < 0 {
+		return step{}, false
+	}
+	rule := msg[i+len("disallowed due to rule: enforce "):]
+	if !bytes.HasPrefix(rule, []byte("denied tables")) && !bytes.HasPrefix(rule, []byte("blacklisted tables")) {
+		return step{}, false
+	}
+	s := step{kind: KindDeniedTables, name: "query_denied"}
+	if j := bytes.Index(msg[:i], []byte("target: ")); j >= 0 {
+		t := msg[j+len("target: "):]
+		if k := bytes.IndexAny(t, ": "); k >= 0 {
+			t = t[:k]
+		}
+		parts := strings.Split(string(t), ".")
+		if len(parts) == 3 {
+			s.keyspace, s.shard = parts[0], parts[1]
+			s.attrs = []forensics.Attr{{Key: "tablet_type", Value: parts[2]}}
+		}
+	}
+	return s, true
+}
+
+// hasPrefix is bytes.HasPrefix for a string prefix, without converting it.
+func hasPrefix(b []byte, prefix string) bool {
+	return len(b) >= len(prefix) && string(b[:len(prefix)]) == prefix
+}
+
+// cut returns what follows prefix, as a string: only call it where a match
+// makes an event.
+func cut(b []byte, prefix string) (string, bool) {
+	if !hasPrefix(b, prefix) {
+		return "", false
+	}
+	return string(b[len(prefix):]), true
+}
+
+// switchAction reports whether a lock line ("<resource> for action
+// <action>…") is about a traffic switch, before anything is converted.
+func switchAction(b []byte, actions ...string) bool {
+	i := bytes.Index(b, []byte(" for action "))
+	if i < 0 {
+		return false
+	}
+	b = b[i+len(" for action "):]
+	if j := bytes.IndexByte(b, ' '); j >= 0 {
+		b = b[:j]
+	}
+	for _, a := range actions {
+		if string(b) == a {
+			return true
+		}
+	}
+	return false
+}
+
+// ksDotName reads "<keyspace>.<name>" up to a space or comma.
+func ksDotName(s string) (string, string) {
+	if i := strings.IndexAny(s, " ,"); i >= 0 {
+		s = s[:i]
+	}
+	ks, name, _ := strings.Cut(s, ".")
+	return ks, name
+}
+
+// lockTarget reads "<resource> for action <action>[ with options: …]".
+func lockTarget(s string) (resource, action string) {
+	resource, rest, _ := strings.Cut(s, " for action ")
+	action, _, _ = strings.Cut(rest, " ")
+	return resource, action
+}
+
+func list(t string) []string {
+	if t = strings.TrimSpace(t); t == "" {
+		return nil
+	}
+	return []string{t}
+}
+
+// splitTables reads a list of tables as logged: "t1, t2" (strings.Join) or
+// "[t1 t2]" (a Go slice printed with %v).
+func splitTables(s string) []string {
+	s = strings.TrimSpace(s)
+	s = strings.TrimSuffix(strings.TrimPrefix(s, "["), "]")
+	f := strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' })
+	if len(f) == 0 {
+		return nil
+	}
+	return f
+}
+
+// lockedTables reads the tables of "`t1` READ,`t2` READ".
+func lockedTables(stmt string) []string {
+	var out []string
+	for _, part := range strings.Split(stmt, ",") {
+		part = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(part), " READ"))
+		part = strings.Trim(part, "`")
+		if part != "" {
+			out = append(out, part)
+		}
+	}
+	return out
+}
+
+// tabletError picks the error out of "<tablet proto>: <error>". The tablet
+// is printed as a proto in text form, with colons of its own, so the error
+// is taken from the first place that starts like one.
+func tabletError(s string) string {
+	for _, m := range []string{": rpc error: ", ": context ", ": Code: ", ": vttablet: ", ": TabletManager."} {
+		if i := strings.Index(s, m); i >= 0 {
+			return s[i+2:]
+		}
+	}
+	return s
+}
+
+// protoField reads a string field of a proto printed in text form:
+// keyspace:"dst" → dst.
+func protoField(s, name string) string {
+	i := strings.Index(s, " "+name+":\"")
+	if i < 0 {
+		return ""
+	}
+	v := s[i+len(name)+3:]
+	v, _, _ = strings.Cut(v, "\"")
+	return v
+}
+
+// continuation returns the lines of an entry after its first, as "\n…".
+func continuation(msg []byte) string {
+	if i := bytes.IndexByte(msg, '\n'); i >= 0 {
+		return trailing(msg[i+1:])
+	}
+	return ""
+}
+
+func trailing(b []byte) string {
+	b = bytes.TrimRight(b, " \t\n")
+	if len(b) == 0 {
+		return ""
+	}
+	return "\n" + string(b)
+}
