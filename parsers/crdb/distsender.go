@@ -179,6 +179,11 @@ func (s *sender) handle(t template, m *message, emit forensics.Emit) bool {
 	if trace == "" && len(m.tags) > 0 && string(m.tags) != "-" { // crdb-v2 writes [-] for no tags
 		trace = s.tags.get(m.tags)
 	}
+	// s.buf outlives the line, so it must hold a copy: stripMarkers returns
+	// its input itself when dst is nil and there is nothing to strip.
+	if s.buf == nil {
+		s.buf = make([]byte, 0, 512)
+	}
 	s.buf = stripMarkers(s.buf[:0], m.msg)
 	msg := s.buf
 	gateway := m.node
