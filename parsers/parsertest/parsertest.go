@@ -34,7 +34,15 @@ func (e LineError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.
 
 // Parse feeds input to a new parser of format f, line by line, then calls End.
 func Parse(f forensics.Format, origin forensics.Origin, input []byte) Result {
+	return parse(f, origin, input, false)
+}
+
+// parse feeds the lines; with scribble, each line is given in a buffer that
+// is overwritten once Line returns, as the pipeline's reader may do, so a
+// parser that keeps a slice of a line gives different events.
+func parse(f forensics.Format, origin forensics.Origin, input []byte, scribble bool) Result {
 	p := f.New(origin)
+	var scratch []byte
 	var res Result
 	emit := func(e *forensics.Event) {
 		c := *e
@@ -51,7 +59,17 @@ func Parse(f forensics.Format, origin forensics.Origin, input []byte) Result {
 			panic(err) // a bytes.Reader does not fail
 		}
 		res.Lines = l.N
-		st, perr := p.Line(l.N, l.Text, emit)
+		text := l.Text
+		if scribble {
+			scratch = append(scratch[:0], l.Text...)
+			text = scratch
+		}
+		st, perr := p.Line(l.N, text, emit)
+		if scribble {
+			for i := range scratch {
+				scratch[i] = 0xAA
+			}
+		}
 		if int64(len(res.Stamps)) < l.N {
 			res.Stamps = append(res.Stamps, st)
 		}
@@ -112,6 +130,9 @@ func Check(t testing.TB, f forensics.Format, origin forensics.Origin, input []by
 	b := Parse(f, origin, input)
 	if !reflect.DeepEqual(a, b) {
 		t.Fatalf("parsing the same input twice gave different results")
+	}
+	if c := parse(f, origin, input, true); !reflect.DeepEqual(a, c) {
+		t.Fatalf("the parser keeps slices of lines after Line returns: overwriting a line's buffer changed the events")
 	}
 }
 
