@@ -20,6 +20,7 @@ import (
 type analyzeOptions struct {
 	db     string
 	format string
+	failOn string
 	rules  []string
 	strict bool
 	quiet  bool
@@ -41,11 +42,21 @@ prints the findings.
 Zips are read in place, never extracted. Content already in the timeline is
 recognised and not read again, so analyze can be re-run on the same input.
 
+Formats: table (for a terminal), json (for programs; the field names are a
+contract), markdown (to paste into a ticket or issue), sarif (SARIF 2.1.0,
+for code-scanning dashboards: one result per finding, fingerprinted by the
+finding's id), html (the self-contained report of 'forensics report', with a
+swimlane timeline per finding).
+
 Exit status: 0 when the analysis ran, whatever it found; 1 when nothing could
 be analysed (or, with --strict, when anything could not be read); 2 for a
-usage error.`,
+usage error; 3 when --fail-on is given and a finding is at or above that
+severity (the output is written all the same).`,
 		Example: `  forensics analyze collectinfo-*.zip
-  forensics analyze --format json snapshot-2024-12-02T164500Z/ > findings.json`,
+  forensics analyze --format json snapshot-2024-12-02T164500Z/ > findings.json
+  forensics analyze --format markdown collectinfo-*.zip > ticket.md
+  forensics analyze --format sarif --fail-on high incidents/ > forensics.sarif
+  forensics analyze --format html collectinfo-*.zip > report.html`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usageErrorf("analyze needs at least one PATH to read")
@@ -58,7 +69,8 @@ usage error.`,
 		},
 	}
 	cmd.Flags().StringVar(&opts.db, "db", "forensics.db", "timeline file to write (kept for `timeline query`)")
-	cmd.Flags().StringVar(&opts.format, "format", "table", "output format: table or json")
+	cmd.Flags().StringVar(&opts.format, "format", "table", "output format: table, json, markdown, sarif or html")
+	cmd.Flags().StringVar(&opts.failOn, "fail-on", "", "exit 3 when a finding is at or above this severity: low, medium (= warning), high or critical")
 	cmd.Flags().StringSliceVar(&opts.rules, "rules", nil, "run only these rules (comma-separated names; see `forensics rules list`)")
 	cmd.Flags().BoolVarP(&opts.quiet, "quiet", "q", false, "no progress display and no summary of the inputs on stderr")
 	cmd.Flags().BoolVar(&opts.strict, "strict", false, "exit 1 when any input could not be read in full")
@@ -70,8 +82,18 @@ usage error.`,
 }
 
 func runAnalyze(cmd *cobra.Command, opts *analyzeOptions, paths []string) error {
-	if opts.format != "table" && opts.format != "json" {
-		return usageErrorf("--format %q: want table or json", opts.format)
+	switch opts.format {
+	case "table", "json", "markdown", "sarif", "html":
+	default:
+		return usageErrorf("--format %q: want table, json, markdown, sarif or html", opts.format)
+	}
+	var threshold *forensics.Severity
+	if opts.failOn != "" {
+		s, err := forensics.ParseSeverity(opts.failOn)
+		if err != nil {
+			return usageErrorf("--fail-on: %v", err)
+		}
+		threshold = &s
 	}
 	selected, err := selectRules(opts.rules)
 	if err != nil {
@@ -93,6 +115,18 @@ func runAnalyze(cmd *cobra.Command, opts *analyzeOptions, paths []string) error 
 	switch opts.format {
 	case "json":
 		if err := report.WriteJSON(opts.stdout, rep); err != nil {
+			return err
+		}
+	case "markdown":
+		if err := report.WriteMarkdown(opts.stdout, rep); err != nil {
+			return err
+		}
+	case "sarif":
+		if err := report.WriteSARIF(opts.stdout, rep, selected); err != nil {
+			return err
+		}
+	case "html":
+		if err := analyzeHTML(cmd.Context(), opts, res.Run, rep); err != nil {
 			return err
 		}
 	default:
@@ -123,7 +157,33 @@ func runAnalyze(cmd *cobra.Command, opts *analyzeOptions, paths []string) error 
 			return &exitError{exitFailed, fmt.Errorf("--strict: %d inputs could not be read in full (see the problems above)", lost)}
 		}
 	}
+	if threshold != nil {
+		n := 0
+		for _, f := range rep.Findings {
+			if f.Severity.Rank() >= threshold.Rank() {
+				n++
+			}
+		}
+		if n > 0 {
+			what := "findings are"
+			if n == 1 {
+				what = "finding is"
+			}
+			return &exitError{exitFindings, fmt.Errorf("--fail-on %s: %d %s at or above %s", opts.failOn, n, what, threshold)}
+		}
+	}
 	return nil
+}
+
+// analyzeHTML writes the HTML report of the run just analysed, reading the
+// swimlanes' events back from the timeline.
+func analyzeHTML(ctx context.Context, opts *analyzeOptions, run int64, rep *report.Report) error {
+	db, err := store.OpenReadOnly(opts.db)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return writeHTML(ctx, opts.stdout, db, run, rep)
 }
 
 // analyze reads paths into the timeline at dbPath, runs the rules over what

@@ -1,0 +1,167 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"forensics/expect"
+)
+
+// Every bundled case's findings as Markdown and SARIF equal its want.md
+// and want.sarif (rewritten with -update; TestScenariosSARIFSchema validates
+// them).
+func TestScenariosFormats(t *testing.T) {
+	dirs, err := expect.Find("../../testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range dirs {
+		name, _ := filepath.Rel("../../testdata", dir)
+		t.Run(name, func(t *testing.T) {
+			abs, inputs := caseInputs(t, dir)
+			t.Chdir(abs)
+			db := filepath.Join(t.TempDir(), "timeline.db")
+			md := analyzeFormat(t, db, "markdown", inputs)
+			golden(t, "want.md", md)
+			golden(t, "want.sarif", analyzeFormat(t, db, "sarif", inputs))
+		})
+	}
+}
+
+// caseInputs returns a case folder's absolute path and its inputs relative
+// to it, as the scenario test passes them.
+func caseInputs(t *testing.T, dir string) (string, []string) {
+	t.Helper()
+	abs, _ := filepath.Abs(dir)
+	c, err := expect.Load(abs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inputs, err := c.InputPaths()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range inputs {
+		inputs[i], _ = filepath.Rel(abs, inputs[i])
+	}
+	return abs, inputs
+}
+
+func analyzeFormat(t *testing.T, db, format string, inputs []string) []byte {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	args := append([]string{"analyze", "-q", "--db", db, "--format", format}, inputs...)
+	if code := run(args, &stdout, &stderr); code != exitOK {
+		t.Fatalf("forensics %s: exit %d\n%s", strings.Join(args, " "), code, stderr.String())
+	}
+	return stdout.Bytes()
+}
+
+func TestFailOn(t *testing.T) {
+	// The seed's one finding is critical; hostnames-no-failover's is high;
+	// traffic-before-stream has none.
+	cases := []struct {
+		dir, failOn string
+		code        int
+	}{
+		{"couchbase/seed", "critical", exitFindings},
+		{"couchbase/seed", "low", exitFindings},
+		{"couchbase/seed", "", exitOK},
+		{"couchbase/hostnames-no-failover", "critical", exitOK},
+		{"couchbase/hostnames-no-failover", "high", exitFindings},
+		{"couchbase/hostnames-no-failover", "warning", exitFindings}, // warning ranks with medium, below high
+		{"couchbase/hostnames-no-failover", "MEDIUM", exitFindings},
+		{"couchbase/traffic-before-stream", "low", exitOK},
+	}
+	tmp := t.TempDir()
+	for _, c := range cases {
+		t.Run(c.dir+"/"+c.failOn, func(t *testing.T) {
+			abs, inputs := caseInputs(t, filepath.Join("../../testdata", c.dir))
+			// One timeline per case: the later runs reuse what the first read.
+			db := filepath.Join(tmp, strings.ReplaceAll(c.dir, "/", "-")+".db")
+			var stdout, stderr bytes.Buffer
+			args := []string{"analyze", "-q", "--db", db, "--format", "json"}
+			if c.failOn != "" {
+				args = append(args, "--fail-on", c.failOn)
+			}
+			for _, in := range inputs {
+				args = append(args, filepath.Join(abs, in))
+			}
+			code := run(args, &stdout, &stderr)
+			if code != c.code {
+				t.Fatalf("exit %d, want %d\n%s", code, c.code, stderr.String())
+			}
+			// The findings are written whatever the exit code.
+			if !bytes.Contains(stdout.Bytes(), []byte(`"findings"`)) {
+				t.Error("no output")
+			}
+			if code == exitFindings && !strings.Contains(stderr.String(), "--fail-on "+c.failOn+": 1 finding is at or above") {
+				t.Errorf("stderr: %s", stderr.String())
+			}
+		})
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"analyze", "--fail-on", "severe", "x.log"}, &stdout, &stderr); code != exitUsage {
+		t.Errorf("--fail-on severe: exit %d, want %d", code, exitUsage)
+	}
+	if code := run([]string{"analyze", "--format", "pdf", "x.log"}, &stdout, &stderr); code != exitUsage {
+		t.Errorf("--format pdf: exit %d, want %d", code, exitUsage)
+	}
+	stdout.Reset()
+	run([]string{"analyze", "--help"}, &stdout, &stderr)
+	if !strings.Contains(stdout.String(), "3 when --fail-on is given and a finding is at or above that") {
+		t.Errorf("exit 3 is not documented in the help:\n%s", stdout.String())
+	}
+}
+
+// forensics report writes the stored run's findings; analyze --format html
+// writes the same page.
+func TestReportCommand(t *testing.T) {
+	abs, inputs := caseInputs(t, "../../testdata/couchbase/seed")
+	t.Chdir(abs)
+	tmp := t.TempDir()
+	db := filepath.Join(tmp, "timeline.db")
+	fromAnalyze := analyzeFormat(t, db, "html", inputs)
+
+	out := filepath.Join(tmp, "incident.html")
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"report", "--db", db, "--html", out}, &stdout, &stderr); code != exitOK {
+		t.Fatalf("report: exit %d\n%s", code, stderr.String())
+	}
+	page, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(page, fromAnalyze) {
+		t.Error("forensics report and analyze --format html wrote different pages for the same run")
+	}
+	for _, want := range []string{`id="f-849cb65fdd33"`, `<div class="chart" data-chart="0">`, "cbcollect_info_ns_1@172.23.100.15_20220722-004733/memcached.log:177"} {
+		if !bytes.Contains(page, []byte(want)) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	// --run names a run; the first one here is the analyze above.
+	stdout.Reset()
+	if code := run([]string{"report", "--db", db, "--run", "1", "--html", "-"}, &stdout, &stderr); code != exitOK || !bytes.Equal(stdout.Bytes(), page) {
+		t.Errorf("report --run 1 --html -: exit %d, same page %v", code, bytes.Equal(stdout.Bytes(), page))
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"report", "--db", db}, exitUsage},
+		{[]string{"report", "--db", db, "--run", "99", "--html", filepath.Join(tmp, "x.html")}, exitFailed},
+		{[]string{"report", "--db", filepath.Join(tmp, "missing.db"), "--html", filepath.Join(tmp, "y.html")}, exitFailed},
+	} {
+		stderr.Reset()
+		if code := run(c.args, &stdout, &stderr); code != c.code {
+			t.Errorf("%v: exit %d, want %d\n%s", c.args, code, c.code, stderr.String())
+		}
+	}
+	if _, err := os.Stat(filepath.Join(tmp, "x.html")); !os.IsNotExist(err) {
+		t.Error("a failed report left a file behind")
+	}
+}

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"forensics"
+	"forensics/report"
+	"forensics/store"
+)
+
+func newReportCmd() *cobra.Command {
+	var dbPath, htmlPath string
+	var run int64
+	cmd := &cobra.Command{
+		Use:   "report --html OUT.html",
+		Short: "Write the findings of an analysis as a self-contained HTML report",
+		Long: `report writes the findings an analysis stored in the timeline (--db; the
+latest run unless --run says which) as one HTML file: the inputs and nodes
+analysed, each finding with its explanation, evidence and fixes (with copy
+buttons for the commands), and a swimlane timeline of the events around
+each finding, one lane per node and component, that can be zoomed and
+whose markers show their log lines.
+
+The file loads nothing from the network: styles, script and data are inside
+it, so it can be attached to a ticket and opened anywhere.
+
+Exit status: 0 when the report was written; 1 when it could not be (no
+timeline, no such run); 2 for a usage error.`,
+		Example: `  forensics analyze collectinfo-*.zip
+  forensics report --html incident.html`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if htmlPath == "" {
+				return usageErrorf("report needs --html OUT.html")
+			}
+			return writeReportFile(cmd.Context(), dbPath, run, htmlPath, cmd.OutOrStdout())
+		},
+	}
+	cmd.Flags().StringVar(&dbPath, "db", "forensics.db", "timeline file written by analyze")
+	cmd.Flags().StringVar(&htmlPath, "html", "", "write the HTML report to this file (- for stdout)")
+	cmd.Flags().Int64Var(&run, "run", 0, "the analysis run to report (default: the latest)")
+	return cmd
+}
+
+// writeReportFile writes the HTML report of a stored run to path, through a
+// temporary file so an interrupted run leaves no half-written report.
+func writeReportFile(ctx context.Context, dbPath string, run int64, path string, stdout io.Writer) error {
+	db, err := store.OpenReadOnly(dbPath)
+	if err != nil {
+		return &exitError{exitFailed, err}
+	}
+	defer db.Close()
+	rep, run, err := storedReport(ctx, db, run)
+	if err != nil {
+		return &exitError{exitFailed, err}
+	}
+	if path == "-" {
+		return writeHTML(ctx, stdout, db, run, rep)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return &exitError{exitFailed, fmt.Errorf("write report: %w", err)}
+	}
+	defer os.Remove(tmp.Name())
+	w := bufio.NewWriter(tmp)
+	if err := writeHTML(ctx, w, db, run, rep); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		tmp.Close()
+		return &exitError{exitFailed, fmt.Errorf("write report %s: %w", path, err)}
+	}
+	if err := tmp.Close(); err != nil {
+		return &exitError{exitFailed, fmt.Errorf("write report %s: %w", path, err)}
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return &exitError{exitFailed, fmt.Errorf("write report %s: %w", path, err)}
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return &exitError{exitFailed, fmt.Errorf("write report: %w", err)}
+	}
+	return nil
+}
+
+// storedReport rebuilds the report of a stored run (the latest when run is
+// 0) from the timeline: its findings, its sources and their problems.
+// Files that were skipped are not stored, so the report does not list them.
+func storedReport(ctx context.Context, db *store.DB, run int64) (*report.Report, int64, error) {
+	if run == 0 {
+		latest, err := db.LatestRun(ctx)
+		if err != nil {
+			return nil, 0, err
+		}
+		if latest == 0 {
+			return nil, 0, fmt.Errorf("%s holds no analysis; run forensics analyze first", db.Path())
+		}
+		run = latest
+	}
+	stored, err := db.Findings(ctx, run)
+	if err != nil {
+		return nil, 0, err
+	}
+	srcs, err := db.Sources(ctx, run)
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(srcs) == 0 && len(stored) == 0 {
+		return nil, 0, fmt.Errorf("%s has no run %d with sources or findings; forensics findings --run N lists a run's findings", db.Path(), run)
+	}
+	rep := &report.Report{Summary: report.Summary{Reused: len(srcs), Findings: map[string]int{}}}
+	for _, f := range stored {
+		rep.Findings = append(rep.Findings, f.Finding)
+		rep.Summary.Findings[f.Severity.String()]++
+	}
+	for _, s := range srcs {
+		rep.Sources = append(rep.Sources, report.NewSource(s))
+		rep.Problems = append(rep.Problems, s.Problems...)
+	}
+	rep.Summary.Problems = len(rep.Problems)
+	return rep, run, nil
+}
+
+// writeHTML writes the HTML report, reading the swimlanes' events of the
+// run's sources from the timeline.
+func writeHTML(ctx context.Context, w io.Writer, db *store.DB, run int64, rep *report.Report) error {
+	events := func(ctx context.Context, q forensics.Query, fn func(*forensics.Event) error) error {
+		return db.Events(ctx, store.EventFilter{Query: q, Run: run}, fn)
+	}
+	return report.WriteHTML(ctx, w, rep, report.HTMLOptions{Events: events})
+}

@@ -1,0 +1,682 @@
+package report
+
+import (
+	"context"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"forensics"
+)
+
+//go:embed html/report.html.tmpl html/report.css html/report.js
+var htmlFiles embed.FS
+
+var htmlPage = template.Must(template.New("report.html.tmpl").Funcs(template.FuncMap{
+	"utc":      func(t time.Time) string { return t.UTC().Format(TimeFormat) },
+	"duration": Duration,
+	"subject":  SubjectLine,
+	"clean":    Escape,
+	"lines":    func(s string) string { return escapeLines(clipRaw(s, 20000)) },
+	"upper":    strings.ToUpper,
+	"paras": func(s string) []string {
+		var out []string
+		for _, p := range strings.Split(strings.TrimSpace(s), "\n") {
+			if strings.TrimSpace(p) != "" {
+				out = append(out, p)
+			}
+		}
+		return out
+	},
+	"inc":    func(i int) int { return i + 1 },
+	"anchor": func(id string) string { return "f-" + id },
+}).ParseFS(htmlFiles, "html/report.html.tmpl"))
+
+// EventReader streams the events a query selects, in time order. The event
+// passed to fn is valid only during the call.
+type EventReader func(ctx context.Context, q forensics.Query, fn func(*forensics.Event) error) error
+
+// HTMLOptions says where the swimlanes read their events from, and how much
+// of the timeline around each finding they show.
+type HTMLOptions struct {
+	Events    EventReader   // nil: the report has no swimlanes, only the findings
+	Margin    time.Duration // context before and after each finding; 0: a fifth of its length, at least 2s and at most 5m
+	MaxEvents int           // events drawn one by one per finding; more are drawn as bands with a count. 0: DefaultMaxEvents
+}
+
+// DefaultMaxEvents keeps a report with many dense findings to a few
+// megabytes and the page responsive.
+const DefaultMaxEvents = 3000
+
+// maxTotalEvents bounds the events drawn one by one in a whole report
+// (about 10 MB of page), and minEventsPerFinding is what each finding keeps
+// however many there are.
+const (
+	maxTotalEvents      = 30000
+	minEventsPerFinding = 300
+)
+
+// maxEventText is how much of a line a marker carries for its tooltip and
+// the detail panel; the evidence list shows evidence lines in full.
+const maxEventText = 400
+
+// bandBuckets is the resolution of the counts drawn for events beyond
+// MaxEvents: each lane's window is cut into this many slices.
+const bandBuckets = 800
+
+// WriteHTML writes the report as one self-contained HTML page: no network
+// access, every style, script and image inline. It shows the inputs and
+// nodes, the findings with their explanation, evidence and fixes (with copy
+// buttons for the commands), and for each finding a zoomable swimlane
+// timeline of the events around it, one lane per node and component, drawn
+// by the page's script from data embedded in the page.
+func WriteHTML(ctx context.Context, w io.Writer, r *Report, opts HTMLOptions) error {
+	if opts.MaxEvents <= 0 {
+		opts.MaxEvents = DefaultMaxEvents
+	}
+	// A report of many findings shares maxTotalEvents between them, so the
+	// page stays a size a browser opens quickly.
+	if n := len(r.Findings); n > 0 && maxTotalEvents/n < opts.MaxEvents {
+		opts.MaxEvents = max(maxTotalEvents/n, minEventsPerFinding)
+	}
+	components := map[string]string{}
+	for _, s := range r.Sources {
+		components[s.Path] = s.Component
+	}
+	page := htmlData{Report: r, Nodes: nodeRows(r.Sources), Counts: severityCounts(r.Findings), Skipped: skippedCounts(r.Skipped)}
+	page.First, page.Last = span(r.Sources)
+	charts := []*swimlanes{}
+	for _, f := range r.Findings {
+		if opts.Events == nil {
+			break
+		}
+		sl, err := buildSwimlanes(ctx, f, components, opts)
+		if err != nil {
+			return fmt.Errorf("timeline of finding %s: %w", f.ID, err)
+		}
+		charts = append(charts, sl)
+	}
+	data, err := json.Marshal(charts) // escapes <, > and & so the data cannot end its script element
+	if err != nil {
+		return err
+	}
+	css, _ := htmlFiles.ReadFile("html/report.css")
+	js, _ := htmlFiles.ReadFile("html/report.js")
+	page.CSS = template.CSS(css)
+	page.Script = template.JS(js)
+	page.Data = template.JS(data)
+	page.Timelines = opts.Events != nil
+	return htmlPage.Execute(w, page)
+}
+
+type htmlData struct {
+	Report    *Report
+	Nodes     []nodeRow
+	Skipped   []skippedCount
+	Counts    string
+	First     time.Time
+	Last      time.Time
+	Timelines bool
+	CSS       template.CSS
+	Script    template.JS
+	Data      template.JS
+}
+
+type skippedCount struct {
+	Reason string
+	Count  int
+}
+
+func skippedCounts(ss []Skipped) []skippedCount {
+	counts := map[string]int{}
+	for _, s := range ss {
+		counts[s.Reason]++
+	}
+	var out []skippedCount
+	for r, n := range counts {
+		out = append(out, skippedCount{r, n})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Reason < out[j].Reason })
+	return out
+}
+
+// nodeRow is one node analysed: what was read from it, and when it logged.
+type nodeRow struct {
+	Node        string
+	Sources     int
+	Components  string
+	Lines       int64
+	Events      int64
+	First, Last time.Time
+}
+
+func nodeRows(srcs []Source) []nodeRow {
+	byNode := map[string]*nodeRow{}
+	comps := map[string]map[string]bool{}
+	var order []string
+	for _, s := range srcs {
+		n := s.Node
+		row := byNode[n]
+		if row == nil {
+			row = &nodeRow{Node: n}
+			byNode[n] = row
+			comps[n] = map[string]bool{}
+			order = append(order, n)
+		}
+		row.Sources++
+		row.Lines += s.Lines
+		row.Events += s.Events
+		comps[n][s.Component] = true
+		if s.First != nil {
+			if row.First.IsZero() || s.First.Before(row.First) {
+				row.First = *s.First
+			}
+			if s.Last.After(row.Last) {
+				row.Last = *s.Last
+			}
+		}
+	}
+	sort.Slice(order, func(i, j int) bool {
+		if (order[i] == "") != (order[j] == "") {
+			return order[j] == ""
+		}
+		return order[i] < order[j]
+	})
+	var out []nodeRow
+	for _, n := range order {
+		row := byNode[n]
+		var cs []string
+		for c := range comps[n] {
+			cs = append(cs, c)
+		}
+		sort.Strings(cs)
+		row.Components = strings.Join(cs, ", ")
+		out = append(out, *row)
+	}
+	return out
+}
+
+// swimlanes is the data the page's script draws one finding's timeline
+// from. Times are microseconds: Since and Until since the Unix epoch, the
+// rest relative to Since, which keeps them exact in a JavaScript number.
+type swimlanes struct {
+	Finding  string     `json:"finding"`
+	Since    int64      `json:"since"`
+	Until    int64      `json:"until"`
+	Start    int64      `json:"start"`
+	End      int64      `json:"end"`
+	Node     string     `json:"node,omitempty"` // the subject's node, whose lanes are emphasised
+	Lanes    []lane     `json:"lanes"`
+	Kinds    []kindInfo `json:"kinds"`
+	Sources  []string   `json:"sources"`
+	Events   []mark     `json:"events"`
+	Bands    []band     `json:"bands"`
+	Total    int        `json:"total"`    // events in the window
+	Evidence int        `json:"evidence"` // evidence lines of the finding
+	Notes    []string   `json:"notes"`    // what each evidence line shows
+}
+
+type lane struct {
+	Node      string `json:"node"`
+	Component string `json:"component"`
+	Events    int    `json:"events"`
+}
+
+type kindInfo struct {
+	Kind     string `json:"kind"`
+	Category string `json:"cat"`
+	Label    string `json:"label"`
+}
+
+// mark is one event drawn on its own; it is written as an array to keep
+// the page small: [t, lane, kind, source, line, text, evidence], evidence
+// being the 1-based number of the evidence line or 0.
+type mark struct {
+	T        int64
+	Lane     int
+	Kind     int
+	Source   int
+	Line     int64
+	Text     string
+	Evidence int
+}
+
+func (m mark) MarshalJSON() ([]byte, error) {
+	return json.Marshal([7]any{m.T, m.Lane, m.Kind, m.Source, m.Line, m.Text, m.Evidence})
+}
+
+// band counts events drawn together: [lane, from, to, count, kind], kind
+// being the first event's.
+type band struct {
+	Lane     int
+	From, To int64
+	Count    int
+	Kind     int
+}
+
+func (b band) MarshalJSON() ([]byte, error) {
+	return json.Marshal([5]any{b.Lane, b.From, b.To, b.Count, b.Kind})
+}
+
+// Window returns the stretch of timeline a finding's swimlanes show: the
+// finding and its evidence, with margin before and after (0: a fifth of
+// the finding's length, at least 2s and at most 5m).
+func Window(f forensics.Finding, margin time.Duration) (since, until time.Time) {
+	since, until = f.Start, f.End
+	for _, e := range f.Evidence {
+		if e.Time.IsZero() {
+			continue
+		}
+		if e.Time.Before(since) {
+			since = e.Time
+		}
+		if e.Time.After(until) {
+			until = e.Time
+		}
+	}
+	if until.Before(since) {
+		until = since
+	}
+	if margin <= 0 {
+		margin = min(max(until.Sub(since)/5, 2*time.Second), 5*time.Minute)
+	}
+	return since.Add(-margin), until.Add(margin)
+}
+
+var errTooMany = errors.New("too many events to draw one by one")
+
+// buildSwimlanes reads the events in a finding's window. When there are
+// more than opts.MaxEvents, it reads them again, keeping the evidence and
+// the events that tell the story (every category but "other" and
+// "request") one by one while there is room, and counting the rest into
+// bands.
+func buildSwimlanes(ctx context.Context, f forensics.Finding, components map[string]string, opts HTMLOptions) (*swimlanes, error) {
+	since, until := Window(f, opts.Margin)
+	b := newLaneBuilder(f, since, until, components)
+	if opts.Events != nil {
+		q := forensics.Query{Since: since, Until: until}
+		err := opts.Events(ctx, q, func(e *forensics.Event) error {
+			if b.sl.Total >= opts.MaxEvents {
+				return errTooMany
+			}
+			b.add(e, true)
+			return nil
+		})
+		if errors.Is(err, errTooMany) {
+			b = newLaneBuilder(f, since, until, components)
+			kept := 0
+			err = opts.Events(ctx, q, func(e *forensics.Event) error {
+				keep := b.isEvidence(e) || (kept < opts.MaxEvents && storyCategory(kindStyle(string(e.Kind)).Category))
+				if keep {
+					kept++
+				}
+				b.add(e, keep)
+				return nil
+			})
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	b.addMissingEvidence()
+	return b.finish(), nil
+}
+
+type laneKey struct{ node, component string }
+
+type laneBuilder struct {
+	sl         *swimlanes
+	finding    forensics.Finding
+	components map[string]string
+	lanes      map[laneKey]int
+	kinds      map[string]int
+	sources    map[string]int
+	evidence   map[evidenceLine]int
+	seen       map[evidenceLine]bool
+	buckets    map[[2]int]*band
+}
+
+type evidenceLine struct {
+	source string
+	line   int64
+}
+
+func newLaneBuilder(f forensics.Finding, since, until time.Time, components map[string]string) *laneBuilder {
+	b := &laneBuilder{
+		sl: &swimlanes{
+			Finding: f.ID, Since: since.UnixMicro(), Until: until.UnixMicro(),
+			Node: f.Subject.Node, Evidence: len(f.Evidence),
+			Lanes: []lane{}, Kinds: []kindInfo{}, Sources: []string{}, Events: []mark{}, Bands: []band{},
+		},
+		finding: f, components: components,
+		lanes: map[laneKey]int{}, kinds: map[string]int{}, sources: map[string]int{},
+		evidence: map[evidenceLine]int{}, seen: map[evidenceLine]bool{}, buckets: map[[2]int]*band{},
+	}
+	b.sl.Start = f.Start.UnixMicro() - b.sl.Since
+	b.sl.End = f.End.UnixMicro() - b.sl.Since
+	for i, e := range f.Evidence {
+		k := evidenceLine{e.Source, e.Line}
+		if _, ok := b.evidence[k]; !ok {
+			b.evidence[k] = i + 1
+		}
+		b.sl.Notes = append(b.sl.Notes, e.Note)
+	}
+	if b.sl.Notes == nil {
+		b.sl.Notes = []string{}
+	}
+	return b
+}
+
+func (b *laneBuilder) isEvidence(e *forensics.Event) bool {
+	_, ok := b.evidence[evidenceLine{e.Source, e.Line}]
+	return ok
+}
+
+// add places an event in its lane, drawn on its own when keep is set and
+// counted into a band otherwise.
+func (b *laneBuilder) add(e *forensics.Event, keep bool) {
+	b.sl.Total++
+	li := b.lane(e.Node, laneComponent(string(e.Kind), b.components[e.Source]))
+	ki := b.kind(string(e.Kind))
+	t := e.Time.UnixMicro() - b.sl.Since
+	b.sl.Lanes[li].Events++
+	if !keep {
+		span := b.sl.Until - b.sl.Since
+		slot := 0
+		if span > 0 {
+			slot = int(min(max(t*bandBuckets/span, 0), bandBuckets-1))
+		}
+		bd := b.buckets[[2]int{li, slot}]
+		if bd == nil {
+			bd = &band{Lane: li, From: t, To: t, Kind: ki}
+			b.buckets[[2]int{li, slot}] = bd
+		}
+		bd.Count++
+		bd.From, bd.To = min(bd.From, t), max(bd.To, t)
+		return
+	}
+	k := evidenceLine{e.Source, e.Line}
+	ev := b.evidence[k]
+	if ev > 0 {
+		b.seen[k] = true
+	}
+	b.sl.Events = append(b.sl.Events, mark{
+		T: t, Lane: li, Kind: ki, Source: b.source(e.Source), Line: e.Line,
+		Text: escapeLines(clipRaw(e.Text, maxEventText)), Evidence: ev,
+	})
+}
+
+// addMissingEvidence draws the evidence lines that are not events in the
+// window (a line kept without an event, or one outside the query) as
+// markers of their own, so every evidence line is on the chart.
+func (b *laneBuilder) addMissingEvidence() {
+	for i, e := range b.finding.Evidence {
+		k := evidenceLine{e.Source, e.Line}
+		if b.seen[k] || b.evidence[k] != i+1 {
+			continue
+		}
+		comp := b.components[e.Source]
+		if comp == "" {
+			comp = "log"
+		}
+		li := b.lane(e.Node, comp)
+		b.sl.Lanes[li].Events++
+		b.sl.Events = append(b.sl.Events, mark{
+			T: e.Time.UnixMicro() - b.sl.Since, Lane: li, Kind: b.kind(evidenceKind), Source: b.source(e.Source), Line: e.Line,
+			Text: escapeLines(clipRaw(e.Text, maxEventText)), Evidence: i + 1,
+		})
+	}
+}
+
+// evidenceKind stands for an evidence line that is not an event.
+const evidenceKind = "evidence"
+
+func (b *laneBuilder) lane(node, component string) int {
+	k := laneKey{node, component}
+	if i, ok := b.lanes[k]; ok {
+		return i
+	}
+	b.lanes[k] = len(b.sl.Lanes)
+	b.sl.Lanes = append(b.sl.Lanes, lane{Node: node, Component: component})
+	return b.lanes[k]
+}
+
+func (b *laneBuilder) kind(k string) int {
+	if i, ok := b.kinds[k]; ok {
+		return i
+	}
+	b.kinds[k] = len(b.sl.Kinds)
+	st := kindStyle(k)
+	b.sl.Kinds = append(b.sl.Kinds, kindInfo{Kind: k, Category: st.Category, Label: st.Label})
+	return b.kinds[k]
+}
+
+func (b *laneBuilder) source(path string) int {
+	if i, ok := b.sources[path]; ok {
+		return i
+	}
+	b.sources[path] = len(b.sl.Sources)
+	b.sl.Sources = append(b.sl.Sources, path)
+	return b.sources[path]
+}
+
+// finish orders the lanes (by node, the subject's first, then by
+// component in the order the systems' stories run) and renumbers the
+// events and bands to match.
+func (b *laneBuilder) finish() *swimlanes {
+	sl := b.sl
+	order := make([]int, len(sl.Lanes))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(i, j int) bool {
+		a, c := sl.Lanes[order[i]], sl.Lanes[order[j]]
+		if a.Node != c.Node {
+			switch {
+			case a.Node == sl.Node:
+				return true
+			case c.Node == sl.Node:
+				return false
+			case a.Node == "" || c.Node == "":
+				return c.Node == ""
+			}
+			return a.Node < c.Node
+		}
+		ra, rc := componentRank(a.Component), componentRank(c.Component)
+		if ra != rc {
+			return ra < rc
+		}
+		return a.Component < c.Component
+	})
+	renumber := make([]int, len(order))
+	lanes := make([]lane, len(order))
+	for newIdx, old := range order {
+		renumber[old] = newIdx
+		lanes[newIdx] = sl.Lanes[old]
+	}
+	sl.Lanes = lanes
+	for i := range sl.Events {
+		sl.Events[i].Lane = renumber[sl.Events[i].Lane]
+	}
+	sort.SliceStable(sl.Events, func(i, j int) bool { return sl.Events[i].T < sl.Events[j].T })
+	for _, bd := range b.buckets {
+		bd.Lane = renumber[bd.Lane]
+		sl.Bands = append(sl.Bands, *bd)
+	}
+	sort.Slice(sl.Bands, func(i, j int) bool {
+		if sl.Bands[i].Lane != sl.Bands[j].Lane {
+			return sl.Bands[i].Lane < sl.Bands[j].Lane
+		}
+		return sl.Bands[i].From < sl.Bands[j].From
+	})
+	return sl
+}
+
+// laneComponent names the lane an event is drawn in: the component its
+// kind names (DistSender events get their own lane beside the node's
+// traces; Vitess topology documents are "topo"), or the component of the
+// source it came from.
+func laneComponent(kind, sourceComponent string) string {
+	prefix, _, ok := strings.Cut(kind, ".")
+	if !ok || prefix == "" {
+		if sourceComponent != "" {
+			return sourceComponent
+		}
+		return "log"
+	}
+	switch prefix {
+	case "nsserver":
+		return "ns_server"
+	case "vitess":
+		return "topo"
+	}
+	return prefix
+}
+
+var componentOrder = []string{"ns_server", "memcached", "projector", "indexer", "distsender", "trace", "cockroach", "vtctld", "topo"}
+
+func componentRank(c string) int {
+	for i, o := range componentOrder {
+		if o == c {
+			return i
+		}
+	}
+	return len(componentOrder)
+}
+
+// markStyle is how a kind of event is drawn: its category (which sets the
+// marker's colour and shape) and a short label for tooltips.
+type markStyle struct {
+	Category string
+	Label    string
+}
+
+// kindStyles are the kinds that tell the stories the rules find. Kinds not
+// listed are drawn by the category of their name (kindStyle).
+var kindStyles = map[string]markStyle{
+	"memcached.bucket_create":    {"warmup", "bucket creation began"},
+	"memcached.bucket_created":   {"warmup", "bucket created, warmup runs"},
+	"memcached.dcp_producer":     {"stream", "DCP producer connection opened"},
+	"memcached.failover_entry":   {"warmup", "new failover-log entry"},
+	"memcached.log_closed":       {"process", "log file closed"},
+	"memcached.log_opened":       {"process", "log file opened"},
+	"memcached.shutdown":         {"process", "graceful shutdown began"},
+	"memcached.start":            {"process", "memcached started"},
+	"memcached.stream_created":   {"stream", "stream request accepted"},
+	"memcached.stream_refused":   {"error", "stream request refused"},
+	"memcached.stream_rollback":  {"rollback", "stream request answered with a rollback"},
+	"memcached.traffic_disabled": {"traffic", "traffic disabled"},
+	"memcached.traffic_enabled":  {"traffic", "traffic enabled"},
+	"memcached.vb_state":         {"failover", "vbucket state changed"},
+	"memcached.warmup_complete":  {"warmup", "warmup completed"},
+	"memcached.warmup_enough":    {"warmup", "warmup loaded enough data"},
+	"memcached.warmup_start":     {"warmup", "warmup began"},
+	"memcached.warmup_unblock":   {"warmup", "warmup created the vbuckets, waiting requests released"},
+
+	"nsserver.autofailover":          {"failover", "auto-failover"},
+	"nsserver.bucket_failover_end":   {"failover", "bucket failover ended"},
+	"nsserver.bucket_failover_start": {"failover", "bucket failover began"},
+	"nsserver.bucket_loaded":         {"warmup", "bucket loaded (traffic not yet enabled)"},
+	"nsserver.bucket_not_ready":      {"warmup", "janitor: bucket not yet ready"},
+	"nsserver.bucket_online":         {"traffic", "bucket online"},
+	"nsserver.bucket_ready":          {"traffic", "ns_doctor: bucket ready"},
+	"nsserver.bucket_unready":        {"traffic", "ns_doctor: bucket no longer ready"},
+	"nsserver.bucket_warmed":         {"traffic", "traffic enabled (marked as warmed)"},
+	"nsserver.event":                 {"other", "event log entry"},
+	"nsserver.failover_end":          {"failover", "failover completed"},
+	"nsserver.failover_failed":       {"error", "failover failed"},
+	"nsserver.failover_node":         {"failover", "nodes failed over"},
+	"nsserver.failover_start":        {"failover", "failover began"},
+	"nsserver.port_exited":           {"process", "process exited"},
+	"nsserver.service_exited":        {"process", "service exited, restarting"},
+	"nsserver.traffic_enable_failed": {"error", "enabling traffic failed"},
+	"nsserver.traffic_enabling":      {"traffic", "enabling traffic"},
+	"nsserver.vbucket_map":           {"failover", "vbucket map changed"},
+	"nsserver.vbucket_state":         {"failover", "vbucket state set"},
+
+	"indexer.conn_error":       {"error", "stream connection lost"},
+	"indexer.projector_error":  {"error", "projector answered with an error"},
+	"indexer.repair_rollback":  {"rollback", "stream repair needs a rollback"},
+	"indexer.restart_ts":       {"stream", "restart timestamp"},
+	"indexer.rollback":         {"rollback", "stream begin with a rollback"},
+	"indexer.rollback_to_zero": {"rollback", "rollback to zero: indexes rebuilt"},
+	"indexer.rollback_ts":      {"rollback", "rollback timestamp"},
+	"indexer.storage_rollback": {"rollback", "index storage rolls back"},
+	"indexer.stream_begin":     {"stream", "stream begin"},
+	"indexer.stream_end":       {"stream", "stream end"},
+	"indexer.stream_repair":    {"stream", "stream repair"},
+	"indexer.stream_restart":   {"stream", "stream restart requested"},
+
+	"projector.dcp_closed":             {"error", "DCP connection closed"},
+	"projector.dcp_connected":          {"stream", "DCP connection opened"},
+	"projector.stream_begin":           {"stream", "stream begin sent"},
+	"projector.stream_end":             {"stream", "stream end sent"},
+	"projector.stream_error":           {"error", "stream request refused"},
+	"projector.stream_response":        {"stream", "stream request answered"},
+	"projector.stream_rollback":        {"rollback", "stream request answered with a rollback"},
+	"projector.stream_rollback_notice": {"rollback", "feed got a rollback"},
+	"projector.vbmap":                  {"stream", "active vbuckets"},
+
+	"distsender.backoff":   {"redirect", "backing off: lease already seen"},
+	"distsender.new_lease": {"redirect", "new lease applied"},
+	"distsender.next_peer": {"redirect", "trying the next replica"},
+	"distsender.nlhe":      {"redirect", "NotLeaseHolderError: redirect"},
+	"distsender.rpc":       {"request", "RPC sent"},
+	"distsender.send":      {"request", "batch sent to the range"},
+	"trace.start":          {"request", "trace begins"},
+	"trace.discarded":      {"other", "trace events discarded"},
+
+	"vtctld.switch_start":       {"step", "traffic switch began"},
+	"vtctld.stop_streams":       {"step", "streams stopped"},
+	"vtctld.stop_source_writes": {"step", "source writes stopped"},
+	"vtctld.lock_tables":        {"step", "LOCK TABLES"},
+	"vtctld.lock_tables_failed": {"error", "LOCK TABLES failed"},
+	"vtctld.wait_catchup":       {"step", "waiting for streams to catch up"},
+	"vtctld.create_reverse":     {"step", "reverse streams created"},
+	"vtctld.create_journal":     {"step", "journal created"},
+	"vtctld.routing_changed":    {"step", "routing rules changed"},
+	"vtctld.freeze":             {"step", "workflow frozen"},
+	"vtctld.switch_done":        {"step", "switch done"},
+	"vtctld.switch_failed":      {"error", "switch failed"},
+	"vtctld.cancel_start":       {"step", "cancel of the migration began"},
+	"vtctld.cancel_step":        {"step", "cancel step"},
+	"vtctld.cancel_done":        {"step", "migration cancelled"},
+	"vtctld.cancel_failed":      {"error", "cancel failed"},
+	"vtctld.context_error":      {"error", "context deadline exceeded or cancelled"},
+	"vtctld.denied_tables":      {"step", "denied tables"},
+
+	evidenceKind: {"evidence", "evidence line"},
+}
+
+func kindStyle(kind string) markStyle {
+	if st, ok := kindStyles[kind]; ok {
+		return st
+	}
+	prefix, what, _ := strings.Cut(kind, ".")
+	label := strings.ReplaceAll(what, "_", " ")
+	switch {
+	case strings.Contains(what, "rollback"):
+		return markStyle{"rollback", label}
+	case strings.Contains(what, "fail") || strings.Contains(what, "error"):
+		return markStyle{"error", label}
+	case prefix == "vitess":
+		return markStyle{"topo", "topology snapshot: " + label}
+	case prefix == "vtctld":
+		return markStyle{"step", label}
+	}
+	if label == "" {
+		label = kind
+	}
+	return markStyle{"other", label}
+}
+
+// storyCategory reports whether events of a category are kept one by one
+// when a window has too many events: all but routine requests and the
+// uncategorised.
+func storyCategory(c string) bool { return c != "other" && c != "request" }
