@@ -210,3 +210,129 @@ func TestViews(t *testing.T) {
 		}
 	}
 }
+
+// A full disk stops the load with a message that says so, and leaves the
+// timeline readable with every source completed before it.
+func TestFullDisk(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.db")
+	db, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := time.Date(2022, 7, 22, 0, 0, 0, 0, time.UTC)
+	fill(t, db, "before.log", base, 100)
+	// The writer's one connection may grow the file by only a few pages more.
+	var pages int64
+	db.sql.QueryRow(`PRAGMA page_count`).Scan(&pages)
+	if _, err := db.sql.Exec(fmt.Sprintf(`PRAGMA max_page_count = %d`, pages+4)); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	w, err := db.NewRun(ctx, []string{"big.log"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := &forensics.Source{Path: "big.log", Format: "test", Component: "test", Key: "big"}
+	if err := w.BeginSource(src); err != nil {
+		t.Fatal(err)
+	}
+	b := NewBlockBuilder()
+	defer b.Release()
+	var werr error
+	for i := int64(1); i < 200000 && werr == nil; i++ {
+		b.Add(i, base.UnixNano()+i, 0, LineFlags{}, []byte(fmt.Sprintf("line %d %x", i, i*7919)))
+		if b.Full() {
+			werr = w.AddBlock(src.ID, b.Finish())
+		}
+	}
+	if werr == nil {
+		werr = w.Commit()
+	}
+	if werr == nil || !strings.Contains(werr.Error(), "the disk is full") {
+		t.Fatalf("error = %v, want one saying the disk is full", werr)
+	}
+	w.Rollback()
+	db.Close()
+
+	ro, err := OpenReadOnly(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	var check string
+	ro.sql.QueryRow(`PRAGMA integrity_check`).Scan(&check)
+	if check != "ok" {
+		t.Errorf("integrity_check = %q", check)
+	}
+	srcs, err := ro.Sources(ctx, 0)
+	if err != nil || len(srcs) != 1 || srcs[0].Path != "before.log" {
+		t.Errorf("sources after the failed load = %+v, %v; want only before.log", srcs, err)
+	}
+}
+
+// A query runs while a load is writing, and sees only complete sources.
+func TestQueryWhileWriting(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.db")
+	db, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	base := time.Date(2022, 7, 22, 0, 0, 0, 0, time.UTC)
+	fill(t, db, "done.log", base, 50)
+	ctx := context.Background()
+	w, err := db.NewRun(ctx, []string{"loading.log"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := &forensics.Source{Path: "loading.log", Format: "test", Component: "test", Key: "loading"}
+	if err := w.BeginSource(src); err != nil {
+		t.Fatal(err)
+	}
+	b := NewBlockBuilder()
+	b.Add(1, base.UnixNano(), 0, LineFlags{}, []byte("half-loaded line"))
+	if err := w.AddBlock(src.ID, b.Finish()); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(); err != nil { // committed, but the source is not complete
+		t.Fatal(err)
+	}
+	b.Add(2, base.UnixNano(), 0, LineFlags{}, []byte("line in an open transaction"))
+	if err := w.AddBlock(src.ID, b.Finish()); err != nil {
+		t.Fatal(err)
+	}
+	b.Release()
+
+	ro, err := OpenReadOnly(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	var paths []string
+	err = ro.Lines(ctx, LineFilter{}, func(l *Line) error {
+		if len(paths) == 0 || paths[len(paths)-1] != l.Source {
+			paths = append(paths, l.Source)
+		}
+		return nil
+	})
+	if err != nil || fmt.Sprint(paths) != "[done.log]" {
+		t.Errorf("query during the load saw %v (%v); want only the complete done.log", paths, err)
+	}
+	w.Rollback()
+}
+
+func TestAttrsRoundTrip(t *testing.T) {
+	for _, attrs := range [][]forensics.Attr{
+		nil,
+		{{"consumer", "secidx:proj-test3-MAINT_STREAM_TOPIC_0765/1"}, {"rollback_seqno", "4109"}},
+		{{"reason", `consumer ahead of producer - "quoted" \\ back`}, {"empty", ""}, {"uni", "héllo ‹x›"}},
+		{{"ctl", "tab\there\nnewline\x01"}, {"k", "v"}},
+	} {
+		var b strings.Builder
+		encodeAttrs(&b, attrs)
+		got, err := decodeAttrs(b.String())
+		if err != nil || fmt.Sprint(got) != fmt.Sprint(attrs) {
+			t.Errorf("decodeAttrs(%s) = %v, %v; want %v", b.String(), got, err, attrs)
+		}
+	}
+}

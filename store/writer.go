@@ -322,20 +322,73 @@ func encodeAttrs(b *strings.Builder, attrs []forensics.Attr) {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		k, _ := json.Marshal(a.Key)
-		v, _ := json.Marshal(a.Value)
-		b.Write(k)
+		writeJSONString(b, a.Key)
 		b.WriteByte(':')
-		b.Write(v)
+		writeJSONString(b, a.Value)
 	}
 	b.WriteByte('}')
 }
 
+// writeJSONString writes s as a JSON string. Most values are plain ASCII and
+// are written as they are; the rest go through encoding/json.
+func writeJSONString(b *strings.Builder, s string) {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+			v, _ := json.Marshal(s)
+			b.Write(v)
+			return
+		}
+	}
+	b.WriteByte('"')
+	b.WriteString(s)
+	b.WriteByte('"')
+}
+
 // decodeAttrs reads attributes written by encodeAttrs, keeping their order.
+// Rules read events by the hundred thousand, so the common case (keys and
+// values without escapes) is read by hand; anything else goes to encoding/json.
 func decodeAttrs(s string) ([]forensics.Attr, error) {
 	if s == "{}" || s == "" {
 		return nil, nil
 	}
+	var out []forensics.Attr
+	i := 1 // after '{'
+	for i < len(s) && s[i] != '}' {
+		k, n, ok := plainString(s, i)
+		if !ok || n >= len(s) || s[n] != ':' {
+			return decodeAttrsJSON(s)
+		}
+		v, m, ok := plainString(s, n+1)
+		if !ok || m >= len(s) {
+			return decodeAttrsJSON(s)
+		}
+		out = append(out, forensics.Attr{Key: k, Value: v})
+		i = m
+		if s[i] == ',' {
+			i++
+		}
+	}
+	return out, nil
+}
+
+// plainString reads a JSON string without escapes starting at s[i], and
+// returns it with the index after it.
+func plainString(s string, i int) (string, int, bool) {
+	if i >= len(s) || s[i] != '"' {
+		return "", 0, false
+	}
+	for j := i + 1; j < len(s); j++ {
+		switch s[j] {
+		case '"':
+			return s[i+1 : j], j + 1, true
+		case '\\':
+			return "", 0, false
+		}
+	}
+	return "", 0, false
+}
+
+func decodeAttrsJSON(s string) ([]forensics.Attr, error) {
 	dec := json.NewDecoder(strings.NewReader(s))
 	if _, err := dec.Token(); err != nil {
 		return nil, err

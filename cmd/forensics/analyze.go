@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"runtime/pprof"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -18,15 +20,16 @@ import (
 )
 
 type analyzeOptions struct {
-	db     string
-	format string
-	failOn string
-	rules  []string
-	strict bool
-	quiet  bool
-	limits input.Limits
-	stdout io.Writer
-	stderr io.Writer
+	db      string
+	format  string
+	failOn  string
+	rules   []string
+	strict  bool
+	quiet   bool
+	profile string
+	limits  input.Limits
+	stdout  io.Writer
+	stderr  io.Writer
 }
 
 func newAnalyzeCmd() *cobra.Command {
@@ -73,6 +76,8 @@ severity (the output is written all the same).`,
 	cmd.Flags().StringVar(&opts.failOn, "fail-on", "", "exit 3 when a finding is at or above this severity: low, medium (= warning), high or critical")
 	cmd.Flags().StringSliceVar(&opts.rules, "rules", nil, "run only these rules (comma-separated names; see `forensics rules list`)")
 	cmd.Flags().BoolVarP(&opts.quiet, "quiet", "q", false, "no progress display and no summary of the inputs on stderr")
+	cmd.Flags().StringVar(&opts.profile, "cpuprofile", "", "write a CPU profile of the run to this file (for go tool pprof)")
+	cmd.Flags().MarkHidden("cpuprofile")
 	cmd.Flags().BoolVar(&opts.strict, "strict", false, "exit 1 when any input could not be read in full")
 	opts.limits = input.DefaultLimits
 	cmd.Flags().Int64Var(&opts.limits.MaxTotal, "max-bytes", input.DefaultLimits.MaxTotal, "stop reading after the inputs decompress to this many bytes in all")
@@ -98,6 +103,17 @@ func runAnalyze(cmd *cobra.Command, opts *analyzeOptions, paths []string) error 
 	selected, err := selectRules(opts.rules)
 	if err != nil {
 		return err
+	}
+	if opts.profile != "" {
+		f, err := os.Create(opts.profile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	var prog *ingest.Progress
 	if !opts.quiet {

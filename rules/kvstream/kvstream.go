@@ -10,6 +10,8 @@
 package kvstream
 
 import (
+	"time"
+
 	"forensics"
 )
 
@@ -108,13 +110,73 @@ var Rule = &forensics.Rule{
 	Run: run,
 }
 
+// The stream answers, stream begins and ends and vbucket states are logged
+// by the thousand on a busy cluster (every replication stream, every index
+// repair), while restarts are rare. run reads the restarts first, and the
+// high-volume kinds only around them: from a little before each restart to
+// long enough after it to see the failover and the second rollback.
+var (
+	restartKinds = []forensics.Kind{mcStart, nsExited, nsPortExited}
+	highVolume   = map[forensics.Kind]bool{
+		mcCreated: true, mcRollback: true, mcVBState: true,
+		ixStreamEnd: true, ixStreamBegin: true, ixRollback: true,
+		prRollback: true, prResponse: true,
+	}
+	lookBefore = restartJoin + pairWindow
+	lookAfter  = 2 * time.Hour
+)
+
 func run(p *forensics.Pass) error {
-	evs, err := p.Events(p.Rule.Kinds...)
+	restarts, err := p.Events(restartKinds...)
+	if err != nil || len(restarts) == 0 {
+		return err
+	}
+	var rare, frequent []forensics.Kind
+	for _, k := range p.Rule.Kinds {
+		if highVolume[k] {
+			frequent = append(frequent, k)
+		} else {
+			rare = append(rare, k)
+		}
+	}
+	evs, err := p.Events(rare...)
 	if err != nil {
+		return err
+	}
+	// Windows around the restarts, merged where they overlap; the events
+	// of each kind stay in time order across them.
+	var from, to time.Time
+	flush := func() error {
+		if from.IsZero() {
+			return nil
+		}
+		more, err := p.Timeline.Events(p.Context, forensics.Query{Kinds: frequent, Since: from, Until: to})
+		evs = append(evs, more...)
+		return err
+	}
+	for _, r := range restarts {
+		start, end := r.Time.Add(-lookBefore), r.Time.Add(lookAfter)
+		if !from.IsZero() && !start.After(to) {
+			to = maxTime(to, end)
+			continue
+		}
+		if err := flush(); err != nil {
+			return err
+		}
+		from, to = start, end
+	}
+	if err := flush(); err != nil {
 		return err
 	}
 	for _, f := range analyze(evs) {
 		p.Report(f)
 	}
 	return nil
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }

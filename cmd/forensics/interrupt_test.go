@@ -1,0 +1,150 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"forensics/report"
+	"forensics/store"
+)
+
+// writeBigBundle writes a cbcollect_info folder whose memcached.log is large
+// enough that analyze is still writing when it is interrupted.
+func writeBigBundle(t *testing.T, dir string) string {
+	t.Helper()
+	folder := filepath.Join(dir, "cbcollect_info_ns_1@10.9.9.9_20220722-004733")
+	if err := os.MkdirAll(folder, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"memcached.log", "ns_server.indexer.log"} {
+		f, err := os.Create(filepath.Join(folder, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := bufio.NewWriter(f)
+		t0 := time.Date(2022, 7, 21, 17, 0, 0, 0, time.FixedZone("", -7*3600))
+		for i := 0; i < 400_000; i++ {
+			ts := t0.Add(time.Duration(i) * 7 * time.Millisecond)
+			if name == "memcached.log" {
+				fmt.Fprintf(w, "%s INFO %d: (test3) DCP (Producer) eq_dcpq:replication:ns_1@10.9.9.9->ns_1@10.9.9.8:test3 - (vb:%d) Creating stream with start seqno %d and end seqno 18446744073709551615; requested end seqno was 18446744073709551615, snapshot:{%d,%d} collections-filter-size:0 sid:none\n",
+					ts.Format("2006-01-02T15:04:05.000000-07:00"), 100+i%50, i%1024, i, i, i)
+			} else {
+				fmt.Fprintf(w, "%s [Info] TK StreamEnd MAINT_STREAM test3 %d 77409272469274 %d\n", ts.Format("2006-01-02T15:04:05.000-07:00"), i%1024, i)
+			}
+		}
+		w.Flush()
+		f.Close()
+	}
+	return folder
+}
+
+// An analyze killed (SIGKILL) or interrupted (SIGINT) while it writes
+// leaves a consistent timeline; the next analyze of the same input finishes
+// the job, and the timeline then holds exactly what one clean run gives.
+func TestInterruptedAnalyze(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 100 MB")
+	}
+	dir := t.TempDir()
+	folder := writeBigBundle(t, dir)
+
+	clean := filepath.Join(dir, "clean.db")
+	want := analyzeJSON(t, clean, folder)
+
+	for _, sig := range []os.Signal{syscall.SIGKILL, os.Interrupt} {
+		t.Run(sig.String(), func(t *testing.T) {
+			db := filepath.Join(t.TempDir(), "t.db")
+			cmd := exec.Command(os.Args[0], "analyze", "-q", "--db", db, folder)
+			cmd.Args[0] = "forensics" // run as the forensics command (see TestMain)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			waitForBlocks(t, db)
+			cmd.Process.Signal(sig)
+			err := cmd.Wait()
+			if err == nil {
+				t.Fatalf("analyze finished before it was interrupted; make the input larger")
+			}
+			if sig == os.Interrupt && !bytes.Contains(stderr.Bytes(), []byte("context canceled")) {
+				t.Errorf("interrupted analyze said %q", stderr.String())
+			}
+
+			ro, err := store.OpenReadOnly(db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var check string
+			ro.QuerySQL(context.Background(), `PRAGMA integrity_check`, nil, func(_ []string, v []any) error { check = fmt.Sprint(v[0]); return nil })
+			srcs, _ := ro.Sources(context.Background(), 0)
+			ro.Close()
+			if check != "ok" {
+				t.Errorf("integrity_check after %s = %q", sig, check)
+			}
+			for _, s := range srcs {
+				if s.Lines != s.Events+s.Plain+s.Skipped || s.Lines == 0 {
+					t.Errorf("a source visible after %s is not whole: %+v", sig, s)
+				}
+			}
+
+			got := analyzeJSON(t, db, folder)
+			var a, b report.Report
+			json.Unmarshal(want, &a)
+			json.Unmarshal(got, &b)
+			if fmt.Sprint(a.Sources) != fmt.Sprint(b.Sources) || fmt.Sprint(a.Findings) != fmt.Sprint(b.Findings) {
+				t.Errorf("after %s and a re-run, the timeline differs from a clean run:\n%v\nwant\n%v", sig, b.Sources, a.Sources)
+			}
+			if b.Summary.Read+b.Summary.Reused != 2 {
+				t.Errorf("re-run read %d and reused %d sources, want 2 in all", b.Summary.Read, b.Summary.Reused)
+			}
+			assertEventCount(t, db, clean)
+		})
+	}
+}
+
+// waitForBlocks waits until the analyze under way has stored some lines.
+func waitForBlocks(t *testing.T, db string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if ro, err := store.OpenReadOnly(db); err == nil {
+			var n int64
+			ro.QuerySQL(context.Background(), `SELECT count(*) FROM main.blocks`, nil, func(_ []string, v []any) error { n, _ = v[0].(int64); return nil })
+			ro.Close()
+			if n > 0 {
+				return
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatal("analyze stored nothing within 20 s")
+}
+
+// assertEventCount checks that two timelines hold the same number of events:
+// an interrupted run followed by a re-run must not duplicate any.
+func assertEventCount(t *testing.T, a, b string) {
+	t.Helper()
+	count := func(path string) int64 {
+		ro, err := store.OpenReadOnly(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ro.Close()
+		var n int64
+		ro.QuerySQL(context.Background(), `SELECT count(*) FROM events`, nil, func(_ []string, v []any) error { n, _ = v[0].(int64); return nil })
+		return n
+	}
+	if x, y := count(a), count(b); x != y {
+		t.Errorf("events: %d after the interrupted run and a re-run, %d after a clean run", x, y)
+	}
+}
