@@ -55,3 +55,35 @@ type Pass struct {
 func (p *Pass) Events(kinds ...Kind) ([]Event, error) {
 	return p.Timeline.Events(p.Context, Query{Kinds: kinds})
 }
+
+// EventsNear returns the events of the given kinds from before to after
+// each anchor event, in time order. Rules read their rare events first (a
+// restart, a redirect) and the kinds logged by the hundred thousand only
+// around them, so a healthy bundle costs nothing and a large one does not
+// have to fit in memory.
+func (p *Pass) EventsNear(anchors []Event, before, after time.Duration, kinds ...Kind) ([]Event, error) {
+	var out []Event
+	var from, to time.Time
+	flush := func() error {
+		if from.IsZero() {
+			return nil
+		}
+		evs, err := p.Timeline.Events(p.Context, Query{Kinds: kinds, Since: from, Until: to})
+		out = append(out, evs...)
+		return err
+	}
+	for _, a := range anchors { // anchors come in time order, so windows do too
+		start, end := a.Time.Add(-before), a.Time.Add(after)
+		if !from.IsZero() && !start.After(to) {
+			if end.After(to) {
+				to = end
+			}
+			continue
+		}
+		if err := flush(); err != nil {
+			return nil, err
+		}
+		from, to = start, end
+	}
+	return out, flush()
+}

@@ -389,9 +389,9 @@ type parse struct {
 	cur        forensics.Stamp // time of the last line that had one
 	events     []forensics.Event
 	eventLines bitset // lines that produced an event, wherever the parser emitted it
-	pending []pendingLine
-	pendSz  int
-	first   time.Time // earliest event time, for lines of documents without times
+	pending    []pendingLine
+	pendSz     int
+	first      time.Time // earliest event time, for lines of documents without times
 }
 
 // pendingLine is a line read before the first line with a time: it gets

@@ -4,9 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"sync"
 
-	"github.com/klauspost/compress/zstd"
+	"github.com/klauspost/compress/s2"
 
 	"forensics"
 )
@@ -81,7 +80,7 @@ type Block struct {
 	Lines     int64 // records, counting each piece of a cut line
 	TMin      int64 // unix ns
 	TMax      int64
-	Data      []byte // zstd of the encoded records
+	Data      []byte // S2 of the encoded records
 }
 
 // BlockBuilder encodes lines into blocks. Each ingest worker owns one, so
@@ -93,29 +92,15 @@ type BlockBuilder struct {
 	prev  int64
 	tmin  int64
 	tmax  int64
-	enc   *zstd.Encoder
 }
-
-var encoderPool = sync.Pool{New: func() any {
-	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1), zstd.WithLowerEncoderMem(true))
-	if err != nil {
-		panic(err) // only for invalid options
-	}
-	return enc
-}}
 
 // NewBlockBuilder returns an empty builder.
 func NewBlockBuilder() *BlockBuilder {
-	return &BlockBuilder{raw: make([]byte, 0, BlockSize+4096), enc: encoderPool.Get().(*zstd.Encoder)}
+	return &BlockBuilder{raw: make([]byte, 0, BlockSize+4096)}
 }
 
-// Release returns the builder's encoder for reuse. The builder must not be used after.
-func (b *BlockBuilder) Release() {
-	if b.enc != nil {
-		encoderPool.Put(b.enc)
-		b.enc = nil
-	}
-}
+// Release lets go of the builder's buffer. The builder must not be used after.
+func (b *BlockBuilder) Release() { b.raw = nil }
 
 // Add appends line n, logged at t (unix ns) with the given offset (seconds).
 func (b *BlockBuilder) Add(n int64, t int64, offset int32, flags LineFlags, text []byte) {
@@ -145,9 +130,12 @@ func (b *BlockBuilder) Full() bool { return len(b.raw) >= BlockSize }
 func (b *BlockBuilder) Empty() bool { return b.n == 0 }
 
 // Finish compresses the lines added so far into a block and resets the builder.
+// S2 rather than zstd: logs compress about 5 times with it instead of 8 to
+// 10, but at 1.3 GB/s a core instead of 270 MB/s, and compressing every
+// line is most of the work of loading a bundle after decompressing it.
 func (b *BlockBuilder) Finish() Block {
 	blk := Block{FirstLine: b.first, Lines: b.n, TMin: b.tmin, TMax: b.tmax}
-	blk.Data = b.enc.EncodeAll(b.raw, make([]byte, 0, len(b.raw)/4))
+	blk.Data = s2.Encode(make([]byte, s2.MaxEncodedLen(len(b.raw))), b.raw)
 	b.raw = b.raw[:0]
 	b.n = 0
 	return blk
@@ -162,22 +150,19 @@ type StoredLine struct {
 	Text   []byte // valid until the next block is decoded
 }
 
-var decoderPool = sync.Pool{New: func() any {
-	dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
-	if err != nil {
-		panic(err)
-	}
-	return dec
-}}
-
 var errCorruptBlock = errors.New("corrupt block")
 
 // decodeBlock decompresses a block into buf and calls fn for each line in
 // order, stopping at the first error fn returns. It returns the buffer for reuse.
 func decodeBlock(firstLine int64, data []byte, buf []byte, fn func(*StoredLine) error) ([]byte, error) {
-	dec := decoderPool.Get().(*zstd.Decoder)
-	raw, err := dec.DecodeAll(data, buf[:0])
-	decoderPool.Put(dec)
+	n, err := s2.DecodedLen(data)
+	if err != nil {
+		return buf, fmt.Errorf("%w: %v", errCorruptBlock, err)
+	}
+	if cap(buf) < n {
+		buf = make([]byte, n)
+	}
+	raw, err := s2.Decode(buf[:n], data)
 	if err != nil {
 		return buf, fmt.Errorf("%w: %v", errCorruptBlock, err)
 	}

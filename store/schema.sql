@@ -56,7 +56,7 @@ CREATE TABLE IF NOT EXISTS blocks (
 	lines      INTEGER NOT NULL,
 	t_min      INTEGER NOT NULL,
 	t_max      INTEGER NOT NULL,
-	data       BLOB NOT NULL -- zstd; see store/block.go for the record layout
+	data       BLOB NOT NULL -- S2; see store/block.go for the record layout
 );
 CREATE INDEX IF NOT EXISTS blocks_t ON blocks(t_min);
 CREATE INDEX IF NOT EXISTS blocks_source ON blocks(source_id, first_line);

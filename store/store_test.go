@@ -324,9 +324,9 @@ func TestQueryWhileWriting(t *testing.T) {
 func TestAttrsRoundTrip(t *testing.T) {
 	for _, attrs := range [][]forensics.Attr{
 		nil,
-		{{"consumer", "secidx:proj-test3-MAINT_STREAM_TOPIC_0765/1"}, {"rollback_seqno", "4109"}},
-		{{"reason", `consumer ahead of producer - "quoted" \\ back`}, {"empty", ""}, {"uni", "héllo ‹x›"}},
-		{{"ctl", "tab\there\nnewline\x01"}, {"k", "v"}},
+		{{Key: "consumer", Value: "secidx:proj-test3-MAINT_STREAM_TOPIC_0765/1"}, {Key: "rollback_seqno", Value: "4109"}},
+		{{Key: "reason", Value: `consumer ahead of producer - "quoted" \\ back`}, {Key: "empty", Value: ""}, {Key: "uni", Value: "héllo ‹x›"}},
+		{{Key: "ctl", Value: "tab\there\nnewline\x01"}, {Key: "k", Value: "v"}},
 	} {
 		var b strings.Builder
 		encodeAttrs(&b, attrs)

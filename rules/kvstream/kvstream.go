@@ -143,40 +143,12 @@ func run(p *forensics.Pass) error {
 	if err != nil {
 		return err
 	}
-	// Windows around the restarts, merged where they overlap; the events
-	// of each kind stay in time order across them.
-	var from, to time.Time
-	flush := func() error {
-		if from.IsZero() {
-			return nil
-		}
-		more, err := p.Timeline.Events(p.Context, forensics.Query{Kinds: frequent, Since: from, Until: to})
-		evs = append(evs, more...)
+	near, err := p.EventsNear(restarts, lookBefore, lookAfter, frequent...)
+	if err != nil {
 		return err
 	}
-	for _, r := range restarts {
-		start, end := r.Time.Add(-lookBefore), r.Time.Add(lookAfter)
-		if !from.IsZero() && !start.After(to) {
-			to = maxTime(to, end)
-			continue
-		}
-		if err := flush(); err != nil {
-			return err
-		}
-		from, to = start, end
-	}
-	if err := flush(); err != nil {
-		return err
-	}
-	for _, f := range analyze(evs) {
+	for _, f := range analyze(append(evs, near...)) {
 		p.Report(f)
 	}
 	return nil
-}
-
-func maxTime(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
-	}
-	return b
 }

@@ -5,6 +5,7 @@ package nlhepingpong
 
 import (
 	"fmt"
+	"time"
 
 	"forensics"
 	"forensics/parsers/crdb"
@@ -50,13 +51,27 @@ information from lagging replicas (#73697).`,
 	Run: run,
 }
 
+// DistSender logs a "sending batch" line for every batch, so the rule finds
+// the episodes from the redirects alone and reads the rest of the story
+// (trace starts, sends, back-offs) only around each episode. A trace that
+// holds a ping-pong started at most traceBefore before the episode.
+const (
+	traceBefore  = 5 * time.Minute
+	contextAfter = time.Minute
+)
+
 func run(pass *forensics.Pass) error {
-	evs, err := pass.Events(pass.Rule.Kinds...)
+	redirects, err := pass.Events(crdb.KindNLHE, crdb.KindTraceDiscarded)
 	if err != nil {
-		return fmt.Errorf("read DistSender events: %w", err)
+		return fmt.Errorf("read DistSender redirects: %w", err)
 	}
-	for _, f := range findings(evs) {
-		pass.Report(f)
+	for _, ep := range detect(dedupe(redirects)) {
+		q := forensics.Query{Kinds: pass.Rule.Kinds, Since: ep.start.Add(-traceBefore), Until: ep.end.Add(contextAfter)}
+		evs, err := pass.Timeline.Events(pass.Context, q)
+		if err != nil {
+			return fmt.Errorf("read DistSender events: %w", err)
+		}
+		pass.Report(finding(ep, dedupe(evs)))
 	}
 	return nil
 }
