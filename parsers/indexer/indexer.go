@@ -1,6 +1,7 @@
 // Package indexer reads the log of Couchbase's GSI indexer (indexer.log;
 // ns_server.indexer.log in a cbcollect_info zip), releases 6.x to 8.0, and
-// holds the header grammar it shares with the projector's log.
+// holds the header grammar and number formats it shares with the
+// projector's log.
 //
 // The events are the ones that follow a vbucket's mutation stream through a
 // KV failure: the stream ending, the repair that restarts it (with the
@@ -157,8 +158,9 @@ func add(e *forensics.Event, key, value string) {
 	e.Attrs = append(e.Attrs, forensics.Attr{Key: key, Value: value})
 }
 
-// setKeyspace records the keyspace id whole and its bucket as the subject.
-func setKeyspace(e *forensics.Event, keyspace string) {
+// SetKeyspace records a GSI keyspace id whole, as attr keyspace, and its
+// bucket as the event's Subject.Bucket.
+func SetKeyspace(e *forensics.Event, keyspace string) {
 	add(e, "keyspace", keyspace)
 	e.Bucket = BucketOf(keyspace)
 }
@@ -186,8 +188,9 @@ func token(b []byte) (tok, rest []byte) {
 	return b, nil
 }
 
-// isDec reports whether b is a non-empty decimal number that fits a uint64.
-func isDec(b []byte) bool {
+// IsDecimal reports whether b is a decimal number of 1 to 20 digits that
+// fits a uint64, as GSI prints seqnos, vbuuids and session ids with %d or %v.
+func IsDecimal(b []byte) bool {
 	if len(b) == 0 || len(b) > 20 {
 		return false
 	}
@@ -199,9 +202,9 @@ func isDec(b []byte) bool {
 	return len(b) < 20 || string(b) <= "18446744073709551615"
 }
 
-// isHex reports whether b is a non-empty lowercase hex number that fits a uint64,
-// as Go's %x prints one.
-func isHex(b []byte) bool {
+// IsHex reports whether b is a hex number of 1 to 16 digits, in either case,
+// so that it fits a uint64: a vbuuid or an opaque as Go's %x prints one.
+func IsHex(b []byte) bool {
 	if len(b) == 0 || len(b) > 16 {
 		return false
 	}
@@ -213,10 +216,10 @@ func isHex(b []byte) bool {
 	return true
 }
 
-// vbno reads a vbucket number: a decimal that fits a uint16, as the
+// ParseVB reads a vbucket number: a decimal that fits a uint16, as the
 // indexer's Vbucket and DCP's vbucket id are.
-func vbno(b []byte) (int, bool) {
-	if len(b) == 0 || len(b) > 5 || !isDec(b) {
+func ParseVB(b []byte) (int, bool) {
+	if len(b) == 0 || len(b) > 5 || !IsDecimal(b) {
 		return 0, false
 	}
 	v := 0
@@ -232,13 +235,13 @@ func vbno(b []byte) (int, bool) {
 // whether hex was a hex number of at most 64 bits. Surrounding spaces are
 // not allowed.
 func VBUUID(hex []byte) (string, bool) {
-	if !isHex(hex) {
+	if !IsHex(hex) {
 		return "", false
 	}
 	return hexToDec(hex), true
 }
 
-// hexToDec converts a hex number that isHex accepted into decimal.
+// hexToDec converts a hex number that IsHex accepted into decimal.
 func hexToDec(b []byte) string {
 	var v uint64
 	for _, c := range b {

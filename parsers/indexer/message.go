@@ -71,17 +71,17 @@ func splitSpaces(b []byte, out [][]byte) int {
 // (timekeeper.go handleStreamEnd, Info, every release).
 func (p *parser) streamEnd(n int64, text []byte, h Header, rest []byte, emit forensics.Emit) error {
 	var f [5][]byte
-	if split(rest, f[:]) != 5 || len(f[0]) == 0 || len(f[1]) == 0 || !isDec(f[3]) || !isDec(f[4]) {
+	if split(rest, f[:]) != 5 || len(f[0]) == 0 || len(f[1]) == 0 || !IsDecimal(f[3]) || !IsDecimal(f[4]) {
 		return errors.New("malformed TK StreamEnd: want stream, keyspace, vbucket, vbuuid, seqno")
 	}
-	vb, ok := vbno(f[2])
+	vb, ok := ParseVB(f[2])
 	if !ok {
 		return fmt.Errorf("malformed TK StreamEnd: bad vbucket %.20q", f[2])
 	}
 	e := p.start(StreamEnd, n, h.Stamp, text)
 	e.VB = vb
 	add(e, "stream", string(f[0]))
-	setKeyspace(e, string(f[1]))
+	SetKeyspace(e, string(f[1]))
 	add(e, "vbuuid", string(f[3]))
 	add(e, "seqno", string(f[4]))
 	emit(e)
@@ -103,10 +103,10 @@ func (p *parser) streamBegin(n int64, text []byte, h Header, rest []byte, emit f
 	if hwt != nil && k != 7 || hwt == nil && k != 5 && k != 6 {
 		return errors.New("malformed TK StreamBegin: want stream, keyspace, vbucket, vbuuid, seqno, session, KV node")
 	}
-	if len(f[0]) == 0 || len(f[1]) == 0 || !isDec(f[3]) || !isDec(f[4]) || k >= 6 && !isDec(f[5]) {
+	if len(f[0]) == 0 || len(f[1]) == 0 || !IsDecimal(f[3]) || !IsDecimal(f[4]) || k >= 6 && !IsDecimal(f[5]) {
 		return errors.New("malformed TK StreamBegin: want stream, keyspace, vbucket, vbuuid, seqno, session, KV node")
 	}
-	vb, ok := vbno(f[2])
+	vb, ok := ParseVB(f[2])
 	if !ok {
 		return fmt.Errorf("malformed TK StreamBegin: bad vbucket %.20q", f[2])
 	}
@@ -120,7 +120,7 @@ func (p *parser) streamBegin(n int64, text []byte, h Header, rest []byte, emit f
 	e := p.start(StreamBegin, n, h.Stamp, text)
 	e.VB = vb
 	add(e, "stream", string(f[0]))
-	setKeyspace(e, string(f[1]))
+	SetKeyspace(e, string(f[1]))
 	add(e, "vbuuid", string(f[3]))
 	add(e, "seqno", string(f[4]))
 	if k >= 6 {
@@ -148,7 +148,7 @@ func parseHWT(b []byte) (ss, se, seq []byte, ok bool) {
 		return nil, nil, nil, false
 	}
 	ss, se, seq = b[:i], b[i+1:j], b[j+1:k]
-	return ss, se, seq, isDec(ss) && isDec(se) && isDec(seq)
+	return ss, se, seq, IsDecimal(ss) && IsDecimal(se) && IsDecimal(seq)
 }
 
 // hostOf returns the host of a host:port, without the brackets of an IPv6
@@ -181,7 +181,7 @@ func (p *parser) rollback(n int64, text []byte, h Header, rest []byte, emit fore
 	if len(keyspace) == 0 || !ok || i < 0 {
 		return errors.New(bad)
 	}
-	vb, ok := vbno(rest[:i])
+	vb, ok := ParseVB(rest[:i])
 	if !ok {
 		return fmt.Errorf("malformed StreamBegin rollback: bad vbucket %.20q", rest[:i])
 	}
@@ -192,13 +192,13 @@ func (p *parser) rollback(n int64, text []byte, h Header, rest []byte, emit fore
 		return errors.New(bad)
 	}
 	seqno, uuid := rest[:j], bytes.TrimLeft(rest[j+2:k], " ")
-	if !isDec(seqno) || !isHex(uuid) {
+	if !IsDecimal(seqno) || !IsHex(uuid) {
 		return errors.New(bad)
 	}
 	e := p.start(Rollback, n, h.Stamp, text)
 	e.VB = vb
 	add(e, "stream", string(stream))
-	setKeyspace(e, string(keyspace))
+	SetKeyspace(e, string(keyspace))
 	add(e, "rollback_seqno", string(seqno))
 	add(e, "vbuuid_hex", string(uuid))
 	add(e, "vbuuid", hexToDec(uuid))
@@ -210,12 +210,12 @@ func (p *parser) rollback(n int64, text []byte, h Header, rest []byte, emit fore
 func (p *parser) repairRollback(n int64, text []byte, h Header, rest []byte, emit forensics.Emit) error {
 	rest, ok := bytes.CutSuffix(bytes.TrimRight(rest, " "), []byte(". Sending Init Prepare."))
 	var f [3][]byte
-	if !ok || split(rest, f[:]) != 3 || len(f[0]) == 0 || len(f[1]) == 0 || !isDec(f[2]) {
+	if !ok || split(rest, f[:]) != 3 || len(f[0]) == 0 || len(f[1]) == 0 || !IsDecimal(f[2]) {
 		return errors.New("malformed repairStream need rollback: want stream, keyspace, session")
 	}
 	e := p.start(RepairRollback, n, h.Stamp, text)
 	add(e, "stream", string(f[0]))
-	setKeyspace(e, string(f[1]))
+	SetKeyspace(e, string(f[1]))
 	add(e, "session", string(f[2]))
 	emit(e)
 	return nil
@@ -228,12 +228,12 @@ func (p *parser) streamRepair(n int64, text []byte, h Header, rest []byte, emit 
 	k := split(bytes.TrimRight(rest, " "), f[:])
 	if k != 3 && k != 5 || len(f[0]) == 0 || len(f[2]) == 0 ||
 		string(f[1]) != "KeyspaceId" && string(f[1]) != "Bucket" ||
-		k == 5 && (string(f[3]) != "StreamId" || !isDec(f[4])) {
+		k == 5 && (string(f[3]) != "StreamId" || !IsDecimal(f[4])) {
 		return errors.New("malformed Initiate Stream Repair: want stream, KeyspaceId, StreamId")
 	}
 	e := p.start(StreamRepair, n, h.Stamp, text)
 	add(e, "stream", string(f[0]))
-	setKeyspace(e, string(f[2]))
+	SetKeyspace(e, string(f[2]))
 	if k == 5 {
 		add(e, "session", string(f[4]))
 	}
@@ -256,7 +256,7 @@ func (p *parser) streamRestart(n int64, text []byte, h Header, rest []byte, emit
 	var session []byte
 	if r, ok := cut(rest, "SessionId "); ok {
 		session, rest = token(r)
-		if !isDec(session) {
+		if !IsDecimal(session) {
 			return errors.New(bad)
 		}
 	}
@@ -266,7 +266,7 @@ func (p *parser) streamRestart(n int64, text []byte, h Header, rest []byte, emit
 	}
 	e := p.start(StreamRestart, n, h.Stamp, text)
 	add(e, "stream", string(stream))
-	setKeyspace(e, string(keyspace))
+	SetKeyspace(e, string(keyspace))
 	if session != nil {
 		add(e, "session", string(session))
 	}
@@ -304,7 +304,7 @@ func (p *parser) storageRollback(n int64, text []byte, h Header, rest []byte, em
 		add(e, "stream", string(stream))
 	}
 	if len(keyspace) > 0 {
-		setKeyspace(e, string(keyspace))
+		SetKeyspace(e, string(keyspace))
 	}
 	emit(e)
 	if hasPrefix(ts, "bucket: ") {
@@ -321,7 +321,7 @@ func (p *parser) rollbackToZero(n int64, text []byte, h Header, rest []byte, emi
 	}
 	e := p.start(RollbackToZero, n, h.Stamp, text)
 	add(e, "stream", string(f[0]))
-	setKeyspace(e, string(f[1]))
+	SetKeyspace(e, string(f[1]))
 	emit(e)
 	return nil
 }
@@ -344,7 +344,7 @@ func (p *parser) projectorError(n int64, text []byte, h Header, op string, rest 
 	e := p.start(ProjectorError, n, h.Stamp, text)
 	add(e, "op", op)
 	add(e, "stream", string(stream))
-	setKeyspace(e, string(keyspace))
+	SetKeyspace(e, string(keyspace))
 	add(e, "error", string(r[:i]))
 	add(e, "projector", string(addr))
 	add(e, "kv_host", string(hostOf(addr)))
@@ -367,7 +367,7 @@ func (p *parser) connError(n int64, text []byte, h Header, rest []byte, emit for
 	for rest := list; len(rest) > 0; {
 		var t []byte
 		t, rest = token(rest)
-		vb, ok := vbno(t)
+		vb, ok := ParseVB(t)
 		if !ok {
 			return errors.New(bad)
 		}
@@ -379,7 +379,7 @@ func (p *parser) connError(n int64, text []byte, h Header, rest []byte, emit for
 		e.VB = one
 	}
 	add(e, "stream", string(stream))
-	setKeyspace(e, string(keyspace))
+	SetKeyspace(e, string(keyspace))
 	add(e, "vbuckets", string(list))
 	emit(e)
 	return nil
@@ -432,10 +432,10 @@ func (p *parser) row(n int64, text []byte, emit forensics.Emit) error {
 	default:
 		return errors.New("malformed TsVbuuid row: want {vbno vbuuid [manifest] seqno [osocount] snapshot-start snapshot-end}")
 	}
-	vb, ok := vbno(f[0])
+	vb, ok := ParseVB(f[0])
 	start, end := f[k-2], f[k-1]
-	if !ok || !isHex(f[1]) || !isDec(seqno) || !isDec(start) || !isDec(end) ||
-		manifest != nil && !isHex(manifest) || oso != nil && !isDec(oso) {
+	if !ok || !IsHex(f[1]) || !IsDecimal(seqno) || !IsDecimal(start) || !IsDecimal(end) ||
+		manifest != nil && !IsHex(manifest) || oso != nil && !IsDecimal(oso) {
 		return errors.New("malformed TsVbuuid row: want {vbno vbuuid [manifest] seqno [osocount] snapshot-start snapshot-end}")
 	}
 	d := &p.dump
@@ -445,7 +445,7 @@ func (p *parser) row(n int64, text []byte, emit forensics.Emit) error {
 		add(e, "stream", d.stream)
 	}
 	if d.keyspace != "" {
-		setKeyspace(e, d.keyspace)
+		SetKeyspace(e, d.keyspace)
 	}
 	if d.session != "" {
 		add(e, "session", d.session)

@@ -18,7 +18,9 @@ import (
 // ns_memcached-default<0.97.0>. The message follows ']' with no space and
 // continues on the following lines, which have no header.
 
-type aleHeader struct {
+// header is what the first line of an entry says, in the ale grammar or in
+// diag.log's.
+type header struct {
 	stamp forensics.Stamp
 	node  [2]int // the node field, as offsets in the line
 	msg   int    // offset of the message
@@ -43,7 +45,7 @@ var (
 // parseALE reads the header of an ale line. A line that starts with
 // "[logger:level," is taken for a header; if the rest cannot be read the
 // state is badHeader with an error (and the stamp when the time was read).
-func parseALE(b []byte) (h aleHeader, st headerState, err error) {
+func parseALE(b []byte) (h header, st headerState, err error) {
 	if len(b) < 8 || b[0] != '[' {
 		return h, notHeader, nil
 	}
@@ -129,19 +131,7 @@ func newALE(o forensics.Origin) forensics.Parser {
 
 func (p *aleParser) Line(n int64, text []byte, emit forensics.Emit) (forensics.Stamp, error) {
 	h, st, err := parseALE(text)
-	switch st {
-	case notHeader:
-		p.ent.add(text)
-		return forensics.Stamp{}, nil
-	case badHeader:
-		p.out.flush(&p.ent, emit)
-		return h.stamp, err
-	}
-	p.out.flush(&p.ent, emit)
-	if candidate(text[h.msg:]) {
-		p.ent.start(n, h.stamp, text, h.msg, h.node)
-	}
-	return h.stamp, nil
+	return p.out.line(&p.ent, n, text, h, st, emit), err
 }
 
 func (p *aleParser) End(emit forensics.Emit) error {

@@ -84,19 +84,7 @@ func (p *diagParser) Line(n int64, text []byte, emit forensics.Emit) (forensics.
 			return forensics.Stamp{}, nil
 		}
 		d, st, err := parseDiagEntry(text)
-		switch st {
-		case notHeader:
-			p.ent.add(text)
-			return forensics.Stamp{}, nil
-		case badHeader:
-			p.out.flush(&p.ent, emit)
-			return d.stamp, err
-		}
-		p.out.flush(&p.ent, emit)
-		if candidate(text[d.msg:]) {
-			p.ent.start(n, d.stamp, text, d.msg, d.node)
-		}
-		return d.stamp, nil
+		return p.out.line(&p.ent, n, text, d, st, emit), err
 	case diagEvents:
 		if isDashes(text) {
 			p.section = diagRest
@@ -138,17 +126,11 @@ func (p *diagParser) End(emit forensics.Emit) error {
 	return nil
 }
 
-type diagHeader struct {
-	stamp forensics.Stamp
-	node  [2]int
-	msg   int
-}
-
 // parseDiagEntry reads the head of a logs: entry (diag_handler
 // diag_format_log_entry/7, "~s ~s:~B:~s:~s(~s) - ~s~n"). A line is taken for
 // an entry when it starts with a timestamp and ", "; anything else continues
 // the previous entry's text.
-func parseDiagEntry(b []byte) (d diagHeader, st headerState, err error) {
+func parseDiagEntry(b []byte) (d header, st headerState, err error) {
 	if len(b) < 24 || b[0] < '0' || b[0] > '9' {
 		return d, notHeader, nil
 	}

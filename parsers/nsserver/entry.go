@@ -76,6 +76,22 @@ type emitter struct {
 	node  func(raw []byte) string // the event's node from the entry's node as logged
 }
 
+// line takes a line of a log of entries, given what its header parser made
+// of it, and returns the line's stamp: a header ends the entry before it
+// and starts one when its message could start an event; any other line
+// continues the entry.
+func (m *emitter) line(e *entry, n int64, text []byte, h header, st headerState, emit forensics.Emit) forensics.Stamp {
+	if st == notHeader {
+		e.add(text)
+		return forensics.Stamp{}
+	}
+	m.flush(e, emit)
+	if st == goodHeader && candidate(text[h.msg:]) {
+		e.start(n, h.stamp, text, h.msg, h.node)
+	}
+	return h.stamp
+}
+
 // flush reads the collected entry, if any, and emits its events with the
 // entry's time, line and node.
 func (m *emitter) flush(e *entry, emit forensics.Emit) {

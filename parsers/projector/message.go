@@ -75,7 +75,9 @@ func (n *dcpName) set(e *forensics.Event) {
 	if n.short != nil {
 		add(e, "consumer_short", "secidx:proj-"+string(n.short))
 	}
-	setKeyspace(e, n.keyspace)
+	if len(n.keyspace) > 0 {
+		indexer.SetKeyspace(e, string(n.keyspace))
+	}
 	if len(n.topic) > 0 {
 		add(e, "topic", string(n.topic))
 	}
@@ -88,7 +90,7 @@ func opaque(b []byte) (op, rest []byte, ok bool) {
 	}
 	b = b[2:]
 	i := bytes.IndexByte(b, ' ')
-	if i <= 0 || !isHex(b[:i]) {
+	if i <= 0 || !indexer.IsHex(b[:i]) {
 		return nil, b, false
 	}
 	return b[:i], b[i+1:], true
@@ -155,7 +157,7 @@ func (p *parser) streamReq(n int64, text []byte, h indexer.Header, name *dcpName
 	switch {
 	case hasPrefix(rest, " with rollback "):
 		kind, key, value = StreamRollback, "rollback_seqno", bytes.TrimRight(rest[len(" with rollback "):], " ")
-		if !isDec(value) {
+		if !indexer.IsDecimal(value) {
 			return errors.New("malformed STREAMREQ with rollback: want a decimal seqno")
 		}
 	case hasPrefix(rest, " unexpected status: "):
@@ -168,7 +170,7 @@ func (p *parser) streamReq(n int64, text []byte, h indexer.Header, name *dcpName
 	default:
 		return nil
 	}
-	vb, ok := vbno(vbText)
+	vb, ok := indexer.ParseVB(vbText)
 	if !ok {
 		return fmt.Errorf("malformed STREAMREQ: bad vbucket %.20q", vbText)
 	}
@@ -211,7 +213,7 @@ func (p *parser) kvdt(n int64, text []byte, h indexer.Header, msg []byte, emit f
 		return nil
 	}
 	e := p.start(StreamRollbackNotice, n, h.Stamp, text)
-	setKeyspace(e, keyspace)
+	indexer.SetKeyspace(e, string(keyspace))
 	add(e, "cluster", string(cluster))
 	add(e, "topic", string(topic))
 	add(e, "opaque", string(op))
@@ -257,16 +259,16 @@ func (p *parser) vbrt(n int64, text []byte, h indexer.Header, msg []byte, emit f
 	}
 	op, ok1 := cut(rest[:sp], "##")
 	session, ok2 := cut(rest[sp+1:], "##")
-	if !ok1 || !ok2 || !isHex(op) || !isDec(session) {
+	if !ok1 || !ok2 || !indexer.IsHex(op) || !indexer.IsDecimal(session) {
 		return errors.New(bad)
 	}
-	vb, ok := vbno(prefix[:i])
+	vb, ok := indexer.ParseVB(prefix[:i])
 	if !ok {
 		return fmt.Errorf("malformed VBRT stream line: bad vbucket %.20q", prefix[:i])
 	}
 	e := p.start(kind, n, h.Stamp, text)
 	e.VB = vb
-	setKeyspace(e, prefix[i+2:j])
+	indexer.SetKeyspace(e, string(prefix[i+2:j]))
 	add(e, "cluster", string(prefix[j+2:t]))
 	add(e, "topic", string(prefix[t+2:]))
 	add(e, "opaque", string(op))
@@ -347,16 +349,16 @@ func (p *parser) streamResponse(n int64, text []byte, h indexer.Header, topic, c
 		f[i], b = b[:j], b[j+2:]
 	}
 	status, keyspace, vbText, uuidHex, seqno, op, kvdata := f[0], f[1], f[2], f[3], f[4], f[5], f[6]
-	vb, ok := vbno(vbText)
+	vb, ok := indexer.ParseVB(vbText)
 	uuid, okUUID := indexer.VBUUID(uuidHex)
 	op, okOp := cut(op, "##")
-	if !ok || !okUUID || !okOp || !isHex(op) || len(status) == 0 || len(keyspace) == 0 || !isDec(seqno) {
+	if !ok || !okUUID || !okOp || !indexer.IsHex(op) || len(status) == 0 || len(keyspace) == 0 || !indexer.IsDecimal(seqno) {
 		return errors.New(bad)
 	}
 	e := p.start(StreamResponse, n, h.Stamp, text)
 	e.VB = vb
 	add(e, "status", string(status))
-	setKeyspace(e, keyspace)
+	indexer.SetKeyspace(e, string(keyspace))
 	add(e, "vbuuid_hex", string(uuidHex))
 	add(e, "vbuuid", uuid)
 	add(e, "seqno", string(seqno))
@@ -393,7 +395,7 @@ func (p *parser) vbmap(n int64, text []byte, h indexer.Header, topic, cluster, r
 		} else {
 			r = nil
 		}
-		if _, ok := vbno(t); !ok {
+		if _, ok := indexer.ParseVB(t); !ok {
 			return errors.New(bad)
 		}
 		count++
@@ -419,40 +421,4 @@ func cut(b []byte, s string) ([]byte, bool) {
 		return b, false
 	}
 	return b[len(s):], true
-}
-
-func isDec(b []byte) bool {
-	if len(b) == 0 || len(b) > 20 {
-		return false
-	}
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return len(b) < 20 || string(b) <= "18446744073709551615"
-}
-
-func isHex(b []byte) bool {
-	if len(b) == 0 || len(b) > 16 {
-		return false
-	}
-	for _, c := range b {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
-			return false
-		}
-	}
-	return true
-}
-
-// vbno reads a vbucket number, a decimal that fits DCP's uint16 vbucket id.
-func vbno(b []byte) (int, bool) {
-	if len(b) == 0 || len(b) > 5 || !isDec(b) {
-		return 0, false
-	}
-	v := 0
-	for _, c := range b {
-		v = v*10 + int(c-'0')
-	}
-	return v, v <= 65535
 }

@@ -101,12 +101,3 @@ func (p *parser) start(k forensics.Kind, n int64, st forensics.Stamp, text []byt
 func add(e *forensics.Event, key, value string) {
 	e.Attrs = append(e.Attrs, forensics.Attr{Key: key, Value: value})
 }
-
-func setKeyspace(e *forensics.Event, keyspace []byte) {
-	if len(keyspace) == 0 {
-		return
-	}
-	ks := string(keyspace)
-	add(e, "keyspace", ks)
-	e.Bucket = indexer.BucketOf(ks)
-}

@@ -212,68 +212,61 @@ type SwitchResult struct {
 
 // DecodeRoutingRules reads the doc of a vitess.routing_rules event.
 func DecodeRoutingRules(ev *forensics.Event) (RoutingRules, error) {
-	var d RoutingRules
-	return d, decodeDoc(ev, KindRoutingRules, &d)
+	return decodeDoc[RoutingRules](ev, KindRoutingRules)
 }
 
 // DecodeShardRoutingRules reads the doc of a vitess.shard_routing_rules event.
 func DecodeShardRoutingRules(ev *forensics.Event) (ShardRoutingRules, error) {
-	var d ShardRoutingRules
-	return d, decodeDoc(ev, KindShardRoutingRules, &d)
+	return decodeDoc[ShardRoutingRules](ev, KindShardRoutingRules)
 }
 
 // DecodeKeyspaces reads the doc of a vitess.keyspaces event.
 func DecodeKeyspaces(ev *forensics.Event) (Keyspaces, error) {
-	var d Keyspaces
-	return d, decodeDoc(ev, KindKeyspaces, &d)
+	return decodeDoc[Keyspaces](ev, KindKeyspaces)
 }
 
 // DecodeShard reads the doc of a vitess.shard event.
 func DecodeShard(ev *forensics.Event) (Shard, error) {
-	var d Shard
-	return d, decodeDoc(ev, KindShard, &d)
+	return decodeDoc[Shard](ev, KindShard)
 }
 
 // DecodeSrvKeyspaces reads the doc of a vitess.srv_keyspace event.
 func DecodeSrvKeyspaces(ev *forensics.Event) (SrvKeyspaces, error) {
-	var d SrvKeyspaces
-	return d, decodeDoc(ev, KindSrvKeyspace, &d)
+	return decodeDoc[SrvKeyspaces](ev, KindSrvKeyspace)
 }
 
 // DecodeSrvVSchemas reads the doc of a vitess.srv_vschema event.
 func DecodeSrvVSchemas(ev *forensics.Event) (SrvVSchemas, error) {
-	var d SrvVSchemas
-	return d, decodeDoc(ev, KindSrvVSchema, &d)
+	return decodeDoc[SrvVSchemas](ev, KindSrvVSchema)
 }
 
 // DecodeWorkflow reads the doc of a vitess.workflow event.
 func DecodeWorkflow(ev *forensics.Event) (Workflow, error) {
-	var d Workflow
-	return d, decodeDoc(ev, KindWorkflow, &d)
+	return decodeDoc[Workflow](ev, KindWorkflow)
 }
 
 // DecodeWorkflowStatus reads the doc of a vitess.workflow_status event.
 func DecodeWorkflowStatus(ev *forensics.Event) (WorkflowStatus, error) {
-	var d WorkflowStatus
-	return d, decodeDoc(ev, KindWorkflowStatus, &d)
+	return decodeDoc[WorkflowStatus](ev, KindWorkflowStatus)
 }
 
 // DecodeSwitchResult reads the doc of a vitess.switch_result event.
 func DecodeSwitchResult(ev *forensics.Event) (SwitchResult, error) {
-	var d SwitchResult
-	return d, decodeDoc(ev, KindSwitchResult, &d)
+	return decodeDoc[SwitchResult](ev, KindSwitchResult)
 }
 
-func decodeDoc(ev *forensics.Event, kind forensics.Kind, into any) error {
+// decodeDoc reads the doc of an event of the given kind.
+func decodeDoc[T any](ev *forensics.Event, kind forensics.Kind) (T, error) {
+	var d T
 	if ev.Kind != kind {
-		return fmt.Errorf("event is %s, not %s", ev.Kind, kind)
+		return d, fmt.Errorf("event is %s, not %s", ev.Kind, kind)
 	}
 	doc := ev.Attr("doc")
 	if doc == "" {
-		return fmt.Errorf("%s event at %s:%d has no doc", kind, ev.Source, ev.Line)
+		return d, fmt.Errorf("%s event at %s:%d has no doc", kind, ev.Source, ev.Line)
 	}
-	if err := json.Unmarshal([]byte(doc), into); err != nil {
-		return fmt.Errorf("%s event at %s:%d: %w", kind, ev.Source, ev.Line, err)
+	if err := json.Unmarshal([]byte(doc), &d); err != nil {
+		return d, fmt.Errorf("%s event at %s:%d: %w", kind, ev.Source, ev.Line, err)
 	}
-	return nil
+	return d, nil
 }

@@ -282,11 +282,7 @@ func (p *snapshotParser) document(doc any, raw []byte, line int64, cmd command, 
 			return err
 		}
 		for i, wraw := range wfs {
-			wo, _, err := fields(wraw, fmt.Sprintf("$.workflows[%d]", i))
-			if err != nil {
-				return err
-			}
-			w, err := readWorkflow(wo, fmt.Sprintf("$.workflows[%d]", i))
+			w, err := decode(wraw, fmt.Sprintf("$.workflows[%d]", i), readWorkflow)
 			if err != nil {
 				return err
 			}
@@ -300,14 +296,14 @@ func (p *snapshotParser) document(doc any, raw []byte, line int64, cmd command, 
 		}
 		return nil
 	case has(o, "summary") && (has(o, "start_state") || has(o, "current_state") || has(o, "dry_run_results")):
-		r, err := readSwitchResponse(o, "$")
+		r, err := decode(doc, "$", readSwitchResponse)
 		if err != nil {
 			return err
 		}
 		p.switchResult(r, line, text, emit)
 		return nil
 	case has(o, "traffic_state") || has(o, "shard_streams") || has(o, "table_copy_state"):
-		ws, err := readWorkflowStatus(o, "$")
+		ws, err := decode(doc, "$", readWorkflowStatus)
 		if err != nil {
 			return err
 		}
@@ -318,21 +314,21 @@ func (p *snapshotParser) document(doc any, raw []byte, line int64, cmd command, 
 		p.workflowStatus(ws, line, text, emit)
 		return nil
 	case has(o, "shard") && has(o, "keyspace") && has(o, "name"):
-		s, err := readShard(o, "$")
+		s, err := decode(doc, "$", readShard)
 		if err != nil {
 			return err
 		}
 		p.shard(s, line, text, emit)
 		return nil
 	case has(o, "name") && isObject(o.get("keyspace")):
-		k, err := readKeyspace(o, "$")
+		k, err := decode(doc, "$", readKeyspace)
 		if err != nil {
 			return err
 		}
 		p.keyspaces([]Keyspace{k}, line, text, emit)
 		return nil
 	case has(o, "keyspaces") || has(o, "routing_rules") || has(o, "shard_routing_rules") || has(o, "keyspace_routing_rules") || has(o, "mirror_rules"):
-		v, err := readSrvVSchema(o, "$")
+		v, err := decode(doc, "$", readSrvVSchema)
 		if err != nil {
 			return err
 		}
@@ -345,7 +341,7 @@ func (p *snapshotParser) document(doc any, raw []byte, line int64, cmd command, 
 		p.srvVSchemas(map[string]SrvVSchema{cell: v}, line, text, emit)
 		return nil
 	case has(o, "partitions"):
-		k, err := readSrvKeyspace(o, "$")
+		k, err := decode(doc, "$", readSrvKeyspace)
 		if err != nil {
 			return err
 		}
@@ -382,8 +378,7 @@ func (p *snapshotParser) dataMap(o object, line int64, text string, cmd command,
 	case len(m) > 0 && other == 0 && srvKs == len(m):
 		out := map[string]SrvKeyspace{}
 		for _, cell := range sortedKeys(m) {
-			vo, _, _ := fields(m[cell], "$")
-			k, err := readSrvKeyspace(vo, "$["+cell+"]")
+			k, err := decode(m[cell], "$["+cell+"]", readSrvKeyspace)
 			if err != nil {
 				return err
 			}
@@ -394,8 +389,7 @@ func (p *snapshotParser) dataMap(o object, line int64, text string, cmd command,
 	case len(m) > 0 && other == 0 && srvVs+srvKs == len(m) && srvVs > 0:
 		out := map[string]SrvVSchema{}
 		for _, cell := range sortedKeys(m) {
-			vo, _, _ := fields(m[cell], "$")
-			vs, err := readSrvVSchema(vo, "$["+cell+"]")
+			vs, err := decode(m[cell], "$["+cell+"]", readSrvVSchema)
 			if err != nil {
 				return err
 			}
@@ -404,14 +398,8 @@ func (p *snapshotParser) dataMap(o object, line int64, text string, cmd command,
 		p.srvVSchemas(out, line, text, emit)
 		return nil
 	case len(m) > 0 && other == 0 && shards == len(m):
-		names := make([]string, 0, len(m))
-		for k := range m {
-			names = append(names, k)
-		}
-		sort.Strings(names)
-		for _, name := range names {
-			vo, _, _ := fields(m[name], "$")
-			s, err := readShard(vo, "$["+name+"]")
+		for _, name := range sortedKeys(m) {
+			s, err := decode(m[name], "$["+name+"]", readShard)
 			if err != nil {
 				return err
 			}
@@ -419,11 +407,7 @@ func (p *snapshotParser) dataMap(o object, line int64, text string, cmd command,
 		}
 		return nil
 	}
-	keys := make([]string, 0, len(o))
-	for k := range o {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := sortedKeys(o)
 	if len(keys) > 6 {
 		keys = append(keys[:6], "…")
 	}
@@ -448,7 +432,7 @@ func (p *snapshotParser) list(l []any, line int64, text string, cmd command, emi
 		if !ok || !has(o, "name") || !isObject(o.get("keyspace")) {
 			return fmt.Errorf("JSON list is not a GetKeyspaces output: %s has no name and keyspace", path)
 		}
-		k, err := readKeyspace(o, path)
+		k, err := decode(e, path, readKeyspace)
 		if err != nil {
 			return err
 		}
@@ -493,9 +477,9 @@ func (p *snapshotParser) rules(o object, line int64, text string, cmd command, e
 	}
 	var doc any
 	if kind == KindRoutingRules {
-		doc, err = readRoutingRules(o, "$")
+		doc, err = decode(map[string]any(o), "$", readRoutingRules)
 	} else {
-		doc, err = readShardRoutingRules(o, "$")
+		doc, err = decode(map[string]any(o), "$", readShardRoutingRules)
 	}
 	if err != nil {
 		return err

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"iter"
 	"strconv"
 	"strings"
 )
@@ -79,18 +80,6 @@ func fields(v any, path string) (o object, ok bool, err error) {
 	return nil, false, typeError(path, "an object", v)
 }
 
-// entries reads a JSON object whose keys are data (cells, shard keys), not
-// field names.
-func entries(v any, path string) (map[string]any, error) {
-	switch v := v.(type) {
-	case nil:
-		return nil, nil
-	case map[string]any:
-		return v, nil
-	}
-	return nil, typeError(path, "an object", v)
-}
-
 func isObject(v any) bool {
 	_, ok := v.(map[string]any)
 	return ok
@@ -113,68 +102,7 @@ func typeError(path, want string, v any) error {
 	return fmt.Errorf("%s: want %s, got %s", path, want, got)
 }
 
-func (o object) str(name, path string) (string, error) {
-	switch v := o.get(name).(type) {
-	case nil:
-		return "", nil
-	case string:
-		return v, nil
-	default:
-		return "", typeError(path+"."+name, "a string", v)
-	}
-}
-
-func (o object) strs(name, path string) ([]string, error) {
-	l, err := o.list(name, path)
-	if err != nil {
-		return nil, typeError(path+"."+name, "a list of strings", o.get(name))
-	}
-	if l == nil {
-		return nil, nil
-	}
-	out := make([]string, len(l))
-	for i, e := range l {
-		s, ok := e.(string)
-		if !ok {
-			return nil, typeError(path+"."+name, "a list of strings", o.get(name))
-		}
-		out[i] = s
-	}
-	return out, nil
-}
-
-func (o object) boolean(name, path string) (bool, error) {
-	switch v := o.get(name).(type) {
-	case nil:
-		return false, nil
-	case bool:
-		return v, nil
-	default:
-		return false, typeError(path+"."+name, "a boolean", v)
-	}
-}
-
-// int64 reads an integer written as a number or, as protojson writes
-// int64 and uint64, as a string.
-func (o object) int64(name, path string) (int64, error) {
-	var s string
-	switch v := o.get(name).(type) {
-	case nil:
-		return 0, nil
-	case json.Number:
-		s = string(v)
-	case string:
-		s = v
-	default:
-		return 0, typeError(path+"."+name, "an integer", v)
-	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("%s.%s: want an integer, got %.40q", path, name, s)
-	}
-	return n, nil
-}
-
+// list reads a list field; nil when it is null or absent.
 func (o object) list(name, path string) ([]any, error) {
 	switch v := o.get(name).(type) {
 	case nil:
@@ -186,25 +114,213 @@ func (o object) list(name, path string) ([]any, error) {
 	}
 }
 
-// enum reads an enum written as its name or as its number.
-func (o object) enum(name, path string, names []string) (string, error) {
-	switch v := o.get(name).(type) {
-	case nil:
-		return names[0], nil
-	case string:
-		return strings.ToUpper(v), nil
-	case json.Number:
-		n, err := strconv.Atoi(string(v))
-		if err != nil {
-			return "", typeError(path+"."+name, "an enum name or number", v)
-		}
-		if n >= 0 && n < len(names) {
-			return names[n], nil
-		}
-		return strconv.Itoa(n), nil
-	default:
-		return "", typeError(path+"."+name, "an enum name or number", v)
+// decoder reads one document. It keeps the first error a read meets; after
+// it every field reads as absent, so a reader reads field after field and
+// its caller checks the error once, discarding what was read.
+type decoder struct {
+	err error
+}
+
+// node is an object of proto fields at path ("$.shard") in a document.
+// A null or absent object reads as one without fields.
+type node struct {
+	o    object
+	path string
+	d    *decoder
+}
+
+// decode reads v, at path in a document, with read, and returns what read
+// made of it and the first error it met.
+func decode[T any](v any, path string, read func(node) T) (T, error) {
+	d := &decoder{}
+	n, _ := d.node(v, path)
+	x := read(n)
+	return x, d.err
+}
+
+// node reads v at path as an object of proto fields; ok is false when v is
+// null, and after an error.
+func (d *decoder) node(v any, path string) (n node, ok bool) {
+	n = node{path: path, d: d}
+	if d.err == nil {
+		n.o, ok, d.err = fields(v, path)
 	}
+	return n, ok
+}
+
+// fail records err unless an error is recorded already.
+func (d *decoder) fail(err error) {
+	if d.err == nil {
+		d.err = err
+	}
+}
+
+// wrongType records that field name holds v where want was expected.
+func (n node) wrongType(name, want string, v any) {
+	n.d.fail(typeError(n.path+"."+name, want, v))
+}
+
+// get returns a field, or nil after an error.
+func (n node) get(name string) any {
+	if n.d.err != nil {
+		return nil
+	}
+	return n.o.get(name)
+}
+
+// has reports whether the object has a field, by its proto or its JSON name.
+func (n node) has(name string) bool {
+	return n.d.err == nil && has(n.o, name)
+}
+
+// renamed returns name, or old when the object lacks name: the name the
+// field had before Vitess 12 (master_alias, blacklisted_tables).
+func (n node) renamed(name, old string) string {
+	if n.has(name) {
+		return name
+	}
+	return old
+}
+
+// obj reads an object field; ok is false when it is null or absent.
+func (n node) obj(name string) (node, bool) {
+	return n.d.node(n.get(name), n.path+"."+name)
+}
+
+// objects returns the elements of a list field, each read as an object at
+// path.name[i]. It stops at the first error.
+func (n node) objects(name string) iter.Seq[node] {
+	return func(yield func(node) bool) {
+		for i, v := range n.list(name) {
+			e, _ := n.d.node(v, fmt.Sprintf("%s.%s[%d]", n.path, name, i))
+			if n.d.err != nil || !yield(e) {
+				return
+			}
+		}
+	}
+}
+
+// entries reads an object field whose keys are data (cells, shard keys),
+// not field names.
+func (n node) entries(name string) map[string]any {
+	switch v := n.get(name).(type) {
+	case nil:
+	case map[string]any:
+		return v
+	default:
+		n.wrongType(name, "an object", v)
+	}
+	return nil
+}
+
+// byKey returns the entries of an object field whose keys are data, sorted
+// by key, each read as an object at path.name[key]. It stops at the first
+// error.
+func (n node) byKey(name string) iter.Seq2[string, node] {
+	return func(yield func(string, node) bool) {
+		m := n.entries(name)
+		for _, k := range sortedKeys(m) {
+			e, _ := n.d.node(m[k], n.path+"."+name+"["+k+"]")
+			if n.d.err != nil || !yield(k, e) {
+				return
+			}
+		}
+	}
+}
+
+func (n node) list(name string) []any {
+	if n.d.err != nil {
+		return nil
+	}
+	l, err := n.o.list(name, n.path)
+	n.d.err = err
+	return l
+}
+
+func (n node) str(name string) string {
+	switch v := n.get(name).(type) {
+	case nil:
+	case string:
+		return v
+	default:
+		n.wrongType(name, "a string", v)
+	}
+	return ""
+}
+
+func (n node) strs(name string) []string {
+	switch v := n.get(name).(type) {
+	case nil:
+	case []any:
+		out := make([]string, len(v))
+		for i, e := range v {
+			s, ok := e.(string)
+			if !ok {
+				n.wrongType(name, "a list of strings", v)
+				return nil
+			}
+			out[i] = s
+		}
+		return out
+	default:
+		n.wrongType(name, "a list of strings", v)
+	}
+	return nil
+}
+
+func (n node) boolean(name string) bool {
+	switch v := n.get(name).(type) {
+	case nil:
+	case bool:
+		return v
+	default:
+		n.wrongType(name, "a boolean", v)
+	}
+	return false
+}
+
+// int64 reads an integer written as a number or, as protojson writes
+// int64 and uint64, as a string.
+func (n node) int64(name string) int64 {
+	var s string
+	switch v := n.get(name).(type) {
+	case nil:
+		return 0
+	case json.Number:
+		s = string(v)
+	case string:
+		s = v
+	default:
+		n.wrongType(name, "an integer", v)
+		return 0
+	}
+	i, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		n.d.fail(fmt.Errorf("%s.%s: want an integer, got %.40q", n.path, name, s))
+		return 0
+	}
+	return i
+}
+
+// enum reads an enum written as its name or as its number; absent, it is
+// the enum's zero value, names[0].
+func (n node) enum(name string, names []string) string {
+	v := n.get(name)
+	switch v := v.(type) {
+	case nil:
+		return names[0]
+	case string:
+		return strings.ToUpper(v)
+	case json.Number:
+		if i, err := strconv.Atoi(string(v)); err == nil {
+			if i >= 0 && i < len(names) {
+				return names[i]
+			}
+			return strconv.Itoa(i)
+		}
+	}
+	n.wrongType(name, "an enum name or number", v)
+	return ""
 }
 
 // tabletTypes are the names of topodata.TabletType by number (proto/topodata.proto).
@@ -215,64 +331,48 @@ var keyspaceTypes = []string{"NORMAL", "SNAPSHOT"}
 
 // tabletType reads a TabletType. MASTER is the old name of PRIMARY (value 1)
 // and BATCH an alias of RDONLY (value 3): they are read as the current names.
-func (o object) tabletType(name, path string) (string, error) {
-	t, err := o.enum(name, path, tabletTypes)
-	switch t {
+func (n node) tabletType(name string) string {
+	switch t := n.enum(name, tabletTypes); t {
 	case "MASTER":
-		t = "PRIMARY"
+		return "PRIMARY"
 	case "BATCH":
-		t = "RDONLY"
+		return "RDONLY"
+	default:
+		return t
 	}
-	return t, err
 }
 
 // keyRange reads a topodata.KeyRange, whose start and end are bytes in
 // base64, and writes it as Vitess names shards (key.KeyRangeString): hex
 // start, "-", hex end; "-" when the range is whole or absent.
-func (o object) keyRange(name, path string) (string, error) {
-	kr, ok, err := fields(o.get(name), path+"."+name)
-	if err != nil || !ok {
-		return "-", err
-	}
-	start, err := kr.bytes("start", path+"."+name)
-	if err != nil {
-		return "", err
-	}
-	end, err := kr.bytes("end", path+"."+name)
-	if err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(start) + "-" + hex.EncodeToString(end), nil
+func (n node) keyRange(name string) string {
+	kr, _ := n.obj(name)
+	start, end := kr.bytes("start"), kr.bytes("end")
+	return hex.EncodeToString(start) + "-" + hex.EncodeToString(end)
 }
 
 // bytes reads a bytes field: base64, standard or URL-safe, padded or not,
 // as protojson accepts.
-func (o object) bytes(name, path string) ([]byte, error) {
-	s, err := o.str(name, path)
-	if err != nil || s == "" {
-		return nil, err
+func (n node) bytes(name string) []byte {
+	s := n.str(name)
+	if s == "" {
+		return nil
 	}
 	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
 		if b, err := enc.DecodeString(s); err == nil {
-			return b, nil
+			return b
 		}
 	}
-	return nil, fmt.Errorf("%s.%s: %.40q is not base64", path, name, s)
+	n.d.fail(fmt.Errorf("%s.%s: %.40q is not base64", n.path, name, s))
+	return nil
 }
 
 // alias reads a topodata.TabletAlias as Vitess prints it: "cell-0000000100".
-func (o object) alias(name, path string) (string, error) {
-	a, ok, err := fields(o.get(name), path+"."+name)
-	if err != nil || !ok {
-		return "", err
+func (n node) alias(name string) string {
+	a, ok := n.obj(name)
+	if !ok {
+		return ""
 	}
-	cell, err := a.str("cell", path+"."+name)
-	if err != nil {
-		return "", err
-	}
-	uid, err := a.int64("uid", path+"."+name)
-	if err != nil {
-		return "", err
-	}
-	return fmt.Sprintf("%s-%010d", cell, uid), nil
+	cell, uid := a.str("cell"), a.int64("uid")
+	return fmt.Sprintf("%s-%010d", cell, uid)
 }
