@@ -212,6 +212,7 @@ func write(w *store.Writer, m msg, res *Result) error {
 		return err
 	case msgBlock:
 		if m.src.ID == 0 || m.src.stop.Load() {
+			m.block.Release()
 			return nil
 		}
 		return w.AddBlock(m.src.ID, m.block)

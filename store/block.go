@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/klauspost/compress/s2"
 
@@ -135,10 +136,30 @@ func (b *BlockBuilder) Empty() bool { return b.n == 0 }
 // line is most of the work of loading a bundle after decompressing it.
 func (b *BlockBuilder) Finish() Block {
 	blk := Block{FirstLine: b.first, Lines: b.n, TMin: b.tmin, TMax: b.tmax}
-	blk.Data = s2.Encode(make([]byte, s2.MaxEncodedLen(len(b.raw))), b.raw)
+	blk.Data = s2.Encode(getBuf(s2.MaxEncodedLen(len(b.raw))), b.raw)
 	b.raw = b.raw[:0]
 	b.n = 0
 	return blk
+}
+
+// Compressed blocks are made by the thousand per gigabyte and live only
+// until the writer has stored them, so their buffers are reused.
+var bufPool sync.Pool
+
+func getBuf(n int) []byte {
+	if p, ok := bufPool.Get().(*[]byte); ok && cap(*p) >= n {
+		return (*p)[:n]
+	}
+	return make([]byte, n, max(n, s2.MaxEncodedLen(BlockSize+64<<10)))
+}
+
+// Release returns the block's buffer for reuse; the block must not be used after.
+func (b *Block) Release() {
+	if b.Data != nil {
+		d := b.Data[:0]
+		bufPool.Put(&d)
+		b.Data = nil
+	}
 }
 
 // StoredLine is one line read back from a block.

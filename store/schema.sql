@@ -62,9 +62,10 @@ CREATE INDEX IF NOT EXISTS blocks_t ON blocks(t_min);
 CREATE INDEX IF NOT EXISTS blocks_source ON blocks(source_id, first_line);
 
 CREATE TABLE IF NOT EXISTS runs (
-	id      INTEGER PRIMARY KEY,
-	started TEXT NOT NULL,
-	args    TEXT NOT NULL -- JSON array of the inputs
+	id        INTEGER PRIMARY KEY,
+	started   TEXT NOT NULL,
+	args      TEXT NOT NULL,          -- JSON array of the inputs
+	signature TEXT NOT NULL DEFAULT '' -- the content read and the rules run: the same signature gives the same findings
 );
 
 CREATE TABLE IF NOT EXISTS run_sources (

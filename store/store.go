@@ -36,7 +36,6 @@ type DB struct {
 // Open opens the timeline at path for reading and writing, creating it if needed.
 func Open(path string) (*DB, error) {
 	q := url.Values{}
-	q.Set("_journal_mode", "WAL")
 	q.Set("_synchronous", "OFF") // the timeline is derived data: a killed process leaves it consistent; only a power loss could harm it
 	q.Set("_busy_timeout", "10000")
 	q.Set("_foreign_keys", "1")
@@ -94,6 +93,17 @@ func (db *DB) Path() string { return db.path }
 
 func (db *DB) migrate() error {
 	ctx := context.Background()
+	// Blocks of lines are blobs of tens of KiB: with 64 KiB pages most fit in
+	// one page instead of a chain of overflow pages, and a load writes a
+	// sixteenth as many pages. Only a new, empty database takes the setting.
+	if _, err := db.sql.ExecContext(ctx, `PRAGMA page_size = 65536`); err != nil {
+		return err
+	}
+	// WAL: queries read while a load writes, and never block it. The mode
+	// is kept in the file, so it is set after the page size.
+	if _, err := db.sql.ExecContext(ctx, `PRAGMA journal_mode = WAL`); err != nil {
+		return err
+	}
 	if _, err := db.sql.ExecContext(ctx, schema); err != nil {
 		return fmt.Errorf("create schema: %w", err)
 	}

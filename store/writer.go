@@ -2,10 +2,13 @@ package store
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -167,8 +170,9 @@ func (w *Writer) insert(query string, args ...any) (sql.Result, error) {
 	return w.tx.ExecContext(w.ctx, query, args...)
 }
 
-// AddBlock stores a block of lines of a source.
+// AddBlock stores a block of lines of a source, and releases it.
 func (w *Writer) AddBlock(src int64, b Block) error {
+	defer b.Release() // SQLite has copied the data when Exec returns
 	if err := w.begin(); err != nil {
 		return err
 	}
@@ -263,6 +267,65 @@ func (w *Writer) SaveFindings(fs []forensics.Finding) error {
 		}
 	}
 	return nil
+}
+
+// Signature identifies what the run's findings depend on: the content of
+// its sources and the rules (rulesID names them and the program's build).
+func (db *DB) Signature(ctx context.Context, run int64, rulesID string) (string, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT s.key FROM main.run_sources r JOIN main.sources s ON s.id = r.source_id
+		WHERE r.run_id = ? ORDER BY s.key`, run)
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	h := sha256.New()
+	io.WriteString(h, rulesID)
+	for rows.Next() {
+		var key string
+		if err := rows.Scan(&key); err != nil {
+			return "", err
+		}
+		io.WriteString(h, "\x00"+key)
+	}
+	return hex.EncodeToString(h.Sum(nil)), rows.Err()
+}
+
+// PriorFindings returns the findings of the latest earlier run with the same
+// signature: analyzing unchanged content again with the same rules need not
+// run them again.
+func (db *DB) PriorFindings(ctx context.Context, run int64, signature string) ([]forensics.Finding, bool, error) {
+	var prior sql.NullInt64
+	err := db.sql.QueryRowContext(ctx, `SELECT max(id) FROM main.runs WHERE signature = ? AND id != ?`, signature, run).Scan(&prior)
+	if err != nil || !prior.Valid {
+		return nil, false, err
+	}
+	rows, err := db.sql.QueryContext(ctx, `SELECT body FROM main.findings WHERE run_id = ? ORDER BY start_ns, rule, id`, prior.Int64)
+	if err != nil {
+		return nil, false, err
+	}
+	defer rows.Close()
+	fs := []forensics.Finding{}
+	for rows.Next() {
+		var body string
+		var f forensics.Finding
+		if err := rows.Scan(&body); err != nil {
+			return nil, false, err
+		}
+		if err := json.Unmarshal([]byte(body), &f); err != nil {
+			return nil, false, err
+		}
+		fs = append(fs, f)
+	}
+	return fs, true, rows.Err()
+}
+
+// SetSignature records the run's signature, once its findings are saved.
+func (w *Writer) SetSignature(signature string) error {
+	if err := w.begin(); err != nil {
+		return err
+	}
+	_, err := w.tx.ExecContext(w.ctx, `UPDATE main.runs SET signature = ? WHERE id = ?`, signature, w.run)
+	return err
 }
 
 type problemJSON struct {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"runtime/pprof"
 	"strings"
 
@@ -218,15 +219,54 @@ func analyze(ctx context.Context, dbPath string, paths []string, selected []*for
 	if err != nil {
 		return nil, res, nil, fmt.Errorf("analyze: %w", err)
 	}
-	findings, ruleErrs := rules.Run(ctx, db.Timeline(res.Run), selected)
+	sig, err := db.Signature(ctx, res.Run, rulesID(selected))
+	if err != nil {
+		return nil, res, nil, err
+	}
+	findings, reused, err := db.PriorFindings(ctx, res.Run, sig)
+	if err != nil {
+		return nil, res, nil, err
+	}
+	var ruleErrs []error
+	if !reused {
+		findings, ruleErrs = rules.Run(ctx, db.Timeline(res.Run), selected)
+	}
 	if err := w.SaveFindings(findings); err != nil {
 		return nil, res, nil, err
+	}
+	if len(ruleErrs) == 0 {
+		if err := w.SetSignature(sig); err != nil {
+			return nil, res, nil, err
+		}
 	}
 	if err := w.Close(); err != nil {
 		return nil, res, nil, err
 	}
 	rep, err := buildReport(ctx, db, res, findings)
 	return rep, res, ruleErrs, err
+}
+
+// rulesID names the rules and the build of forensics that runs them: the
+// findings of unchanged content are reused only if both are the same.
+func rulesID(rs []*forensics.Rule) string {
+	var b strings.Builder
+	for _, r := range rs {
+		b.WriteString(r.Name + ",")
+	}
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range info.Settings {
+			if s.Key == "vcs.revision" || s.Key == "vcs.modified" {
+				b.WriteString(s.Value + ",")
+			}
+		}
+	}
+	// An unversioned or modified build is told apart by its executable.
+	if exe, err := os.Executable(); err == nil {
+		if fi, err := os.Stat(exe); err == nil {
+			fmt.Fprintf(&b, "%d,%d", fi.Size(), fi.ModTime().UnixNano())
+		}
+	}
+	return b.String()
 }
 
 func buildReport(ctx context.Context, db *store.DB, res ingest.Result, findings []forensics.Finding) (*report.Report, error) {

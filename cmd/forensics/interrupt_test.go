@@ -32,7 +32,7 @@ func writeBigBundle(t *testing.T, dir string) string {
 		}
 		w := bufio.NewWriter(f)
 		t0 := time.Date(2022, 7, 21, 17, 0, 0, 0, time.FixedZone("", -7*3600))
-		for i := 0; i < 400_000; i++ {
+		for i := 0; i < 150_000; i++ {
 			ts := t0.Add(time.Duration(i) * 7 * time.Millisecond)
 			if name == "memcached.log" {
 				fmt.Fprintf(w, "%s INFO %d: (test3) DCP (Producer) eq_dcpq:replication:ns_1@10.9.9.9->ns_1@10.9.9.8:test3 - (vb:%d) Creating stream with start seqno %d and end seqno 18446744073709551615; requested end seqno was 18446744073709551615, snapshot:{%d,%d} collections-filter-size:0 sid:none\n",
@@ -52,7 +52,7 @@ func writeBigBundle(t *testing.T, dir string) string {
 // the job, and the timeline then holds exactly what one clean run gives.
 func TestInterruptedAnalyze(t *testing.T) {
 	if testing.Short() {
-		t.Skip("writes 100 MB")
+		t.Skip("writes 60 MB")
 	}
 	dir := t.TempDir()
 	folder := writeBigBundle(t, dir)
