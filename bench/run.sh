@@ -1,0 +1,273 @@
+#!/usr/bin/env bash
+# bench/run.sh measures forensics against the tools support engineers use
+# on the same evidence, on one generated bundle (bench/gen), and prints a
+# Markdown table of the results.
+#
+# usage: bench/run.sh [--size SIZE] [--runs N] [--crdb SHARE] [--big] [--perf] [--no-lnav] [WORKDIR]
+#
+#   WORKDIR     where the bundle, the binaries and the timelines go
+#               (default $BENCH_DIR, else bench/out; keep it out of git)
+#   --size      uncompressed size of the bundle (default 1GiB)
+#   --runs      runs of each command; the table gives the median (default 3)
+#   --crdb      share of the bundle that is a cockroach debug zip (default 0.1; 0: none)
+#   --big       also analyze a 4 GiB bundle, to compare peak memory
+#   --perf      also profile one forensics analyze with perf and list where
+#               its CPU time goes (inclusive, by function)
+#   --no-lnav   skip lnav (when it cannot be installed)
+#
+# On the same zips, one after another: the decompression floor (unzip -p to
+# /dev/null, one zip after another, then one unzip per core), grep -c of a
+# rare message over the extracted files, lnav over the extracted files and
+# over the zips, and forensics analyze (zips in, findings out, timeline
+# stored in a fresh --db), then forensics analyze again on the same DB.
+# Each command runs --runs times on a warm page cache; wall and CPU time
+# are the medians, peak RSS the largest seen (/usr/bin/time -v: the biggest
+# single process of the command, not a sum). MB are 10^6 bytes of
+# uncompressed input. A run of forensics that does not report the buried incidents
+# (kv-stream-before-traffic, and crdb-nlhe-pingpong with --crdb > 0)
+# fails the script, however fast it was.
+set -euo pipefail
+
+size=1GiB runs=${BENCH_RUNS:-3} crdb=0.1 big=0 lnav=1 perf=0
+work=${BENCH_DIR:-}
+while (($#)); do
+	case $1 in
+	--size) size=$2; shift 2 ;;
+	--runs) runs=$2; shift 2 ;;
+	--crdb) crdb=$2; shift 2 ;;
+	--big) big=1; shift ;;
+	--perf) perf=1; shift ;;
+	--no-lnav) lnav=0; shift ;;
+	-h | --help) sed -n '2,/^set -e/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;;
+	-*) echo "run.sh: unknown flag $1" >&2; exit 2 ;;
+	*) work=$1; shift ;;
+	esac
+done
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+work=${work:-$repo/bench/out}
+mkdir -p "$work"
+work=$(cd "$work" && pwd)
+cd "$repo"
+
+log() { printf '%s\n' "$*" >&2; }
+die() { log "run.sh: $*"; exit 1; }
+
+# need installs a Debian package when its command is missing.
+need() { # command package
+	command -v "$1" > /dev/null && return 0
+	log "installing $2"
+	local sudo=
+	[[ $(id -u) == 0 ]] || sudo=sudo
+	$sudo apt-get install -y "$2" > /dev/null 2>&1 ||
+		{ $sudo apt-get update > /dev/null 2>&1 && $sudo apt-get install -y "$2" > /dev/null 2>&1; } ||
+		return 1
+}
+
+need unzip unzip || die "unzip is missing and could not be installed"
+need /usr/bin/time time || die "/usr/bin/time is missing and could not be installed"
+need python3 python3-minimal || die "python3 is missing and could not be installed"
+if ((lnav)) && ! need lnav lnav; then
+	log "lnav could not be installed: its rows are left out"
+	lnav=0
+fi
+
+log "building forensics and the generator"
+mkdir -p "$work/bin"
+go build -o "$work/bin/forensics" ./cmd/forensics
+go build -o "$work/bin/gen" ./bench/gen
+forensics=$work/bin/forensics
+
+# generate writes a bundle into $work/<size>/zips unless the same one is
+# there already.
+generate() { # size
+	local dir=$work/$1 params="-size $1 -nodes 4 -seed 1 -crdb $crdb"
+	if [[ -f $dir/params && $(< "$dir/params") == "$params" ]]; then
+		log "bundle $1: reusing $dir/zips"
+		return
+	fi
+	log "bundle $1: generating"
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	"$work/bin/gen" -out "$dir/zips" $params > "$dir/gen.txt"
+	echo "$params" > "$dir/params"
+}
+
+# measure runs a command $runs times under /usr/bin/time -v and sets wall
+# (median seconds), best (the fastest run), cpu (median user + system
+# seconds), rss (largest, MB) and out (the last run's stdout file). The
+# setup and post commands, if given, run untimed before and after each run.
+measure() { # name setup post command...
+	local name=$1 setup=$2 post=$3
+	shift 3
+	local walls=() cpus=() rsss=() i t
+	out=$work/runs/$name.out
+	for ((i = 0; i < runs; i++)); do
+		if [[ -n $setup ]]; then eval "$setup"; fi
+		t=$work/runs/$name.time
+		/usr/bin/time -v -o "$t" "$@" > "$out" 2> "$work/runs/$name.err" ||
+			die "$name failed: $(tail -3 "$work/runs/$name.err")"
+		walls+=("$(awk -F': ' '/Elapsed \(wall clock\)/ {n = split($2, p, ":"); s = 0; for (j = 1; j <= n; j++) s = s * 60 + p[j]; print s}' "$t")")
+		cpus+=("$(awk -F': ' '/(User|System) time \(seconds\)/ {s += $2} END {print s}' "$t")")
+		rsss+=("$(awk -F': ' '/Maximum resident set size/ {print $2}' "$t")")
+		log "  $name run $((i + 1)): ${walls[-1]} s, cpu ${cpus[-1]} s, $((rsss[-1] / 1024)) MB"
+		if [[ -n $post ]]; then eval "$post"; fi
+	done
+	wall=$(printf '%s\n' "${walls[@]}" | sort -g | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}')
+	best=$(printf '%s\n' "${walls[@]}" | sort -g | awk 'NR == 1')
+	cpu=$(printf '%s\n' "${cpus[@]}" | sort -g | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}')
+	rss=$(printf '%s\n' "${rsss[@]}" | sort -g | tail -1)
+	rss=$((rss / 1024))
+}
+
+# check fails the script unless a forensics --format json output reports
+# the buried incidents.
+check() { # json-file
+	local want=kv-stream-before-traffic
+	if [[ $crdb != 0 ]]; then want+=,crdb-nlhe-pingpong; fi
+	python3 - "$1" "$want" << 'EOF' || die "forensics missed a buried incident: the run does not count"
+import json, sys
+found = {f["rule"] for f in json.load(open(sys.argv[1]))["findings"]}
+missing = [r for r in sys.argv[2].split(",") if r not in found]
+if missing:
+    print("missing findings: " + ", ".join(missing) + "; found: " + (", ".join(sorted(found)) or "none"), file=sys.stderr)
+    sys.exit(1)
+EOF
+}
+
+rows=()
+row() { # tool input note
+	local mbs lps
+	mbs=$(awk -v b="$bytes" -v w="$wall" 'BEGIN {printf "%.0f", b / 1e6 / w}')
+	lps=$(awk -v l="$lines" -v w="$wall" 'BEGIN {printf "%.2f M", l / 1e6 / w}')
+	rows+=("| $1 | $2 | $wall | $best | $cpu | $mbs | $lps | $rss | $3 |")
+	eval "wall_$4=$wall cpu_$4=$cpu rss_$4=$rss"
+}
+
+# analyze measures forensics on a bundle: fresh timelines, then again on
+# the last one.
+analyze() { # key zips...
+	local key=$1
+	shift
+	db=$work/runs/timeline-$key.db
+	measure "forensics-$key" "rm -f '$db' '$db-wal' '$db-shm'" 'check "$out"' "$forensics" analyze -q --db "$db" --format json "$@"
+	findings=$(python3 -c 'import json,sys; print(", ".join(f["rule"] + " (" + f["severity"] + ")" for f in json.load(open(sys.argv[1]))["findings"]))' "$out")
+}
+
+mkdir -p "$work/runs"
+load_start=$(cut -d' ' -f1-3 /proc/loadavg)
+generate "$size"
+dir=$work/$size
+zips=("$dir"/zips/*.zip)
+
+log "extracting the zips"
+rm -rf "$dir/extracted"
+mkdir -p "$dir/extracted"
+for z in "${zips[@]}"; do
+	unzip -q "$z" -d "$dir/extracted/$(basename "$z" .zip)"
+done
+mapfile -t files < <(find "$dir/extracted" -type f | sort)
+read -r lines bytes < <(cat "${files[@]}" | wc -lc)
+zipbytes=$(cat "${zips[@]}" | wc -c)
+cat "${zips[@]}" "${files[@]}" > /dev/null # warm the page cache
+
+rare='Stream request requires rollback'
+log "measuring ($runs runs each)"
+measure unzip-seq "" "" bash -c 'for z; do unzip -p "$z"; done > /dev/null' _ "${zips[@]}"
+row "\`unzip -p\`, one zip after another" zips "decompression floor, 1 core" seq
+measure unzip-par "" "" bash -c 'printf "%s\0" "$@" | xargs -0 -n1 -P"$(nproc)" unzip -p > /dev/null' _ "${zips[@]}"
+row "\`unzip -p\`, one per core ($(nproc))" zips "decompression floor" par
+measure grep "" "" grep -rcF "$rare" "$dir/extracted"
+row "\`grep -c '$rare'\`" extracted "$(awk -F: '{s += $NF} END {print s}' "$out") lines" grep
+if ((lnav)); then
+	lnavq=';SELECT count(*) FROM all_logs'
+	# A fresh HOME and TMPDIR each run: lnav keeps what it extracts from
+	# archives in TMPDIR and would reuse it.
+	fresh="rm -rf '$work/runs/lnav' && mkdir -p '$work/runs/lnav/home' '$work/runs/lnav/tmp'"
+	measure lnav-ex "$fresh" "" env HOME="$work/runs/lnav/home" TMPDIR="$work/runs/lnav/tmp" lnav -n -c "$lnavq" "${files[@]}"
+	n=$(awk 'NR == 2 {print $1}' "$out")
+	row "lnav \`$lnavq\`" extracted "$n log lines recognised" lnavex
+	measure lnav-zip "$fresh" "" env HOME="$work/runs/lnav/home" TMPDIR="$work/runs/lnav/tmp" lnav -n -c "$lnavq" "${zips[@]}"
+	n=$(awk 'NR == 2 {print $1}' "$out")
+	row "lnav \`$lnavq\`" zips "$n log lines recognised" lnavzip
+	rm -rf "$work/runs/lnav"
+fi
+analyze first "${zips[@]}"
+row "\`forensics analyze\`, fresh timeline" zips "$findings" first
+dbsize=$(du -cb "$db"* | tail -1 | cut -f1)
+measure forensics-again "" 'check "$out"' "$forensics" analyze -q --db "$db" --format json "${zips[@]}"
+row "\`forensics analyze\` again, same timeline" zips "content recognised, not read again" again
+
+if ((big)); then
+	generate 4GiB
+	bigzips=("$work/4GiB"/zips/*.zip)
+	bigbytes=$(awk '/^total/ {print $3}' "$work/4GiB/gen.txt")
+	analyze big "${bigzips[@]}"
+	wall_big=$wall rss_big=$rss
+	rm -f "$db" "$db-wal" "$db-shm"
+	db=$work/runs/timeline-first.db
+fi
+if ((perf)); then
+	if command -v perf > /dev/null; then
+		log "profiling one run with perf"
+		pdb=$work/runs/timeline-perf.db
+		rm -f "$pdb" "$pdb-wal" "$pdb-shm"
+		perf record -q -F 997 -g -o "$work/runs/perf.data" -- "$forensics" analyze -q --db "$pdb" --format json "${zips[@]}" > /dev/null 2>&1 ||
+			{ log "perf record failed"; perf=0; }
+		rm -f "$pdb" "$pdb-wal" "$pdb-shm"
+	else
+		log "perf is not installed: no profile"
+		perf=0
+	fi
+fi
+rm -f "$work/runs/timeline-first.db"*
+
+load_end=$(cut -d' ' -f1-3 /proc/loadavg)
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
+mem=$(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo)
+model=$(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)
+commit=$(git rev-parse --short HEAD 2> /dev/null || echo unknown)
+git diff --quiet HEAD 2> /dev/null || commit+=" (modified)"
+
+report=$work/results-$(date -u +%Y%m%d-%H%M%S).md
+{
+	echo "### forensics vs grep and lnav, $(date -u +'%Y-%m-%d %H:%M UTC')"
+	echo
+	echo "Machine: $(nproc) cores ($model), $mem RAM, $(uname -sr); forensics $commit, $(go version | cut -d' ' -f3)$( ((lnav)) && echo ", $(lnav -V)"), $(unzip -v | awk 'NR == 1 {print $1, $2}')."
+	echo
+	echo "Load average (1, 5, 15 min) before: $load_start; after: $load_end. Other work on the machine skews the figures: compare runs made at a low load."
+	echo
+	echo "Input: \`go run ./bench/gen $(< "$dir/params")\`: ${#zips[@]} zips, $(ratio "$zipbytes" 1e6) MB zipped, $(ratio "$bytes" 1e6) MB in $lines lines unzipped ($(ratio "$bytes" "$zipbytes")×). Warm page cache; wall and CPU (user + system) time are the median of $runs runs, fastest the quickest run; MB/s and lines/s are per second of median wall time; peak RSS is the largest of the runs."
+	echo
+	echo "| command | input | wall (s) | fastest (s) | CPU (s) | MB/s | lines/s | peak RSS (MB) | notes |"
+	echo "|---|---|--:|--:|--:|--:|--:|--:|---|"
+	printf '%s\n' "${rows[@]}"
+	echo
+	echo "| ratio | value | target |"
+	echo "|---|--:|---|"
+	if ((lnav)); then
+		echo "| forensics / lnav, zips (wall) | $(ratio "$wall_first" "$wall_lnavzip") | ≤ 0.83 (1.2× faster) |"
+		echo "| forensics / lnav, extracted (wall) | $(ratio "$wall_first" "$wall_lnavex") | ≤ 1 |"
+	fi
+	echo "| forensics / parallel unzip floor (wall) | $(ratio "$wall_first" "$wall_par") | ≤ 1.6 |"
+	echo "| forensics / unzip (CPU) | $(ratio "$cpu_first" "$cpu_seq") | |"
+	echo "| forensics again / first run (wall) | $(ratio "$wall_again" "$wall_first") | < 0.05 |"
+	echo "| timeline DB / uncompressed input | $(ratio "$dbsize" "$bytes") ($(ratio "$dbsize" 1e6) MB) | ≤ 0.5 |"
+	echo "| forensics peak RSS | $rss_first MB | ≤ 150 MB |"
+	if ((big)); then
+		echo "| forensics peak RSS, 4 GiB / $size | $(ratio "$rss_big" "$rss_first") ($rss_big MB vs $rss_first MB) | < 1.2 (flat) |"
+		echo "| forensics wall, 4 GiB / $size | $(ratio "$wall_big" "$wall_first") ($wall_big s, $(ratio "$bigbytes" "$(awk -v w="$wall_big" 'BEGIN {print w * 1e6}')") MB/s) | ≈ $(ratio "$bigbytes" "$bytes") (the size ratio) |"
+	fi
+	if ((perf)); then
+		echo
+		echo "Where \`forensics analyze\` spends its CPU time (perf, one run; inclusive share of samples, by function):"
+		echo
+		echo '```'
+		perf report -i "$work/runs/perf.data" --children --sort sym -g none --stdio 2> /dev/null |
+			grep -E '^ +[0-9.]+%' | grep -E 'forensics/|compress/(flate|zstd)|gcBgMarkWorker|sqlite3_step|syscall' |
+			grep -vE 'forensics/cmd|main\.' | awk 'NR <= 25 {$2 = ""; $3 = ""; print}' || true
+		echo '```'
+	fi
+} > "$report"
+cat "$report"
+log "written to $report"
