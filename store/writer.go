@@ -27,6 +27,11 @@ const (
 	commitEvents = 50000
 )
 
+// noCancel is the context of single-row inserts: with a context that can be
+// cancelled, the driver starts a goroutine per statement to watch it, which
+// costs more than storing the row. Cancellation is checked between batches.
+var noCancel = context.Background()
+
 // Writer adds sources to the timeline. It is used by one goroutine. A source
 // becomes visible to readers only when EndSource marks it complete, so a run
 // that is interrupted leaves no half-read source behind for queries, and the
@@ -176,7 +181,7 @@ func (w *Writer) AddBlock(src int64, b Block) error {
 	if err := w.begin(); err != nil {
 		return err
 	}
-	if _, err := w.insBlock.ExecContext(w.ctx, src, b.FirstLine, b.Lines, b.TMin, b.TMax, b.Data); err != nil {
+	if _, err := w.insBlock.ExecContext(noCancel, src, b.FirstLine, b.Lines, b.TMin, b.TMax, b.Data); err != nil {
 		return fmt.Errorf("store lines: %w", describe(err))
 	}
 	w.bytes += int64(len(b.Data))
@@ -198,7 +203,7 @@ func (w *Writer) AddEvents(src int64, evs []forensics.Event) error {
 		if e.VB != forensics.NoVB {
 			vb = e.VB
 		}
-		_, err := w.insEvent.ExecContext(w.ctx, src, e.Line, e.Time.UnixNano(), e.Offset, int(e.Zone), e.Node, string(e.Kind),
+		_, err := w.insEvent.ExecContext(noCancel, src, e.Line, e.Time.UnixNano(), e.Offset, int(e.Zone), e.Node, string(e.Kind),
 			nullString(e.Bucket), vb, nullInt(e.Range), nullString(e.Keyspace), nullString(e.Shard), nullString(e.Table),
 			attrs.String(), e.Text)
 		if err != nil {
