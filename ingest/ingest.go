@@ -177,6 +177,7 @@ type msg struct {
 	path    string
 	key     string
 	problem forensics.Problem
+	begin   forensics.Source // the source as it starts: the worker goes on filling in src
 }
 
 // source is one member being read, shared by its worker and the writer.
@@ -200,10 +201,11 @@ func write(w *store.Writer, m msg, res *Result) error {
 			res.Reused++
 		}
 	case msgBegin:
-		err := w.BeginSource(&m.src.Source)
+		err := w.BeginSource(&m.begin)
+		m.src.ID = m.begin.ID
 		if errors.Is(err, store.ErrLoaded) {
 			m.src.stop.Store(true)
-			if _, _, err := w.Loaded(m.src.Key); err != nil {
+			if _, _, err := w.Loaded(m.begin.Key); err != nil {
 				return err
 			}
 			res.Reused++
@@ -309,7 +311,7 @@ func (wk *worker) read(m input.Member) {
 	src := &source{Source: forensics.Source{
 		Path: m.Path, Node: m.Node, Format: format.Name, Component: format.Component, Key: m.Key,
 	}}
-	wk.send(msg{kind: msgBegin, src: src})
+	wk.send(msg{kind: msgBegin, src: src, begin: src.Source})
 	if wk.builder == nil {
 		wk.builder = store.NewBlockBuilder()
 	}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"sync"
 
 	"forensics"
 	"forensics/rules/deniedtables"
@@ -27,26 +28,41 @@ func Lookup(name string) (*forensics.Rule, bool) {
 }
 
 // Run runs rules over a timeline and returns their findings, ordered by
-// start time, then rule, then id. A rule that fails does not stop the
-// others; its error is returned with the findings of the rest.
+// start time, then rule, then id. Rules run at the same time, each reading
+// the timeline on its own (tl must allow concurrent reads). A rule that fails
+// does not stop the others; its error is returned with the findings of the
+// rest, in the order of rules.
 func Run(ctx context.Context, tl forensics.Timeline, rules []*forensics.Rule) ([]forensics.Finding, []error) {
-	var findings []forensics.Finding
-	var errs []error
-	for _, r := range rules {
-		pass := &forensics.Pass{
-			Context:  ctx,
-			Rule:     r,
-			Timeline: tl,
-			Report: func(f forensics.Finding) {
-				f.Rule = r.Name
-				f.ID = f.Fingerprint()
-				findings = append(findings, f)
-			},
-		}
-		if err := r.Run(pass); err != nil {
-			errs = append(errs, fmt.Errorf("rule %s: %w", r.Name, err))
-		}
+	var (
+		mu       sync.Mutex
+		findings []forensics.Finding
+		wg       sync.WaitGroup
+	)
+	errs := make([]error, len(rules))
+	for i, r := range rules {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var own []forensics.Finding
+			pass := &forensics.Pass{
+				Context:  ctx,
+				Rule:     r,
+				Timeline: tl,
+				Report: func(f forensics.Finding) {
+					f.Rule = r.Name
+					f.ID = f.Fingerprint()
+					own = append(own, f)
+				},
+			}
+			if err := r.Run(pass); err != nil {
+				errs[i] = fmt.Errorf("rule %s: %w", r.Name, err)
+			}
+			mu.Lock()
+			findings = append(findings, own...)
+			mu.Unlock()
+		}()
 	}
+	wg.Wait()
 	sort.SliceStable(findings, func(i, j int) bool {
 		a, b := findings[i], findings[j]
 		if !a.Start.Equal(b.Start) {
@@ -57,5 +73,11 @@ func Run(ctx context.Context, tl forensics.Timeline, rules []*forensics.Rule) ([
 		}
 		return a.ID < b.ID
 	})
-	return findings, errs
+	var failed []error
+	for _, err := range errs {
+		if err != nil {
+			failed = append(failed, err)
+		}
+	}
+	return findings, failed
 }

@@ -232,7 +232,13 @@ func analyze(ctx context.Context, dbPath string, paths []string, selected []*for
 	}
 	var ruleErrs []error
 	if !reused {
-		findings, ruleErrs = rules.Run(ctx, db.Timeline(res.Run), selected)
+		// The rules run side by side on read-only connections of their own.
+		ro, err := store.OpenReadOnly(dbPath)
+		if err != nil {
+			return nil, res, nil, err
+		}
+		findings, ruleErrs = rules.Run(ctx, ro.Timeline(res.Run), selected)
+		ro.Close()
 	}
 	if err := w.SaveFindings(findings); err != nil {
 		return nil, res, nil, err
