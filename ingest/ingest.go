@@ -134,6 +134,9 @@ func Run(ctx context.Context, db *store.DB, w *store.Writer, paths []string, opt
 			continue // drain: the workers stop once they see the cancellation
 		}
 		if err := write(w, m, &res); err != nil {
+			if cause := context.Cause(ctx); cause != nil {
+				err = cause // interrupted: the write failed because the run was cancelled
+			}
 			werr = err
 			cancel(err)
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -219,6 +220,9 @@ func analyze(ctx context.Context, dbPath string, paths []string, selected []*for
 		return nil, ingest.Result{}, nil, err
 	}
 	res, err := ingest.Run(ctx, db, w, paths, ingest.Options{Formats: parsers.All, Limits: limits, Progress: prog})
+	if errors.Is(err, context.Canceled) {
+		return nil, res, nil, fmt.Errorf("analyze interrupted (%w): the files stored whole so far are kept; run the same command again to finish", err)
+	}
 	if err != nil {
 		return nil, res, nil, fmt.Errorf("analyze: %w", err)
 	}

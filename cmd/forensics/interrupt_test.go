@@ -76,7 +76,7 @@ func TestInterruptedAnalyze(t *testing.T) {
 			if err == nil {
 				t.Fatalf("analyze finished before it was interrupted; make the input larger")
 			}
-			if sig == os.Interrupt && !bytes.Contains(stderr.Bytes(), []byte("context canceled")) {
+			if sig == os.Interrupt && !bytes.Contains(stderr.Bytes(), []byte("run the same command again to finish")) {
 				t.Errorf("interrupted analyze said %q", stderr.String())
 			}
 
