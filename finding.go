@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 )
@@ -121,4 +122,18 @@ func (f *Finding) Fingerprint() string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%d", f.Rule, subject, f.Start.UnixNano())
 	return hex.EncodeToString(h.Sum(nil))[:12]
+}
+
+// SortEvidence puts evidence in timeline order: time, then source, then line.
+func SortEvidence(ev []Evidence) {
+	sort.SliceStable(ev, func(i, j int) bool {
+		a, b := ev[i], ev[j]
+		if !a.Time.Equal(b.Time) {
+			return a.Time.Before(b.Time)
+		}
+		if a.Source != b.Source {
+			return a.Source < b.Source
+		}
+		return a.Line < b.Line
+	})
 }

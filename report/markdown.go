@@ -191,17 +191,8 @@ func writeMarkdownInputs(b *strings.Builder, r *Report) {
 		b.WriteString("\n")
 	}
 	if len(r.Skipped) > 0 {
-		reasons := map[string]int{}
-		for _, s := range r.Skipped {
-			reasons[s.Reason]++
-		}
-		var keys []string
-		for k := range reasons {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			fmt.Fprintf(b, "- Skipped %d files: %s\n", reasons[k], mdEscape(k))
+		for _, rc := range r.SkippedByReason() {
+			fmt.Fprintf(b, "- Skipped %d files: %s\n", rc.Files, mdEscape(rc.Reason))
 		}
 		b.WriteString("\n")
 	}

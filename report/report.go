@@ -4,6 +4,7 @@
 package report
 
 import (
+	"sort"
 	"time"
 
 	"forensics"
@@ -47,6 +48,26 @@ type Summary struct {
 	Skipped  int            `json:"skipped"`  // files not read
 	Problems int            `json:"problems"` // problems with inputs that did not stop the run
 	Findings map[string]int `json:"findings"` // findings by severity
+}
+
+// ReasonCount is how many files were skipped for one reason.
+type ReasonCount struct {
+	Reason string
+	Files  int
+}
+
+// SkippedByReason counts the skipped files by reason, in reason order.
+func (r *Report) SkippedByReason() []ReasonCount {
+	counts := map[string]int{}
+	for _, s := range r.Skipped {
+		counts[s.Reason]++
+	}
+	out := make([]ReasonCount, 0, len(counts))
+	for reason, n := range counts {
+		out = append(out, ReasonCount{reason, n})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Reason < out[j].Reason })
+	return out
 }
 
 // NewSource converts a source's accounting for output.

@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"io"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -99,19 +98,8 @@ func WriteSources(w io.Writer, r *Report) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d sources read, %d already in the timeline, %d files skipped, %d problems.\n",
 		r.Summary.Read, r.Summary.Reused, r.Summary.Skipped, r.Summary.Problems)
-	if len(r.Skipped) > 0 {
-		reasons := map[string]int{}
-		for _, s := range r.Skipped {
-			reasons[s.Reason]++
-		}
-		var keys []string
-		for k := range reasons {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			fmt.Fprintf(&b, "  skipped %d: %s\n", reasons[k], k)
-		}
+	for _, rc := range r.SkippedByReason() {
+		fmt.Fprintf(&b, "  skipped %d: %s\n", rc.Files, rc.Reason)
 	}
 	for _, p := range r.Problems {
 		fmt.Fprintf(&b, "  problem: %s\n", Escape(p.Error()))

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
-	"strings"
 	"time"
 
 	"forensics"
@@ -23,7 +22,6 @@ type LineFilter struct {
 	Nodes      []string
 	Paths      []string       // source path contains any of these
 	Components []string       // the source was written by one of these components
-	Sources    []int64        // only these source ids
 	Text       string         // the line contains this
 	Regexp     *regexp.Regexp // the line matches this
 }
@@ -99,44 +97,23 @@ func (db *DB) Lines(ctx context.Context, f LineFilter, fn func(*Line) error) err
 // using the index on t_min: a block can only overlap the window if it starts
 // at most the longest block span before it.
 func (db *DB) candidateBlocks(ctx context.Context, f LineFilter) ([]sourceInfo, map[int64][]blockRef, error) {
-	var conds []string
-	var args []any
-	add := func(c string, a ...any) { conds = append(conds, c); args = append(args, a...) }
-	add("s.complete = 1")
-	if f.Run != 0 {
-		add("s.id IN (SELECT source_id FROM main.run_sources WHERE run_id = ?)", f.Run)
-	}
-	if len(f.Nodes) > 0 {
-		add("s.node IN ("+placeholders(len(f.Nodes))+")", anys(f.Nodes)...)
-	}
-	if len(f.Components) > 0 {
-		add("s.component IN ("+placeholders(len(f.Components))+")", anys(f.Components)...)
-	}
-	if len(f.Sources) > 0 {
-		add("s.id IN ("+placeholders(len(f.Sources))+")", anys(f.Sources)...)
-	}
-	if len(f.Paths) > 0 {
-		var ors []string
-		for _, p := range f.Paths {
-			ors = append(ors, "instr(s.path, ?) > 0")
-			args = append(args, p)
-		}
-		conds = append(conds, "("+strings.Join(ors, " OR ")+")")
-	}
+	var w where
+	w.sources(f.Run, f.Components, f.Paths)
+	in(&w, "s.node", f.Nodes)
 	if !f.Until.IsZero() {
-		add("b.t_min < ?", f.Until.UnixNano())
+		w.add("b.t_min < ?", f.Until.UnixNano())
 	}
 	if !f.Since.IsZero() {
 		span, err := db.maxBlockSpan(ctx)
 		if err != nil {
 			return nil, nil, err
 		}
-		add("b.t_min >= ?", f.Since.UnixNano()-span)
-		add("b.t_max >= ?", f.Since.UnixNano())
+		w.add("b.t_min >= ?", f.Since.UnixNano()-span)
+		w.add("b.t_max >= ?", f.Since.UnixNano())
 	}
 	q := `SELECT b.id, b.first_line, s.id, s.path, s.node FROM main.blocks b JOIN main.sources s ON s.id = b.source_id
-		WHERE ` + strings.Join(conds, " AND ") + ` ORDER BY s.path, s.id, b.first_line`
-	rows, err := db.sql.QueryContext(ctx, q, args...)
+		WHERE ` + w.String() + ` ORDER BY s.path, s.id, b.first_line`
+	rows, err := db.sql.QueryContext(ctx, q, w.args...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("query lines: %w", err)
 	}

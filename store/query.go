@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"forensics"
@@ -85,58 +84,35 @@ type EventFilter struct {
 
 // where builds the WHERE clause and its arguments.
 func (f EventFilter) where() (string, []any) {
-	var conds []string
-	var args []any
-	add := func(cond string, a ...any) {
-		conds = append(conds, cond)
-		args = append(args, a...)
-	}
-	add("s.complete = 1")
-	if f.Run != 0 {
-		add("e.source_id IN (SELECT source_id FROM main.run_sources WHERE run_id = ?)", f.Run)
-	}
-	if len(f.Kinds) > 0 {
-		add("e.kind IN ("+placeholders(len(f.Kinds))+")", anys(f.Kinds)...)
-	}
-	if len(f.Nodes) > 0 {
-		add("e.node IN ("+placeholders(len(f.Nodes))+")", anys(f.Nodes)...)
-	}
+	var w where
+	w.sources(f.Run, f.Components, f.Paths)
+	in(&w, "e.kind", f.Kinds)
+	in(&w, "e.node", f.Nodes)
 	if !f.Since.IsZero() {
-		add("e.t >= ?", f.Since.UnixNano())
+		w.add("e.t >= ?", f.Since.UnixNano())
 	}
 	if !f.Until.IsZero() {
-		add("e.t < ?", f.Until.UnixNano())
+		w.add("e.t < ?", f.Until.UnixNano())
 	}
 	if f.Bucket != "" {
-		add("e.bucket = ?", f.Bucket)
+		w.add("e.bucket = ?", f.Bucket)
 	}
 	if f.VB != nil {
-		add("e.vb = ?", *f.VB)
+		w.add("e.vb = ?", *f.VB)
 	}
 	if f.Range != 0 {
-		add("e.range_id = ?", f.Range)
+		w.add("e.range_id = ?", f.Range)
 	}
 	if f.Keyspace != "" {
-		add("e.keyspace = ?", f.Keyspace)
+		w.add("e.keyspace = ?", f.Keyspace)
 	}
 	if f.Table != "" {
-		add("e.tbl = ?", f.Table)
-	}
-	if len(f.Paths) > 0 {
-		var ors []string
-		for _, p := range f.Paths {
-			ors = append(ors, "instr(s.path, ?) > 0")
-			args = append(args, p)
-		}
-		conds = append(conds, "("+strings.Join(ors, " OR ")+")")
-	}
-	if len(f.Components) > 0 {
-		add("s.component IN ("+placeholders(len(f.Components))+")", anys(f.Components)...)
+		w.add("e.tbl = ?", f.Table)
 	}
 	if f.Text != "" {
-		add("instr(e.text, ?) > 0", f.Text)
+		w.add("instr(e.text, ?) > 0", f.Text)
 	}
-	return strings.Join(conds, " AND "), args
+	return w.String(), w.args
 }
 
 // Events calls fn for each event the filter selects, in time order (then
@@ -180,10 +156,6 @@ func (db *DB) Events(ctx context.Context, f EventFilter, fn func(*forensics.Even
 		}
 	}
 	return rows.Err()
-}
-
-func placeholders(n int) string {
-	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
 }
 
 func anys[T any](xs []T) []any {

@@ -384,16 +384,7 @@ func (in *incident) evidence(a *attempt) []forensics.Evidence {
 			doc(f.ev, []string{"message"}, "stopped for cutover", false, "streams stopped for cutover, not FROZEN")
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if !a.Time.Equal(b.Time) {
-			return a.Time.Before(b.Time)
-		}
-		if a.Source != b.Source {
-			return a.Source < b.Source
-		}
-		return a.Line < b.Line
-	})
+	forensics.SortEvidence(out)
 	return out
 }
 

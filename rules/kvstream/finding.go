@@ -360,15 +360,6 @@ func firstLine(s string) string {
 // sorted returns the evidence in timeline order.
 func (ev *evidence) sorted() []forensics.Evidence {
 	out := append([]forensics.Evidence(nil), ev.list...)
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if !a.Time.Equal(b.Time) {
-			return a.Time.Before(b.Time)
-		}
-		if a.Source != b.Source {
-			return a.Source < b.Source
-		}
-		return a.Line < b.Line
-	})
+	forensics.SortEvidence(out)
 	return out
 }
