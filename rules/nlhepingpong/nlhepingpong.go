@@ -5,6 +5,7 @@ package nlhepingpong
 
 import (
 	"fmt"
+	"sort"
 	"time"
 
 	"forensics"
@@ -66,11 +67,33 @@ func run(pass *forensics.Pass) error {
 		return fmt.Errorf("read DistSender redirects: %w", err)
 	}
 	for _, ep := range detect(dedupe(redirects)) {
-		q := forensics.Query{Kinds: pass.Rule.Kinds, Since: ep.start.Add(-traceBefore), Until: ep.end.Add(contextAfter)}
-		evs, err := pass.Timeline.Events(pass.Context, q)
+		since, until := ep.start.Add(-traceBefore), ep.end.Add(contextAfter)
+		// DistSender's lines of the episode's range, and the headers of the
+		// traces, which name no range.
+		evs, err := pass.Timeline.Events(pass.Context, forensics.Query{
+			Kinds: []forensics.Kind{crdb.KindNLHE, crdb.KindNextPeer, crdb.KindSend, crdb.KindBackoff},
+			Range: ep.rng, Since: since, Until: until,
+		})
 		if err != nil {
 			return fmt.Errorf("read DistSender events: %w", err)
 		}
+		traces, err := pass.Timeline.Events(pass.Context, forensics.Query{
+			Kinds: []forensics.Kind{crdb.KindTraceStart, crdb.KindTraceDiscarded}, Since: since, Until: until,
+		})
+		if err != nil {
+			return fmt.Errorf("read trace headers: %w", err)
+		}
+		evs = append(evs, traces...)
+		sort.SliceStable(evs, func(i, j int) bool {
+			a, b := &evs[i], &evs[j]
+			if !a.Time.Equal(b.Time) {
+				return a.Time.Before(b.Time)
+			}
+			if a.Source != b.Source {
+				return a.Source < b.Source
+			}
+			return a.Line < b.Line
+		})
 		pass.Report(finding(ep, dedupe(evs)))
 	}
 	return nil
