@@ -26,7 +26,6 @@ const (
 	flagCR        = 1 << 2
 	flagCut       = 1 << 3 // the line goes on in the next record, same line number
 	flagBackwards = 1 << 4 // the line's time is earlier than the line before it
-	flagEvent     = 1 << 5 // the line produced at least one event
 	flagError     = 1 << 6 // the line looked like the format but did not parse
 	flagHasOffset = 1 << 7
 )
@@ -37,7 +36,6 @@ type LineFlags struct {
 	CR        bool
 	Cut       bool
 	Backwards bool
-	Event     bool
 	Error     bool
 }
 
@@ -51,9 +49,6 @@ func (f LineFlags) byte(offset int32) byte {
 	}
 	if f.Backwards {
 		b |= flagBackwards
-	}
-	if f.Event {
-		b |= flagEvent
 	}
 	if f.Error {
 		b |= flagError
@@ -70,7 +65,6 @@ func flagsOf(b byte) LineFlags {
 		CR:        b&flagCR != 0,
 		Cut:       b&flagCut != 0,
 		Backwards: b&flagBackwards != 0,
-		Event:     b&flagEvent != 0,
 		Error:     b&flagError != 0,
 	}
 }

@@ -386,7 +386,6 @@ type rowWriter struct {
 	tab    *tabwriter.Writer
 	csv    *csv.Writer
 	enc    *json.Encoder
-	cols   []string
 }
 
 func newRowWriter(w io.Writer, format string) *rowWriter {

@@ -159,7 +159,7 @@ func (p *snapshotParser) textBlock(s *scan, pos int, cmd command, emit forensics
 				}
 			case strings.HasPrefix(t, "Traffic State: "):
 				ws.TrafficState = strings.TrimPrefix(t, "Traffic State: ")
-				last, next = e, e+1
+				last = e
 				break status
 			default:
 				break status
