@@ -27,6 +27,13 @@ type Parser interface {
 	End(emit Emit) error
 }
 
+// Releaser is implemented by parsers that recognise the release that wrote
+// their source (a version banner, a `binary:` header, a build tag). Release is
+// asked after End and returns "" when the source did not say.
+type Releaser interface {
+	Release() string
+}
+
 // Format is one input grammar: how to recognise it and how to read it.
 type Format struct {
 	Name      string // "memcached", "nsserver", "crdb-v2", …; stored with each source

@@ -14,6 +14,7 @@ type Source struct {
 	Node      string
 	Format    string
 	Component string
+	Release   string // the release that wrote it, as the file says ("7.6.4-5146", "v24.3.1"); "" when it does not
 	Key       string // content identity: the same key means the same bytes were already read
 	Bytes     int64
 	Lines     int64

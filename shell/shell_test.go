@@ -1,0 +1,41 @@
+package shell
+
+import (
+	"os/exec"
+	"testing"
+)
+
+func TestQuote(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"test3", "test3"},
+		{"commerce/-80", "commerce/-80"},
+		{"--denied-tables=a,b", "--denied-tables=a,b"},
+		{"", "''"},
+		{"a b", "'a b'"},
+		{"it's", `'it'\''s'`},
+		{"legacy$(touch${IFS}PWNED)", "'legacy$(touch${IFS}PWNED)'"},
+		{"`id`", "'`id`'"},
+		{"x;id", "'x;id'"},
+	} {
+		if got := Quote(tc.in); got != tc.want {
+			t.Errorf("Quote(%q) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestQuoteRoundTrip has bash read each quoted word back: what it prints must
+// be the original, whatever the word holds.
+func TestQuoteRoundTrip(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+	for _, s := range []string{"plain", "a b", "it's", "$(id)", "`id`", "x;y|z&", "\"q\"", "\\n", "${IFS}", "*", "~", "!x", "a\nb", "'"} {
+		out, err := exec.Command("bash", "-c", "printf %s "+Quote(s)).Output()
+		if err != nil {
+			t.Fatalf("bash on %q: %v", s, err)
+		}
+		if string(out) != s {
+			t.Errorf("bash read %s as %q, want %q", Quote(s), out, s)
+		}
+	}
+}
