@@ -272,8 +272,9 @@ func (c *cbCtx) nsDebug() template {
 	if c.index != "" {
 		all = append(all, c.index)
 	}
+	m := max(c.cl.o.multiline, 1) // multi-line entries weigh m times more
 	return mixed(msStamp,
-		piece{120, func(b []byte, r *rand.Rand, ts []byte) []byte {
+		piece{120 * m, func(b []byte, r *rand.Rand, ts []byte) []byte {
 			b = fmt.Appendf(b, "[ns_doctor:debug,%s,%s:ns_doctor<0.3120.0>:ns_doctor:handle_info:167]Current node statuses:\n", ts, node)
 			for i, peer := range all {
 				open := " "
@@ -291,7 +292,7 @@ func (c *cbCtx) nsDebug() template {
 			}
 			return b
 		}},
-		piece{130, func(b []byte, r *rand.Rand, ts []byte) []byte {
+		piece{130 * m, func(b []byte, r *rand.Rand, ts []byte) []byte {
 			return fmt.Appendf(b, "[ns_server:debug,%s,%s:ns_config_log<0.230.0>:ns_config_log:log_common:232]config change:\n"+
 				"{node,'%s',memcached} ->\n[{'_vclock',[{<<\"%x\">>,{%d,63826000000}}]},\n {port,11210},\n {dedicated_port,11209},\n {ssl_port,11207},\n {admin_user,\"@ns_server\"},\n"+
 				" {other_users,[\"@cbq-engine\",\"@projector\",\"@goxdcr\",\"@index\",\"@fts\",\"@eventing\",\"@cbas\",\"@backup\"]},\n {admin_pass,\"*****\"}]\n", ts, node, node, r.Uint64(), r.IntN(100))
@@ -314,7 +315,7 @@ func (c *cbCtx) nsDebug() template {
 			bucket := c.bucket(r)
 			return fmt.Appendf(b, "[ns_server:debug,%s,%s:ns_memcached-%s<0.%d.2>:ns_memcached:verify_report_long_call:357]call {stats,<<>>} took too long: %d us\n", ts, node, bucket, 20000+r.IntN(9000), 500000+r.IntN(900000))
 		}},
-		piece{60, func(b []byte, r *rand.Rand, ts []byte) []byte {
+		piece{60 * m, func(b []byte, r *rand.Rand, ts []byte) []byte {
 			return fmt.Appendf(b, "[ns_server:debug,%s,%s:chronicle_kv_log<0.467.0>:chronicle_kv_log:log:59]update (key: {node,'%s',failover_vbuckets}, rev: {<<\"%x\">>,%d})\n[]\n", ts, node, one(r, all), r.Uint64(), r.IntN(100000))
 		}},
 		piece{50, func(b []byte, r *rand.Rand, ts []byte) []byte {

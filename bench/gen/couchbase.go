@@ -218,12 +218,38 @@ func (cl *cluster) writeNode(path string, n *cbNode) (zipStat, error) {
 			if n.index {
 				gen = c.memcachedIndex()
 			}
-			src := newNoise(seed("memcached"), gen, from, to, b(sh.memcached))
-			if n.host == seedNodes[0] {
-				// Killed, restarted, warming up: quiet for a while.
-				src.hole(cl.incident.Add(-time.Second), cl.incident.Add(30*time.Second))
+			budget := b(sh.memcached)
+			var churn *noise
+			if cl.o.churn > 0 && !n.index {
+				churn = newPeriodic(seed("churn"), c.churn(), from, to, time.Duration(float64(time.Second)/cl.o.churn))
+				churn.even = false
+				budget -= periodicBytes(seed("churn"), c.churn(), from, to, time.Duration(float64(time.Second)/cl.o.churn))
 			}
-			mc := &rotating{src: src, size: memcachedRotation,
+			src := newNoise(seed("memcached"), gen, from, to, budget)
+			restartAt := cl.restartTimes(n, cl.o.restarts, from, to)
+			for _, t := range restartAt {
+				src.hole(t, t.Add(restartDown))
+				if churn != nil {
+					churn.hole(t, t.Add(restartDown))
+				}
+			}
+			if n.host == seedNodes[0] {
+				// Killed, restarted, warming up: quiet for a while; and
+				// failed over, so no service streams from it after.
+				src.hole(cl.incident.Add(-time.Second), cl.incident.Add(30*time.Second))
+				if churn != nil {
+					churn.hole(cl.incident.Add(-time.Second), to)
+				}
+			}
+			var all source = src
+			if churn != nil || len(restartAt) > 0 {
+				srcs := []source{src, newRestarts(c, restartAt)}
+				if churn != nil {
+					srcs = append(srcs, churn)
+				}
+				all = newMerge(srcs...)
+			}
+			mc := &rotating{src: all, size: cl.o.rotation,
 				// Not while the incident's memcached restarts.
 				quietFrom: cl.incident.Add(-15 * time.Minute), quietTo: cl.incident.Add(15 * time.Minute)}
 			w.WriteString(memcachedHeader)

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -108,5 +109,91 @@ func TestBundle(t *testing.T) {
 		if !bytes.Contains(mc, []byte(s)) {
 			t.Errorf("memcached.log of .15 lacks %q", s)
 		}
+	}
+}
+
+// The dense profile holds what it promises: restarts in the healthy order
+// (traffic enabled on both buckets before the services' streams come
+// back), stream churn at about the rate asked, and many rotations.
+func TestDenseProfile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 16 MiB")
+	}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := run([]string{"-q", "-out", dir, "-size", "16MiB", "-crdb", "0", "-profile", "dense", "-restarts", "20",
+		"-couchbase-case", filepath.Join(root, "testdata/couchbase/seed")}); err != nil {
+		t.Fatal(err)
+	}
+	zr, err := zip.OpenReader(filepath.Join(dir, "collectinfo-2022-07-22T004733-ns_1@172.23.100.16.zip"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	var mc []byte
+	for _, f := range zr.File {
+		if filepath.Base(f.Name) == "memcached.log" {
+			r, err := f.Open()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var buf bytes.Buffer
+			buf.ReadFrom(r)
+			mc = buf.Bytes()
+		}
+	}
+	var (
+		restarts, rotations, streams int
+		first, last                  time.Time
+		down                         bool // between a shutdown and traffic on test3
+		enabled                      = map[string]bool{}
+	)
+	for _, line := range bytes.Split(mc, []byte("\n")) {
+		if len(line) < 32 || line[4] != '-' {
+			continue
+		}
+		ts, err := time.Parse("2006-01-02T15:04:05.000000-07:00", string(line[:32]))
+		if err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		if first.IsZero() {
+			first = ts
+		}
+		last = ts
+		msg := string(line[33:])
+		switch {
+		case strings.Contains(msg, "Initiating graceful shutdown."):
+			restarts++
+			down = true
+			clear(enabled)
+		case strings.Contains(msg, "---------- Opening logfile") && !down:
+			rotations++
+		case strings.Contains(msg, "enableTraffic() result true"):
+			enabled[msg[strings.Index(msg, "(")+1:strings.Index(msg, ")")]] = true
+			if enabled["default"] && enabled["test3"] {
+				down = false
+			}
+		case strings.Contains(msg, "eq_dcpq:secidx:") || strings.Contains(msg, "eq_dcpq:xdcr:"):
+			if down {
+				t.Fatalf("a service's stream line while memcached is down or warming up: %s", line)
+			}
+			if strings.Contains(msg, "Creating stream") {
+				streams++
+			}
+		}
+	}
+	if restarts < 10 || restarts > 20 {
+		t.Errorf("%d restarts, want up to the 20 asked and at least half (restarts a minute apart are merged)", restarts)
+	}
+	if rotations < 5 {
+		t.Errorf("%d rotations of a %d-byte memcached.log at 1 MiB each", rotations, len(mc))
+	}
+	// 4 requests a second, 70% of them stream creations.
+	want := 4 * 0.7 * last.Sub(first).Seconds()
+	if float64(streams) < 0.8*want || float64(streams) > 1.2*want {
+		t.Errorf("%d stream creations over %s, want about %.0f", streams, last.Sub(first), want)
 	}
 }

@@ -49,6 +49,7 @@ type options struct {
 	cbCase   string
 	crdbCase string
 	quiet    bool
+	profile
 }
 
 func run(args []string) error {
@@ -65,8 +66,34 @@ func run(args []string) error {
 	fs.StringVar(&o.cbCase, "couchbase-case", filepath.Join("testdata", "couchbase", "seed"), "test case whose incident is buried in the Couchbase logs")
 	fs.StringVar(&o.crdbCase, "crdb-case", filepath.Join("testdata", "crdb", "crdb-v2-reason"), "test case whose incident is buried in the CockroachDB logs")
 	fs.BoolVar(&o.quiet, "q", false, "print nothing but errors")
+	prof := fs.String("profile", "default", "what the bundle holds besides its size: default, or dense (stream churn, restarts, rotations, multi-line entries); the flags below override it")
+	churn := fs.Float64("churn", -1, "DCP stream requests from GSI and XDCR per second per data node")
+	restarts := fs.Int("restarts", -1, "clean memcached restarts per data node")
+	rotation := fs.String("rotation", "", "memcached's log_cyclesize: the size at which it starts a new log file")
+	multiline := fs.Int("multiline", -1, "weight multiplier of ns_server's multi-line entries")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	p, ok := profiles[*prof]
+	if !ok {
+		return fmt.Errorf("-profile: %q is not a profile (default, dense)", *prof)
+	}
+	o.profile = p
+	if *churn >= 0 {
+		o.churn = *churn
+	}
+	if *restarts >= 0 {
+		o.restarts = *restarts
+	}
+	if *multiline >= 1 {
+		o.multiline = *multiline
+	}
+	if *rotation != "" {
+		n, err := parseSize(*rotation, 64<<10)
+		if err != nil {
+			return fmt.Errorf("-rotation: %w", err)
+		}
+		o.rotation = n
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
@@ -75,7 +102,7 @@ func run(args []string) error {
 		return errors.New("-out is required")
 	}
 	var err error
-	if o.size, err = parseSize(size); err != nil {
+	if o.size, err = parseSize(size, 16<<20); err != nil {
 		return fmt.Errorf("-size: %w", err)
 	}
 	if o.nodes < len(seedNodes) {
@@ -147,8 +174,9 @@ func runJobs(o options, jobs []job) ([]zipStat, error) {
 	return stats, errors.Join(errs...)
 }
 
-// parseSize reads "1GiB", "512MiB", "100MB", "1G" (binary) or a byte count.
-func parseSize(s string) (int64, error) {
+// parseSize reads "1GiB", "512MiB", "100MB", "1G" (binary) or a byte
+// count of at least least bytes.
+func parseSize(s string, least int64) (int64, error) {
 	units := []struct {
 		suffix string
 		mult   int64
@@ -169,8 +197,8 @@ func parseSize(s string) (int64, error) {
 		return 0, fmt.Errorf("%q is not a size", s)
 	}
 	n := int64(f * float64(mult))
-	if n < 16<<20 {
-		return 0, fmt.Errorf("%d bytes is too small for hours of logs (at least 16MiB)", n)
+	if n < least {
+		return 0, fmt.Errorf("%d bytes is too small (at least %d)", n, least)
 	}
 	return n, nil
 }

@@ -31,13 +31,15 @@ type noise struct {
 	even bool    // a fixed period with a little jitter, not a Poisson process
 	buf  []byte
 
-	holeFrom, holeTo time.Time // nothing is logged in between
+	holes []span // nothing is logged in these, in time order
 }
 
+type span struct{ from, to time.Time }
+
 // hole stops the stream over [from, to): the process that logs it is
-// down.
+// down. Holes are added in time order.
 func (n *noise) hole(from, to time.Time) *noise {
-	n.holeFrom, n.holeTo = from, to
+	n.holes = append(n.holes, span{from, to})
 	return n
 }
 
@@ -81,8 +83,11 @@ func meanSize(seed uint64, gen template, t time.Time) float64 {
 }
 
 func (n *noise) next() (time.Time, []byte, bool) {
-	if !n.t.Before(n.holeFrom) && n.t.Before(n.holeTo) {
-		n.t = n.holeTo
+	for len(n.holes) > 0 && !n.t.Before(n.holes[0].from) {
+		if n.t.Before(n.holes[0].to) {
+			n.t = n.holes[0].to
+		}
+		n.holes = n.holes[1:]
 	}
 	if !n.t.Before(n.to) {
 		return time.Time{}, nil, false
