@@ -134,6 +134,33 @@ type sender struct {
 	// strs interns attribute values: a redirect loop repeats its replicas
 	// and leases on every hop.
 	strs map[string]string
+	// last is the NotLeaseHolderError last read from an application error
+	// line, which the retry line after it repeats.
+	last seenNLHE
+}
+
+type seenNLHE struct {
+	trace string
+	e     NLHE
+}
+
+// retryNLHE emits the redirect of a retry line that embeds the whole
+// NotLeaseHolderError (v2.0–v20.1: "error: (err: [NotLeaseHolderError] …)
+// <nil>; trying next peer …"), unless the application error line before it
+// in the same trace already reported it: logs with --vmodule=dist_sender=1
+// have only the retry line, traces and /debug/requests have both.
+func (s *sender) retryNLHE(e NLHE, m *message, trace, gateway string, tags tagInfo, emit forensics.Emit) {
+	if s.last == (seenNLHE{trace: trace, e: e}) {
+		s.last = seenNLHE{}
+		return
+	}
+	ev := &s.ev
+	ev.Reset()
+	ev.Kind = KindNLHE
+	ev.Range = e.RangeID
+	setNLHE(ev, e)
+	s.finish(tmplNLHE, m, trace, gateway, tags, emit)
+	ev.Reset()
 }
 
 const maxStrs = 4096
@@ -203,6 +230,7 @@ func (s *sender) handle(t template, m *message, emit forensics.Emit) bool {
 		ev.Kind = KindNLHE
 		ev.Range = e.RangeID
 		setNLHE(ev, e)
+		s.last = seenNLHE{trace: trace, e: e}
 	case tmplSend:
 		d := digits(msg[1:])
 		rest := msg[1+d+len(": sending batch "):]
@@ -239,11 +267,15 @@ func (s *sender) handle(t template, m *message, emit forensics.Emit) bool {
 		ev.Kind = KindRPC
 		ev.Set("target", s.str(msg[len("sending request to "):]))
 	case tmplNextPeer:
+		e, isNLHE := parseNLHE(msg, s.str)
+		if isNLHE {
+			s.retryNLHE(e, m, trace, gateway, tags, emit)
+		}
 		ev.Kind = KindNextPeer
 		if i := bytes.LastIndex(msg, []byte("trying next peer ")); i >= 0 {
 			ev.Set("next", s.str(bytes.TrimSpace(msg[i+len("trying next peer "):])))
 		}
-		if e, ok := parseNLHE(msg, s.str); ok {
+		if isNLHE {
 			ev.Range = e.RangeID
 			ev.Set("nlhe", "true")
 		} else {
@@ -286,7 +318,13 @@ func (s *sender) handle(t template, m *message, emit forensics.Emit) bool {
 	default:
 		return false
 	}
+	s.finish(t, m, trace, gateway, tags, emit)
+	return true
+}
 
+// finish adds what every event of m has and emits it.
+func (s *sender) finish(t template, m *message, trace, gateway string, tags tagInfo, emit forensics.Emit) {
+	ev := &s.ev
 	if trace != "" {
 		ev.Set("trace", trace)
 	}
@@ -308,7 +346,6 @@ func (s *sender) handle(t template, m *message, emit forensics.Emit) bool {
 		s.remember(trace, ev.Range)
 	}
 	emit(ev)
-	return true
 }
 
 func (s *sender) remember(trace string, rng int64) {

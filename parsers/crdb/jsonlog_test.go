@@ -28,6 +28,9 @@ func TestJSONLogLines(t *testing.T) {
 		line string
 		at   time.Time
 		want *want
+		// redirect is the distsender.nlhe a retry line that embeds the
+		// whole error gives before its distsender.next_peer.
+		redirect *want
 	}{
 		{
 			name: "json",
@@ -48,10 +51,11 @@ func TestJSONLogLines(t *testing.T) {
 			want: &want{KindNextPeer, 0, "n3", map[string]string{"next": "(n2,s2):3", "gateway": "n3"}},
 		},
 		{
-			name: "escaped message",
-			line: `{"c":0,"t":"1625804709.833547000","N":3,"s":1,"g":9,"f":"kv/kvclient/kvcoord/dist_sender.go","l":1990,"n":7,"r":0,"tags":{"n":"3"},"message":"error: (err: [NotLeaseHolderError] r5: replica (n1,s1):1 not lease holder; lease holder unknown) \u003cnil\u003e; trying next peer (n2,s2):2"}`,
-			at:   at,
-			want: &want{KindNextPeer, 5, "n3", map[string]string{"next": "(n2,s2):2", "nlhe": "true", "trace": "n3", "gateway": "n3"}},
+			name:     "escaped message",
+			line:     `{"c":0,"t":"1625804709.833547000","N":3,"s":1,"g":9,"f":"kv/kvclient/kvcoord/dist_sender.go","l":1990,"n":7,"r":0,"tags":{"n":"3"},"message":"error: (err: [NotLeaseHolderError] r5: replica (n1,s1):1 not lease holder; lease holder unknown) \u003cnil\u003e; trying next peer (n2,s2):2"}`,
+			at:       at,
+			want:     &want{KindNextPeer, 5, "n3", map[string]string{"next": "(n2,s2):2", "nlhe": "true", "trace": "n3", "gateway": "n3"}},
+			redirect: &want{KindNLHE, 5, "n3", map[string]string{"replica": "(n1,s1):1", "holder_unknown": "true", "trace": "n3", "gateway": "n3"}},
 		},
 		// Real lines of pkg/util/log/testdata/json: not events.
 		{
@@ -93,6 +97,13 @@ func TestJSONLogLines(t *testing.T) {
 					t.Fatalf("want no event, got %s", res.Events[0].Kind)
 				}
 				return
+			}
+			if tc.redirect != nil {
+				if len(res.Events) != 2 {
+					t.Fatalf("want a redirect and an event, got %d events", len(res.Events))
+				}
+				checkEvent(t, res.Events[0], *tc.redirect)
+				res.Events = res.Events[1:]
 			}
 			if len(res.Events) != 1 {
 				t.Fatalf("want one event, got %d", len(res.Events))

@@ -148,10 +148,11 @@ func two(b []byte) (int, bool) {
 type logParser struct {
 	ds sender
 	m  message
+	id identity
 }
 
 func newLogParser(o forensics.Origin) forensics.Parser {
-	return &logParser{ds: sender{origin: o.Node}}
+	return &logParser{ds: sender{origin: o.Node}, id: newIdentity(o)}
 }
 
 func (p *logParser) Line(n int64, b []byte, emit forensics.Emit) (forensics.Stamp, error) {
@@ -167,15 +168,9 @@ func (p *logParser) Line(n int64, b []byte, emit forensics.Emit) (forensics.Stam
 		// The rest of an entry, a stack or a structured event.
 		return h.stamp, nil
 	}
+	p.id.line(&p.ds, h.tags, h.msg)
 	t := candidate(h.msg)
 	if t == tmplNone {
-		// The sink header names the node once it is known
-		// (pkg/util/log getStartLines: "nodeID: n%d").
-		if hasPrefix(h.msg, "nodeID: n") {
-			if d := digits(h.msg[len("nodeID: n"):]); d > 0 {
-				p.ds.origin = string(h.msg[len("nodeID: ") : len("nodeID: n")+d])
-			}
-		}
 		return h.stamp, nil
 	}
 	p.m = message{n: n, stamp: h.stamp, text: b, tags: h.tags, msg: h.msg}
@@ -184,6 +179,13 @@ func (p *logParser) Line(n int64, b []byte, emit forensics.Emit) (forensics.Stam
 }
 
 func (p *logParser) End(forensics.Emit) error { return nil }
+
+// Release returns the release the file header names (binary: CockroachDB CCL v24.3.1 …).
+func (p *logParser) Release() string { return p.id.release }
+
+// Node returns the node the log belongs to: the debug zip's folder, the
+// header's nodeID or the first n<id> tag; else the host of the file name.
+func (p *logParser) Node() string { return p.id.node(&p.ds) }
 
 // detectLog looks for log lines in the head, and for the file header that
 // names the format.

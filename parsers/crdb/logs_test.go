@@ -60,6 +60,9 @@ func TestLogLines(t *testing.T) {
 		line string
 		at   time.Time
 		want *want
+		// redirect is the distsender.nlhe a retry line that embeds the
+		// whole error gives before its distsender.next_peer.
+		redirect *want
 	}{
 		{
 			// Real v1.0 line (blog post on log tags, 2017).
@@ -101,12 +104,17 @@ func TestLogLines(t *testing.T) {
 			at:   time.Date(2018, 2, 20, 8, 10, 24, 419597000, time.UTC),
 			want: &want{KindNextPeer, 52, "n1", map[string]string{"next": "(n1,s1):1", "nlhe": "true",
 				"trace": "client=127.0.0.1:35854,user=rk_user,n1", "gateway": "n1", "client": "127.0.0.1:35854"}},
+			redirect: &want{KindNLHE, 52, "n1", map[string]string{"replica": "(n2,s2):3", "lease_replica": "(n1,s1):1",
+				"lease_seq": "0", "lease_start": "1519114215.919013222,0", "lease_epoch": "1", "lease_pro": "1519114215.919015761,0",
+				"trace": "client=127.0.0.1:35854,user=rk_user,n1", "gateway": "n1", "client": "127.0.0.1:35854"}},
 		},
 		{
 			name: "legacy v19.2 retry line and transaction tag",
 			line: "I191111 16:30:20.070532 331 kv/dist_sender.go:1535  [n1,client=127.0.0.1:50611,user=root,txn=9dfb9bb2] error: (err: [NotLeaseHolderError] r58: replica (n2,s2):2 not lease holder; lease holder unknown) <nil>; trying next peer (n3,s3):3",
 			at:   time.Date(2019, 11, 11, 16, 30, 20, 70532000, time.UTC),
 			want: &want{KindNextPeer, 58, "n1", map[string]string{"next": "(n3,s3):3", "nlhe": "true",
+				"trace": "n1,client=127.0.0.1:50611,user=root,txn=9dfb9bb2", "gateway": "n1", "client": "127.0.0.1:50611", "txn": "9dfb9bb2"}},
+			redirect: &want{KindNLHE, 58, "n1", map[string]string{"replica": "(n2,s2):2", "holder_unknown": "true",
 				"trace": "n1,client=127.0.0.1:50611,user=root,txn=9dfb9bb2", "gateway": "n1", "client": "127.0.0.1:50611", "txn": "9dfb9bb2"}},
 		},
 		{
@@ -254,6 +262,13 @@ func TestLogLines(t *testing.T) {
 					t.Fatalf("want no event, got %s %v", res.Events[0].Kind, res.Events[0].Attrs)
 				}
 				return
+			}
+			if tc.redirect != nil {
+				if len(res.Events) != 2 {
+					t.Fatalf("want a redirect and an event, got %d events", len(res.Events))
+				}
+				checkEvent(t, res.Events[0], *tc.redirect)
+				res.Events = res.Events[1:]
 			}
 			if len(res.Events) != 1 {
 				t.Fatalf("want one event, got %d", len(res.Events))
