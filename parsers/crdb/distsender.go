@@ -30,6 +30,7 @@ var kindDocs = map[forensics.Kind]string{
 	KindNewLease:       "a replica applied a new range lease (new range lease … following …)",
 	KindTraceStart:     "a trace or span begins (/debug/requests trace header, trace.txt === operation:, Jaeger span); trace groups its events",
 	KindTraceDiscarded: "a full /debug/requests trace dropped events ((N events discarded))",
+	KindSlowRPC:        "DistSender waited longer than the slow replica RPC threshold for one replica (slow replica RPC: have been waiting …s (N attempts) for RPC … to replica …); replica, seconds, attempts, batch, resp",
 }
 
 func docs(kinds ...forensics.Kind) []forensics.KindDoc {
@@ -40,7 +41,7 @@ func docs(kinds ...forensics.Kind) []forensics.KindDoc {
 	return out
 }
 
-var distSenderKinds = []forensics.Kind{KindNLHE, KindNextPeer, KindSend, KindRPC, KindBackoff, KindNewLease}
+var distSenderKinds = []forensics.Kind{KindNLHE, KindNextPeer, KindSend, KindRPC, KindBackoff, KindNewLease, KindSlowRPC}
 
 // template is the DistSender message a text may be.
 type template uint8
@@ -54,6 +55,7 @@ const (
 	tmplNextPeer          // error: %v; trying next peer %s, … and the other versions
 	tmplBackoff           // backing off due to NotLeaseHolderErr …
 	tmplNewLease          // new range lease %s following %s
+	tmplSlowRPC           // slow replica RPC: %v (v22.2+)
 )
 
 // candidate tells which template msg may be. It is the cheap test run on
@@ -77,6 +79,9 @@ func candidate(msg []byte) template {
 		}
 		if hasPrefix(msg, "sending request to ") {
 			return tmplRPC
+		}
+		if hasPrefix(msg, slowRPCPrefix) {
+			return tmplSlowRPC
 		}
 	case 'e':
 		// v2.0: "error: %v; trying next peer %s"; v2.1–v20.1: "error: %v %v;
@@ -314,6 +319,10 @@ func (s *sender) handle(t template, m *message, emit forensics.Emit) bool {
 			if prev, ok := parseLease(rest[i+len(" following "):], s.str); ok {
 				setLease(ev, &prevLeaseKeys, prev)
 			}
+		}
+	case tmplSlowRPC:
+		if !s.slowRPC(ev, msg) {
+			return false
 		}
 	default:
 		return false
