@@ -188,39 +188,43 @@ func (p *logParser) Release() string { return p.id.release }
 func (p *logParser) Node() string { return p.id.node(&p.ds) }
 
 // detectLog looks for log lines in the head, and for the file header that
-// names the format.
+// names the format. It demands several well-formed lines, and a header only
+// counts on a line that is itself a log line.
 func detectLog(_ string, head []byte) int {
-	if bytes.Contains(head, []byte("log format (utf8=✓): crdb-")) ||
-		bytes.Contains(head, []byte("line format: [IWEF]yymmdd hh:mm:ss.uuuuuu goid")) {
-		return 95
-	}
-	good, other := 0, 0
+	good, other, header := 0, 0, false
 	for len(head) > 0 {
 		line := head
 		if i := bytes.IndexByte(head, '\n'); i >= 0 {
 			line, head = head[:i], head[i+1:]
 		} else {
-			head = nil // possibly cut: do not judge it
-			break
+			break // possibly cut: do not judge it
 		}
+		line = bytes.TrimSuffix(line, []byte("\r"))
 		if len(line) == 0 {
 			continue
+		}
+		if isMarkup(line) {
+			return 0
 		}
 		if looksLikeLogLine(line) {
 			if _, err := parseLogHeader(line); err == nil {
 				good++
+				if bytes.Contains(line, []byte("log format (utf8=✓): crdb-")) ||
+					bytes.Contains(line, []byte("line format: [IWEF]yymmdd hh:mm:ss.uuuuuu goid")) {
+					header = true
+				}
 				continue
 			}
 		}
 		other++
 	}
 	switch {
+	case header:
+		return 95
 	case good >= 3 && good >= other:
 		return 85
-	case good >= 1 && good >= other:
-		return 60
 	case good >= 3:
-		return 40
+		return 40 // a log whose entries span lines: stacks, goroutine dumps
 	}
 	return 0
 }
