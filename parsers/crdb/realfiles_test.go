@@ -102,7 +102,7 @@ func TestNotEvidence(t *testing.T) {
 		"notes.txt": "Call with the customer\n- upgraded to v25.4.1 last week\n" +
 			"I251009 12:10:41.882731 90442 15@kv/kvclient/kvcoord/dist_sender.go:2854 ⋮ [T1,Vsystem,n2] 1204  slow replica RPC: have been waiting 12.31s (1 attempts)\n" +
 			"- ask for a debug zip\n",
-		"one-line.txt": "I251009 12:10:41.882731 90442 15@kv/kvclient/kvcoord/dist_sender.go:2854 ⋮ [T1,Vsystem,n2] 1204  slow replica RPC\n",
+		"one-line.txt":  "I251009 12:10:41.882731 90442 15@kv/kvclient/kvcoord/dist_sender.go:2854 ⋮ [T1,Vsystem,n2] 1204  slow replica RPC\n",
 		"one-trace.txt": "2018/02/20 08:10:24.413824 13.750285 kv.DistSender: sending partial batch\n",
 	} {
 		for _, f := range Formats {
