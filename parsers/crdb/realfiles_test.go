@@ -1,6 +1,7 @@
 package crdb
 
 import (
+	"strings"
 	"testing"
 
 	"forensics"
@@ -110,5 +111,45 @@ func TestNotEvidence(t *testing.T) {
 				t.Errorf("%s detected as %s with %d", name, f.Name, s)
 			}
 		}
+	}
+}
+
+// A retry line repeats the application error line before it in traces and
+// /debug/requests: one redirect, not two. Alone (a log at
+// --vmodule=dist_sender=1), or after another redirect, it is one of its own.
+func TestRetryLineRedirects(t *testing.T) {
+	const tags = "[client=127.0.0.1:35854,user=rk_user,n1] "
+	appErr := "I180220 08:10:24.419545 1234 kv/dist_sender.go:1306  " + tags + "application error: [NotLeaseHolderError] r52: replica (n2,s2):3 not lease holder; current lease is " + seedLeaseN1
+	retry := "I180220 08:10:24.419597 1234 kv/dist_sender.go:1357  " + tags + "error: {(err: [NotLeaseHolderError] r52: replica (n2,s2):3 not lease holder; current lease is " + seedLeaseN1 + ") <nil>}; trying next peer (n1,s1):1"
+	retryOther := "I180220 08:10:24.419861 1234 kv/dist_sender.go:1357  " + tags + "error: {(err: [NotLeaseHolderError] r52: replica (n1,s1):1 not lease holder; current lease is " + seedLeaseN2 + ") <nil>}; trying next peer (n2,s2):3"
+	for _, tc := range []struct {
+		name  string
+		lines []string
+		nlhe  int
+	}{
+		{"application error, then its retry line", []string{appErr, retry}, 1},
+		{"retry line alone", []string{retry}, 1},
+		{"retry line after another redirect", []string{appErr, retryOther}, 2},
+		{"two retries after one application error", []string{appErr, retry, retry}, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := ""
+			for _, l := range tc.lines {
+				in += l + "\n"
+			}
+			res := parsertest.Parse(LogFormat, forensics.Origin{}, []byte(in))
+			if n := len(res.OfKind(KindNLHE)); n != tc.nlhe {
+				t.Errorf("%d redirects, want %d", n, tc.nlhe)
+			}
+			retries := 0
+			for _, l := range tc.lines {
+				if strings.Contains(l, "trying next peer") {
+					retries++
+				}
+			}
+			if n := len(res.OfKind(KindNextPeer)); n != retries {
+				t.Errorf("%d retries, want %d", n, retries)
+			}
+		})
 	}
 }
