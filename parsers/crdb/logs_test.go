@@ -118,6 +118,18 @@ func TestLogLines(t *testing.T) {
 				"trace": "n1,client=127.0.0.1:50611,user=root,txn=9dfb9bb2", "gateway": "n1", "client": "127.0.0.1:50611", "txn": "9dfb9bb2"}},
 		},
 		{
+			// The line of cockroachdb/cockroach#23543 (v2.1-alpha, June 2018):
+			// a ts= tag whose value holds a comma.
+			name: "issue 23543 retry line",
+			line: "I180616 05:52:17.728179 20503404 kv/dist_sender.go:1317  [client=10.142.0.54:39264,user=root,txn=61557e35,ts=1529128299.977196718,4,n12] error: (err: [NotLeaseHolderError] r55752: replica (n30,s30):5 not lease holder; current lease is repl=(n16,s16):1 seq=0 start=1529128337.569175562,0 epo=9 pro=1529128337.569181772,0) <nil>; trying next peer (n16,s16):1",
+			at:   time.Date(2018, 6, 16, 5, 52, 17, 728179000, time.UTC),
+			want: &want{KindNextPeer, 55752, "n12", map[string]string{"next": "(n16,s16):1", "nlhe": "true",
+				"trace": "client=10.142.0.54:39264,user=root,txn=61557e35,ts=1529128299.977196718,4,n12", "gateway": "n12", "client": "10.142.0.54:39264", "txn": "61557e35"}},
+			redirect: &want{KindNLHE, 55752, "n12", map[string]string{"replica": "(n30,s30):5", "lease_replica": "(n16,s16):1",
+				"lease_seq": "0", "lease_start": "1529128337.569175562,0", "lease_epoch": "9", "lease_pro": "1529128337.569181772,0",
+				"trace": "client=10.142.0.54:39264,user=root,txn=61557e35,ts=1529128299.977196718,4,n12", "gateway": "n12", "client": "10.142.0.54:39264", "txn": "61557e35"}},
+		},
+		{
 			name: "v19.1–v20.1 backoff names lease sequences",
 			line: "I200301 10:00:00.000100 88 kv/dist_sender.go:1600  [n2,client=10.1.1.1:5000,user=app] backing off due to NotLeaseHolderErr at LeaseSequence 4 <= 4",
 			at:   time.Date(2020, 3, 1, 10, 0, 0, 100000, time.UTC),
