@@ -9,8 +9,8 @@ import (
 )
 
 // requestsTable is /debug/requests as a browser copy pasted into a GitHub
-// issue renders it (cockroachdb/cockroach#19233, #20114 and others): a
-// Markdown table with the page's three columns.
+// issue renders it: a Markdown table with the page's three columns (the
+// first rows are those quoted in the issue this reading was added for).
 const requestsTable = `When | Elapsed (s) |  
 -- | -- | --
 2017/10/12 20:31:13.306622 | 62.405386 | /cockroach.roachpb.Internal/Batch

@@ -3,8 +3,8 @@ package crdb
 import "bytes"
 
 // A /debug/requests page copied from a browser into a GitHub issue becomes
-// a Markdown table, one row per trace header or event, as in
-// cockroachdb/cockroach#19233 and others:
+// a Markdown table, one row per trace header or event (the header row is the
+// page's "When | Elapsed (s)"; x/net/trace's cells keep their text):
 //
 //	When | Elapsed (s) |
 //	-- | -- | --
