@@ -7,13 +7,16 @@ import (
 )
 
 // KindSlowRPC is DistSender's warning that one replica RPC has been waiting
-// longer than kv.dist_sender.slow_replica_rpc_threshold (10s by default).
-// pkg/kv/kvclient/kvcoord/dist_sender.go (v22.2+, slowReplicaRPCWarningStr):
+// longer than its slow-RPC threshold (10s by default), from
+// pkg/kv/kvclient/kvcoord/dist_sender.go (slowReplicaRPCWarningStr; v22+):
 //
 //	slow replica RPC: have been waiting 12.31s (1 attempts) for RPC Put [/Table/106/1/400/0,/Min), [txn: 2cce471c] to replica (n2,s2):3; resp: ‹(err: …)›
 //
 // It is a WARNING on the DEV channel up to v25.3 and on KV_EXEC from v25.4,
-// whose default file group writes cockroach-kv-exec.<host>.….log.
+// whose default file group writes cockroach-kv-exec.<host>.….log. The
+// channel number before the @ (15 in the tests) is inferred, and nothing
+// here depends on it. The range RPC variant ("slow range RPC: …") is not
+// read here.
 const KindSlowRPC forensics.Kind = "distsender.slow_rpc"
 
 const slowRPCPrefix = "slow replica RPC: have been waiting "
