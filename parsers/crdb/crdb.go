@@ -23,7 +23,7 @@ package crdb
 import "forensics"
 
 // LogFormat reads node logs in the text formats: the legacy format of
-// v1.x–v20.1, crdb-v1 (v20.2, and every log in a debug zip before v24) and
+// v1.x–v20.1, crdb-v1 (v20.2, and the logs a debug zip re-renders) and
 // crdb-v2 (v21.1+), including sink headers, multi-line entries, channel
 // prefixes (15@… for KV_EXEC in v25.4) and every file group
 // (cockroach-kv-exec.…, cockroach-health.…). Times are UTC.
