@@ -6,15 +6,15 @@ package crdb
 // only structure: several well-formed lines, and no line of a document's
 // markup, which a log or a saved page never starts a line with.
 
-// isMarkup reports whether line is Markdown structure: a code fence, a
-// heading, a table separator, a quote or list item of prose.
+// isMarkup reports whether line is Markdown structure no log line starts
+// with: a code fence or a heading. List items and quotes are not: the
+// legacy format writes multi-line entries verbatim, and the insecure-mode
+// warning of v2.0–v20.1 has lines that start with "- " and "* ".
 func isMarkup(line []byte) bool {
 	switch {
 	case hasPrefix(line, "```"), hasPrefix(line, "~~~"):
 		return true
 	case len(line) > 1 && line[0] == '#' && (line[1] == ' ' || line[1] == '#'):
-		return true
-	case hasPrefix(line, "> "), hasPrefix(line, "- "), hasPrefix(line, "* "):
 		return true
 	}
 	return false

@@ -190,7 +190,7 @@ func (p *logParser) Node() string { return p.id.node(&p.ds) }
 // detectLog looks for log lines in the head, and for the file header that
 // names the format. It demands several well-formed lines, and a header only
 // counts on a line that is itself a log line.
-func detectLog(_ string, head []byte) int {
+func detectLog(name string, head []byte) int {
 	good, other, header := 0, 0, false
 	for len(head) > 0 {
 		line := head
@@ -225,6 +225,15 @@ func detectLog(_ string, head []byte) int {
 		return 85
 	case good >= 3:
 		return 40 // a log whose entries span lines: stacks, goroutine dumps
+	case good >= 1 && good >= other && isLogName(name):
+		return 60 // a short log under the name cockroach gives its logs
 	}
 	return 0
+}
+
+// isLogName reports whether name is one cockroach gives its log files:
+// cockroach.log, cockroach.<host>.<user>.<timestamp>.<pid>.log, and those
+// of the other file groups (cockroach-health.…, cockroach-kv-exec.…).
+func isLogName(name string) bool {
+	return name == "cockroach.log" || hostFromName(name) != ""
 }

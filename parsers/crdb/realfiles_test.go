@@ -153,3 +153,30 @@ func TestRetryLineRedirects(t *testing.T) {
 		})
 	}
 }
+
+// A real legacy log opens with the insecure-mode warning, whose lines start
+// like Markdown list items; it is a log all the same. A short excerpt under
+// a cockroach log name is one too.
+func TestDetectLegacyLogWithWarning(t *testing.T) {
+	head := "I200301 10:00:00.000100 1 util/log/clog.go:1270  [config] file created at: 2020/03/01 10:00:00\n" +
+		"I200301 10:00:00.000100 1 util/log/clog.go:1270  [config] running on machine: roach-1\n" +
+		"W200301 10:00:00.100000 1 cli/start.go:1152  ALL SECURITY CONTROLS HAVE BEEN DISABLED!\n\n" +
+		"This mode is intended for non-production testing only.\n\n" +
+		"In this mode:\n" +
+		"- Your cluster is open to any client that can reach any of your addresses.\n" +
+		"- Intruders with access to your machine or network can observe client-server traffic.\n" +
+		"- Intruders can log in without password and read or write any data in the cluster.\n" +
+		"- Intruders can consume all your server's resources and cause unavailability.\n" +
+		"I200301 10:00:00.200000 1 cli/start.go:1162  ▶ starting cockroach node\n" +
+		"I200301 10:00:00.300000 1 server/server.go:1062  [n?] monitoring forward clock jumps based on server.clock.forward_jump_check_enabled\n"
+	if s := detectLog("cockroach.roach-1.root.2020-03-01T10_00_00Z.000101.log", []byte(head)); s == 0 {
+		t.Errorf("legacy log with the insecure warning not detected")
+	}
+	short := "I200301 10:00:00.300000 1 server/server.go:1062  [n1] monitoring forward clock jumps\n"
+	if s := detectLog("cockroach.log", []byte(short)); s == 0 {
+		t.Errorf("one-line cockroach.log not detected")
+	}
+	if s := detectLog("excerpt.txt", []byte(short)); s != 0 {
+		t.Errorf("one line under another name detected with %d", s)
+	}
+}
