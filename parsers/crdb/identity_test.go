@@ -46,6 +46,18 @@ func TestLogIdentity(t *testing.T) {
 			node: "n2",
 		},
 		{
+			// Upstream test data of cockroach debug merge-logs
+			// (pkg/cli/testdata/merge_logs_v2/2/2.logs): no header, the node
+			// only in the tags.
+			name:   "merge-logs test data",
+			format: LogFormat,
+			origin: forensics.Origin{Name: "cockroach.test-0002.ubuntu.2018-11-30T22_06_47Z.003959.log"},
+			in: "I181130 22:14:49.706516 6152567 storage/split_queue.go:213  [n2,split,s2,r163/3:/Table/53/1/-36{84178…-35915…}]   initiating a split based on load at key /Table/53/1/-3661595080111255049\n" +
+				"I181130 22:14:49.706563 6152567 storage/replica_command.go:342  [n2,split,s2,r163/3:/Table/53/1/-36{84178…-35915…}]   initiating a split of this range at key /Table/53/1/-3661595080111255049 [r586]\n" +
+				"I181130 22:14:57.650774 499 server/status/runtime.go:465  [n2] runtime stats: 729 MiB RSS, 1127 goroutines, 416 MiB/91 MiB/584 MiB GO alloc/idle/total, 75 MiB/128 MiB CGO alloc/total, 111534.7 CGO/sec, 2013.0/232.3 %(u/s)time, 0.4 %gc (56x), 189 MiB/189 MiB (r/w)net\n",
+			node: "n2",
+		},
+		{
 			name:   "no header, no node tag: the host of the file name",
 			format: LogFormat,
 			origin: forensics.Origin{Name: "cockroach.roach-2.cockroach.2025-06-01T10_00_00Z.000042.log"},
