@@ -133,3 +133,11 @@ func TestHostFromName(t *testing.T) {
 		}
 	}
 }
+
+// The node log parsers tell their release and node; ingest asks for both.
+var (
+	_ forensics.Releaser         = (*logParser)(nil)
+	_ forensics.Releaser         = (*jsonParser)(nil)
+	_ interface{ Node() string } = (*logParser)(nil)
+	_ interface{ Node() string } = (*jsonParser)(nil)
+)
