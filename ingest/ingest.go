@@ -320,6 +320,11 @@ func (wk *worker) read(m input.Member) {
 	}
 	p := parse{wk: wk, src: src, parser: format.New(m.Origin()), fallback: m.ModTime}
 	readErr := p.run(br)
+	// A parser that learns the node from the lines (a header, the logging
+	// tags, the file name) names it when the path and the events did not.
+	if n, ok := p.parser.(interface{ Node() string }); ok && src.Node == "" {
+		src.Node = n.Node()
+	}
 	src.Bytes = counted.n
 	if src.Key == "" {
 		src.Key = input.Key(m.Node, m.Rel, counted.n, crc.Sum32())

@@ -83,6 +83,30 @@ func BenchmarkLogV2(b *testing.B) {
 	parsertest.Bench(b, LogFormat, forensics.Origin{Node: "n1"}, logLines(20000, "crdb-v2"))
 }
 
+// v25Lines are crdb-v2 lines as v25.4 writes them: tenant tags, DistSender
+// on the KV_EXEC channel, leader leases with term= and min-exp=.
+func v25Lines(n int) []byte {
+	return []byte(strings.NewReplacer(
+		"[n1", "[T1,Vsystem,n1",
+		" kv/kvclient/kvcoord/dist_sender.go", " 15@kv/kvclient/kvcoord/dist_sender.go",
+		"lease held by different store", "leader lease is not held locally, cannot determine validity",
+		" epo=1 pro=", " term=9 min-exp=1625804715.439980668,0 pro=",
+	).Replace(string(logLines(n, "crdb-v2"))))
+}
+
+func BenchmarkLogV25(b *testing.B) {
+	parsertest.Bench(b, LogFormat, forensics.Origin{Node: "n1"}, v25Lines(20000))
+}
+
+// requestsTablePage is requestsPage pasted into an issue: a Markdown table.
+func requestsTablePage(traces int) []byte {
+	return []byte("When | Elapsed (s) |  \n-- | -- | --\n" + strings.ReplaceAll(string(requestsPage(traces)), "\t", " | "))
+}
+
+func BenchmarkRequestsTable(b *testing.B) {
+	parsertest.Bench(b, RequestsFormat, forensics.Origin{Node: "n1"}, requestsTablePage(500))
+}
+
 func BenchmarkLogLegacy(b *testing.B) {
 	parsertest.Bench(b, LogFormat, forensics.Origin{Node: "n1"}, logLines(20000, "legacy"))
 }
@@ -159,6 +183,8 @@ func TestBenchInputs(t *testing.T) {
 		{LogFormat, logLines(1400, "legacy"), map[forensics.Kind]int{KindSend: 14, KindNLHE: 14, KindNextPeer: 14}},
 		{JSONLogFormat, logLines(1400, "json"), map[forensics.Kind]int{KindSend: 14, KindNLHE: 14, KindNextPeer: 14}},
 		{RequestsFormat, requestsPage(3), map[forensics.Kind]int{KindTraceStart: 3, KindSend: 3, KindRPC: 12, KindNLHE: 12, KindNextPeer: 12}},
+		{RequestsFormat, requestsTablePage(3), map[forensics.Kind]int{KindTraceStart: 3, KindSend: 3, KindRPC: 12, KindNLHE: 12, KindNextPeer: 12}},
+		{LogFormat, v25Lines(1400), map[forensics.Kind]int{KindSend: 14, KindNLHE: 14, KindNextPeer: 14}},
 	} {
 		if s := tc.f.Detect("x", tc.in[:min(len(tc.in), 16<<10)]); s < 80 {
 			t.Errorf("%s: input detected with %d", tc.f.Name, s)
@@ -188,6 +214,16 @@ func TestNoAllocsOnPlainLines(t *testing.T) {
 			"I170312 15:17:12.602400 150 storage/replica.go:2011  [n1,s1,r22/1:/Table/51/1/{23-48}] applied",
 			"goroutine 1 [running]:",
 		}},
+		// v24–v25: tenant tags, the KV_EXEC channel, a header read before.
+		{LogFormat, []string{
+			"I251009 14:20:07.918950 1 util/log/file_sync_buffer.go:237 ⋮ [config]   binary: CockroachDB CCL v25.4.1 (x86_64-pc-linux-gnu, built 2025/11/03 16:21:31, go1.23.12 X:nocoverageredesign)",
+			"I251009 14:20:08.000001 412 server/status/runtime.go:625 ⋮ [T1,Vsystem,n1] 1  runtime stats: 2.1 GiB RSS",
+		}, []string{
+			"I251009 14:36:18.207001 55120 15@kv/kvclient/kvcoord/range_iter.go:188 ⋮ [T1,Vsystem,n1,client=‹10.0.1.7:52004›,hostssl,user=‹app›] 122  querying next range at ‹/Table/106/1/12/0›",
+			"I251009 14:36:18.300000 388 3@pebble/event.go:734 ⋮ [T1,Vsystem,n1,s1,pebble] 123  [JOB 1841] compacted(default) L0 [019322 019323] (4.1MB) Score=1.02",
+			"W251009 14:36:25.984439 55120 15@kv/kvclient/kvcoord/dist_sender.go:2591 ⋮ [T1,Vsystem,n1] 201  slow range RPC: have been waiting 10.04s (19 attempts) for RPC to r1187",
+			"I251009 14:36:25.984440 1 util/log/file_sync_buffer.go:237 ⋮ [config]   binary: CockroachDB CCL v25.4.1 (x86_64-pc-linux-gnu)",
+		}},
 		{JSONLogFormat, nil, []string{
 			`{"c":0,"t":"1625804709.833547000","N":1,"s":1,"sev":"I","g":9,"f":"gossip/client.go","l":124,"n":7,"r":1,"tags":{"n":"1"},"message":"started gossip client to ‹localhost:26258›"}`,
 			`{"channel_numeric":1,"channel":"OPS","timestamp":"1136214245.654321000","severity_numeric":2,"severity":"WARNING","goroutine":11,"file":"util/log/format_json_test.go","line":123,"entry_counter":0,"redactable":0,"tags":{"noval":"","s":"1","long":"2"},"message":"hello world"}`,
@@ -196,6 +232,11 @@ func TestNoAllocsOnPlainLines(t *testing.T) {
 			"08:10:24.413826 . 2 ... txnID:bb4d74d6-fc80-46eb-b3e2-9121a450a1c2",
 			"08:10:24.419900\t .   286\t... [client=127.0.0.1:35854,user=rk_user,n1] node received request: 2 CPut, 1 BeginTxn",
 			"We can see n1 and n2 continuously redirecting to each other.",
+		}},
+		{RequestsFormat, []string{"2017/10/12 20:31:13.306622 | 62.405386 | /cockroach.roachpb.Internal/Batch"}, []string{
+			"20:31:13.306626 | .     4 | ... span.kind:server component:gRPC txnid:1c8a2d55-6cd1-4b2b-9aa1-5fc2ae3c2dbe",
+			"20:31:13.306689 | .    51 | ... [n3,s3,r1423/2:/Table/51/1/1{12…-53…}] read-only path",
+			"-- | -- | --",
 		}},
 		{RequestsFormat, []string{`<tr class="first">`, `<td class="when">2018/02/20 08:10:24.413824</td>`, `<td class="elapsed">13.750285</td>`, `<td>kv.DistSender: sending partial batch</td>`, `</tr>`}, []string{
 			`<tr>`, `<td class="when">08:10:24.413826</td>`, `<td class="elapsed"> .     2</td>`, `<td>... txnID:bb4d74d6 &amp; more</td>`, `</tr>`,

@@ -10,14 +10,23 @@
 // not care where a redirect was seen. Every other line is a plain line.
 //
 // ParseNLHE reads NotLeaseHolderError texts of every version, and
-// CompareLeases tells which of two leases is newer.
+// CompareLeases tells which of two leases is newer, in every lease form up
+// to v25 (min-exp=, acq=, leader leases with term=).
+//
+// The node log parsers also tell which release wrote the log (Release, from
+// the sink header's binary: line) and which node (Node: the debug zip
+// folder, the header's nodeID:, the first n<id> tag, else the host of the
+// file name). Saved /debug/requests pages and statement-bundle traces do
+// not name their release.
 package crdb
 
 import "forensics"
 
 // LogFormat reads node logs in the text formats: the legacy format of
-// v1.x–v20.1, crdb-v1 (v20.2, and every log in a debug zip) and crdb-v2
-// (v21.1+), including sink headers and multi-line entries. Times are UTC.
+// v1.x–v20.1, crdb-v1 (v20.2, and the logs a debug zip re-renders) and
+// crdb-v2 (v21.1+), including sink headers, multi-line entries, channel
+// prefixes (15@… for KV_EXEC in v25.4) and every file group
+// (cockroach-kv-exec.…, cockroach-health.…). Times are UTC.
 var LogFormat = forensics.Format{
 	Name:      "crdb-log",
 	Component: "cockroach",
@@ -36,8 +45,9 @@ var JSONLogFormat = forensics.Format{
 	Kinds:     docs(distSenderKinds...),
 }
 
-// RequestsFormat reads a saved /debug/requests page, as HTML or as text
-// copied from a browser. Times are the server's local time, read as UTC
+// RequestsFormat reads a saved /debug/requests page, as HTML, as text
+// copied from a browser, or as the Markdown table such a copy becomes in an
+// issue. Times are the server's local time, read as UTC
 // (ZoneAssumed). A trace listed in several latency buckets is read once.
 var RequestsFormat = forensics.Format{
 	Name:      "crdb-requests",
@@ -48,7 +58,7 @@ var RequestsFormat = forensics.Format{
 }
 
 // TraceFormat reads the traces of a statement diagnostics bundle:
-// trace.txt, trace.json and trace-jaeger.json.
+// trace.txt, trace.json and trace-jaeger.json (Jaeger, or Zipkin spans).
 var TraceFormat = forensics.Format{
 	Name:      "crdb-trace",
 	Component: "cockroach",

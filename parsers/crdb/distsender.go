@@ -30,6 +30,7 @@ var kindDocs = map[forensics.Kind]string{
 	KindNewLease:       "a replica applied a new range lease (new range lease … following …)",
 	KindTraceStart:     "a trace or span begins (/debug/requests trace header, trace.txt === operation:, Jaeger span); trace groups its events",
 	KindTraceDiscarded: "a full /debug/requests trace dropped events ((N events discarded))",
+	KindSlowRPC:        "DistSender waited longer than the slow replica RPC threshold for one replica (slow replica RPC: have been waiting …s (N attempts) for RPC … to replica …); replica, seconds, attempts, batch, resp",
 }
 
 func docs(kinds ...forensics.Kind) []forensics.KindDoc {
@@ -40,7 +41,7 @@ func docs(kinds ...forensics.Kind) []forensics.KindDoc {
 	return out
 }
 
-var distSenderKinds = []forensics.Kind{KindNLHE, KindNextPeer, KindSend, KindRPC, KindBackoff, KindNewLease}
+var distSenderKinds = []forensics.Kind{KindNLHE, KindNextPeer, KindSend, KindRPC, KindBackoff, KindNewLease, KindSlowRPC}
 
 // template is the DistSender message a text may be.
 type template uint8
@@ -54,6 +55,7 @@ const (
 	tmplNextPeer          // error: %v; trying next peer %s, … and the other versions
 	tmplBackoff           // backing off due to NotLeaseHolderErr …
 	tmplNewLease          // new range lease %s following %s
+	tmplSlowRPC           // slow replica RPC: %v (v22.2+)
 )
 
 // candidate tells which template msg may be. It is the cheap test run on
@@ -77,6 +79,9 @@ func candidate(msg []byte) template {
 		}
 		if hasPrefix(msg, "sending request to ") {
 			return tmplRPC
+		}
+		if hasPrefix(msg, slowRPCPrefix) {
+			return tmplSlowRPC
 		}
 	case 'e':
 		// v2.0: "error: %v; trying next peer %s"; v2.1–v20.1: "error: %v %v;
@@ -134,6 +139,33 @@ type sender struct {
 	// strs interns attribute values: a redirect loop repeats its replicas
 	// and leases on every hop.
 	strs map[string]string
+	// last is the NotLeaseHolderError last read from an application error
+	// line, which the retry line after it repeats.
+	last seenNLHE
+}
+
+type seenNLHE struct {
+	trace string
+	e     NLHE
+}
+
+// retryNLHE emits the redirect of a retry line that embeds the whole
+// NotLeaseHolderError (v2.0–v20.1: "error: (err: [NotLeaseHolderError] …)
+// <nil>; trying next peer …"), unless the application error line before it
+// in the same trace already reported it: logs with --vmodule=dist_sender=1
+// have only the retry line, traces and /debug/requests have both.
+func (s *sender) retryNLHE(e NLHE, m *message, trace, gateway string, tags tagInfo, emit forensics.Emit) {
+	if s.last == (seenNLHE{trace: trace, e: e}) {
+		s.last = seenNLHE{}
+		return
+	}
+	ev := &s.ev
+	ev.Reset()
+	ev.Kind = KindNLHE
+	ev.Range = e.RangeID
+	setNLHE(ev, e)
+	s.finish(tmplNLHE, m, trace, gateway, tags, emit)
+	ev.Reset()
 }
 
 const maxStrs = 4096
@@ -203,6 +235,7 @@ func (s *sender) handle(t template, m *message, emit forensics.Emit) bool {
 		ev.Kind = KindNLHE
 		ev.Range = e.RangeID
 		setNLHE(ev, e)
+		s.last = seenNLHE{trace: trace, e: e}
 	case tmplSend:
 		d := digits(msg[1:])
 		rest := msg[1+d+len(": sending batch "):]
@@ -239,11 +272,15 @@ func (s *sender) handle(t template, m *message, emit forensics.Emit) bool {
 		ev.Kind = KindRPC
 		ev.Set("target", s.str(msg[len("sending request to "):]))
 	case tmplNextPeer:
+		e, isNLHE := parseNLHE(msg, s.str)
+		if isNLHE {
+			s.retryNLHE(e, m, trace, gateway, tags, emit)
+		}
 		ev.Kind = KindNextPeer
 		if i := bytes.LastIndex(msg, []byte("trying next peer ")); i >= 0 {
 			ev.Set("next", s.str(bytes.TrimSpace(msg[i+len("trying next peer "):])))
 		}
-		if e, ok := parseNLHE(msg, s.str); ok {
+		if isNLHE {
 			ev.Range = e.RangeID
 			ev.Set("nlhe", "true")
 		} else {
@@ -283,10 +320,20 @@ func (s *sender) handle(t template, m *message, emit forensics.Emit) bool {
 				setLease(ev, &prevLeaseKeys, prev)
 			}
 		}
+	case tmplSlowRPC:
+		if !s.slowRPC(ev, msg) {
+			return false
+		}
 	default:
 		return false
 	}
+	s.finish(t, m, trace, gateway, tags, emit)
+	return true
+}
 
+// finish adds what every event of m has and emits it.
+func (s *sender) finish(t template, m *message, trace, gateway string, tags tagInfo, emit forensics.Emit) {
+	ev := &s.ev
 	if trace != "" {
 		ev.Set("trace", trace)
 	}
@@ -308,7 +355,6 @@ func (s *sender) handle(t template, m *message, emit forensics.Emit) bool {
 		s.remember(trace, ev.Range)
 	}
 	emit(ev)
-	return true
 }
 
 func (s *sender) remember(trace string, rng int64) {

@@ -25,10 +25,16 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(traceJaeger))
 	f.Add([]byte(requestsHTML))
 	f.Add([]byte("[NotLeaseHolderError] r1: replica not lease holder; current lease is repl=(n1,s1):1 seq=2 start=0.000000002,0 epo=1 min-exp=0.000000003,0 pro=0.000000001,0 acq=Transfer"))
+	f.Add([]byte("application error: [NotLeaseHolderError] leader lease is not held locally, cannot determine validity; r412: replica (n1,s1):1 not lease holder; current lease is " + v25LeaderLeaseA))
+	f.Add([]byte(requestsTable))
+	f.Add([]byte(zipkinTrace))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, format := range Formats {
 			format.Detect("x", data)
 			parsertest.Check(t, format, forensics.Origin{Node: "n1"}, data)
+			// Without a node from the path, the parser learns it from the
+			// lines or the file name.
+			parsertest.Check(t, format, forensics.Origin{Name: "cockroach-kv-exec.roach-1.cockroach.2025-10-09T14_20_07Z.000001.log"}, data)
 		}
 		if e, ok := ParseNLHE(data); ok {
 			CompareLeases(e.Lease, e.Lease)

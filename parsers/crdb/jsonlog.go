@@ -24,10 +24,45 @@ import (
 type jsonParser struct {
 	ds sender
 	m  message
+	id identity
 }
 
 func newJSONParser(o forensics.Origin) forensics.Parser {
-	return &jsonParser{ds: sender{origin: o.Node}}
+	return &jsonParser{ds: sender{origin: o.Node}, id: newIdentity(o)}
+}
+
+// Release returns the release the sink header names.
+func (p *jsonParser) Release() string { return p.id.release }
+
+// Node returns the node the log belongs to (see logParser.Node).
+func (p *jsonParser) Node() string { return p.id.node(&p.ds) }
+
+var (
+	keyN      = []byte(`"N":`)
+	keyNodeID = []byte(`"node_id":`)
+)
+
+// identify reads the release from a header entry and, while no node is
+// known, the node_id (N) every entry carries once the node has one.
+func (p *jsonParser) identify(line []byte, mi int) {
+	if p.id.release == "" && mi >= 0 && hasPrefix(line[mi+len(keyMessage):], "binary: ") {
+		v := line[mi+len(keyMessage)+len("binary: "):]
+		if q := bytes.IndexByte(v, '"'); q >= 0 {
+			p.id.release = releaseOf(v[:q])
+		}
+	}
+	if p.ds.origin != "" {
+		return
+	}
+	for _, k := range [][]byte{keyN, keyNodeID} {
+		if i := bytes.Index(line, k); i >= 0 {
+			v := line[i+len(k):]
+			if d := digits(v); d > 0 && !(d == 1 && v[0] == '0') {
+				p.ds.origin = "n" + string(v[:d])
+				return
+			}
+		}
+	}
 }
 
 var (
@@ -59,6 +94,7 @@ func (p *jsonParser) Line(n int64, b []byte, emit forensics.Emit) (forensics.Sta
 	}
 	st := forensics.Stamp{Time: t, Zone: forensics.ZoneUTC}
 	mi := bytes.LastIndex(line, keyMessage)
+	p.identify(line, mi)
 	if mi < 0 {
 		return st, nil
 	}

@@ -28,6 +28,9 @@ func TestJSONLogLines(t *testing.T) {
 		line string
 		at   time.Time
 		want *want
+		// redirect is the distsender.nlhe a retry line that embeds the
+		// whole error gives before its distsender.next_peer.
+		redirect *want
 	}{
 		{
 			name: "json",
@@ -42,16 +45,27 @@ func TestJSONLogLines(t *testing.T) {
 			want: &want{KindNLHE, 73, "n2", with("trace", "T1,Vsystem,n2,client=10.0.0.7:40404", "gateway", "n2", "client", "10.0.0.7:40404")},
 		},
 		{
+			// v25.4: DistSender on the KV_EXEC channel, a leader lease.
+			name: "json v25 KV_EXEC leader lease redirect",
+			line: `{"channel_numeric":15,"channel":"KV_EXEC","timestamp":"1625804709.833547000","cluster_id":"fed66a44-872b-4ca2-ab75-c7821390fcec","node_id":1,"tenant_id":1,"tenant_name":"system","severity_numeric":3,"severity":"ERROR","goroutine":55120,"file":"kv/kvclient/kvcoord/dist_sender.go","line":2803,"entry_counter":126,"redactable":1,"tags":{"T":"1","V":"system","n":"1","client":"‹10.0.1.7:52004›","hostssl":"","user":"‹app›"},"message":"application error: [NotLeaseHolderError] leader lease is not held locally, cannot determine validity; r1187: replica (n1,s1):1 not lease holder; current lease is ` + v25LeaderLeaseA + `"}`,
+			at:   at,
+			want: &want{KindNLHE, 1187, "n1", map[string]string{"replica": "(n1,s1):1", "lease_replica": "(n2,s2):2", "lease_seq": "7",
+				"lease_start": "1760011800.412000000,0", "lease_term": "9", "lease_min_exp": "1760011806.412000000,0", "lease_pro": "1760011800.411000000,0", "lease_acq": "Request",
+				"reason": "leader lease is not held locally, cannot determine validity",
+				"trace":  "T1,Vsystem,n1,client=10.0.1.7:52004,hostssl,user=app", "gateway": "n1", "client": "10.0.1.7:52004"}},
+		},
+		{
 			name: "json-compact without node tag takes node_id",
 			line: `{"c":0,"t":"1625804709.833547000","N":3,"s":1,"sev":"I","g":9,"f":"kv/kvclient/kvcoord/dist_sender.go","l":1990,"n":7,"r":0,"message":"trying next peer (n2,s2):3"}`,
 			at:   at,
 			want: &want{KindNextPeer, 0, "n3", map[string]string{"next": "(n2,s2):3", "gateway": "n3"}},
 		},
 		{
-			name: "escaped message",
-			line: `{"c":0,"t":"1625804709.833547000","N":3,"s":1,"g":9,"f":"kv/kvclient/kvcoord/dist_sender.go","l":1990,"n":7,"r":0,"tags":{"n":"3"},"message":"error: (err: [NotLeaseHolderError] r5: replica (n1,s1):1 not lease holder; lease holder unknown) \u003cnil\u003e; trying next peer (n2,s2):2"}`,
-			at:   at,
-			want: &want{KindNextPeer, 5, "n3", map[string]string{"next": "(n2,s2):2", "nlhe": "true", "trace": "n3", "gateway": "n3"}},
+			name:     "escaped message",
+			line:     `{"c":0,"t":"1625804709.833547000","N":3,"s":1,"g":9,"f":"kv/kvclient/kvcoord/dist_sender.go","l":1990,"n":7,"r":0,"tags":{"n":"3"},"message":"error: (err: [NotLeaseHolderError] r5: replica (n1,s1):1 not lease holder; lease holder unknown) \u003cnil\u003e; trying next peer (n2,s2):2"}`,
+			at:       at,
+			want:     &want{KindNextPeer, 5, "n3", map[string]string{"next": "(n2,s2):2", "nlhe": "true", "trace": "n3", "gateway": "n3"}},
+			redirect: &want{KindNLHE, 5, "n3", map[string]string{"replica": "(n1,s1):1", "holder_unknown": "true", "trace": "n3", "gateway": "n3"}},
 		},
 		// Real lines of pkg/util/log/testdata/json: not events.
 		{
@@ -93,6 +107,13 @@ func TestJSONLogLines(t *testing.T) {
 					t.Fatalf("want no event, got %s", res.Events[0].Kind)
 				}
 				return
+			}
+			if tc.redirect != nil {
+				if len(res.Events) != 2 {
+					t.Fatalf("want a redirect and an event, got %d events", len(res.Events))
+				}
+				checkEvent(t, res.Events[0], *tc.redirect)
+				res.Events = res.Events[1:]
 			}
 			if len(res.Events) != 1 {
 				t.Fatalf("want one event, got %d", len(res.Events))

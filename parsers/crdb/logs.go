@@ -148,10 +148,11 @@ func two(b []byte) (int, bool) {
 type logParser struct {
 	ds sender
 	m  message
+	id identity
 }
 
 func newLogParser(o forensics.Origin) forensics.Parser {
-	return &logParser{ds: sender{origin: o.Node}}
+	return &logParser{ds: sender{origin: o.Node}, id: newIdentity(o)}
 }
 
 func (p *logParser) Line(n int64, b []byte, emit forensics.Emit) (forensics.Stamp, error) {
@@ -167,15 +168,9 @@ func (p *logParser) Line(n int64, b []byte, emit forensics.Emit) (forensics.Stam
 		// The rest of an entry, a stack or a structured event.
 		return h.stamp, nil
 	}
+	p.id.line(&p.ds, h.tags, h.msg)
 	t := candidate(h.msg)
 	if t == tmplNone {
-		// The sink header names the node once it is known
-		// (pkg/util/log getStartLines: "nodeID: n%d").
-		if hasPrefix(h.msg, "nodeID: n") {
-			if d := digits(h.msg[len("nodeID: n"):]); d > 0 {
-				p.ds.origin = string(h.msg[len("nodeID: ") : len("nodeID: n")+d])
-			}
-		}
 		return h.stamp, nil
 	}
 	p.m = message{n: n, stamp: h.stamp, text: b, tags: h.tags, msg: h.msg}
@@ -185,40 +180,60 @@ func (p *logParser) Line(n int64, b []byte, emit forensics.Emit) (forensics.Stam
 
 func (p *logParser) End(forensics.Emit) error { return nil }
 
+// Release returns the release the file header names (binary: CockroachDB CCL v24.3.1 …).
+func (p *logParser) Release() string { return p.id.release }
+
+// Node returns the node the log belongs to: the debug zip's folder, the
+// header's nodeID or the first n<id> tag; else the host of the file name.
+func (p *logParser) Node() string { return p.id.node(&p.ds) }
+
 // detectLog looks for log lines in the head, and for the file header that
-// names the format.
-func detectLog(_ string, head []byte) int {
-	if bytes.Contains(head, []byte("log format (utf8=✓): crdb-")) ||
-		bytes.Contains(head, []byte("line format: [IWEF]yymmdd hh:mm:ss.uuuuuu goid")) {
-		return 95
-	}
-	good, other := 0, 0
+// names the format. It demands several well-formed lines, and a header only
+// counts on a line that is itself a log line.
+func detectLog(name string, head []byte) int {
+	good, other, header := 0, 0, false
 	for len(head) > 0 {
 		line := head
 		if i := bytes.IndexByte(head, '\n'); i >= 0 {
 			line, head = head[:i], head[i+1:]
 		} else {
-			head = nil // possibly cut: do not judge it
-			break
+			break // possibly cut: do not judge it
 		}
+		line = bytes.TrimSuffix(line, []byte("\r"))
 		if len(line) == 0 {
 			continue
+		}
+		if isMarkup(line) {
+			return 0
 		}
 		if looksLikeLogLine(line) {
 			if _, err := parseLogHeader(line); err == nil {
 				good++
+				if bytes.Contains(line, []byte("log format (utf8=✓): crdb-")) ||
+					bytes.Contains(line, []byte("line format: [IWEF]yymmdd hh:mm:ss.uuuuuu goid")) {
+					header = true
+				}
 				continue
 			}
 		}
 		other++
 	}
 	switch {
+	case header:
+		return 95
 	case good >= 3 && good >= other:
 		return 85
-	case good >= 1 && good >= other:
-		return 60
 	case good >= 3:
-		return 40
+		return 40 // a log whose entries span lines: stacks, goroutine dumps
+	case good >= 1 && good >= other && isLogName(name):
+		return 60 // a short log under the name cockroach gives its logs
 	}
 	return 0
+}
+
+// isLogName reports whether name is one cockroach gives its log files:
+// cockroach.log, cockroach.<host>.<user>.<timestamp>.<pid>.log, and those
+// of the other file groups (cockroach-health.…, cockroach-kv-exec.…).
+func isLogName(name string) bool {
+	return name == "cockroach.log" || hostFromName(name) != ""
 }

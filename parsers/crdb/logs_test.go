@@ -60,6 +60,9 @@ func TestLogLines(t *testing.T) {
 		line string
 		at   time.Time
 		want *want
+		// redirect is the distsender.nlhe a retry line that embeds the
+		// whole error gives before its distsender.next_peer.
+		redirect *want
 	}{
 		{
 			// Real v1.0 line (blog post on log tags, 2017).
@@ -101,6 +104,9 @@ func TestLogLines(t *testing.T) {
 			at:   time.Date(2018, 2, 20, 8, 10, 24, 419597000, time.UTC),
 			want: &want{KindNextPeer, 52, "n1", map[string]string{"next": "(n1,s1):1", "nlhe": "true",
 				"trace": "client=127.0.0.1:35854,user=rk_user,n1", "gateway": "n1", "client": "127.0.0.1:35854"}},
+			redirect: &want{KindNLHE, 52, "n1", map[string]string{"replica": "(n2,s2):3", "lease_replica": "(n1,s1):1",
+				"lease_seq": "0", "lease_start": "1519114215.919013222,0", "lease_epoch": "1", "lease_pro": "1519114215.919015761,0",
+				"trace": "client=127.0.0.1:35854,user=rk_user,n1", "gateway": "n1", "client": "127.0.0.1:35854"}},
 		},
 		{
 			name: "legacy v19.2 retry line and transaction tag",
@@ -108,6 +114,20 @@ func TestLogLines(t *testing.T) {
 			at:   time.Date(2019, 11, 11, 16, 30, 20, 70532000, time.UTC),
 			want: &want{KindNextPeer, 58, "n1", map[string]string{"next": "(n3,s3):3", "nlhe": "true",
 				"trace": "n1,client=127.0.0.1:50611,user=root,txn=9dfb9bb2", "gateway": "n1", "client": "127.0.0.1:50611", "txn": "9dfb9bb2"}},
+			redirect: &want{KindNLHE, 58, "n1", map[string]string{"replica": "(n2,s2):2", "holder_unknown": "true",
+				"trace": "n1,client=127.0.0.1:50611,user=root,txn=9dfb9bb2", "gateway": "n1", "client": "127.0.0.1:50611", "txn": "9dfb9bb2"}},
+		},
+		{
+			// The line of cockroachdb/cockroach#23543 (v2.1-alpha, June 2018):
+			// a ts= tag whose value holds a comma.
+			name: "issue 23543 retry line",
+			line: "I180616 05:52:17.728179 20503404 kv/dist_sender.go:1317  [client=10.142.0.54:39264,user=root,txn=61557e35,ts=1529128299.977196718,4,n12] error: (err: [NotLeaseHolderError] r55752: replica (n30,s30):5 not lease holder; current lease is repl=(n16,s16):1 seq=0 start=1529128337.569175562,0 epo=9 pro=1529128337.569181772,0) <nil>; trying next peer (n16,s16):1",
+			at:   time.Date(2018, 6, 16, 5, 52, 17, 728179000, time.UTC),
+			want: &want{KindNextPeer, 55752, "n12", map[string]string{"next": "(n16,s16):1", "nlhe": "true",
+				"trace": "client=10.142.0.54:39264,user=root,txn=61557e35,ts=1529128299.977196718,4,n12", "gateway": "n12", "client": "10.142.0.54:39264", "txn": "61557e35"}},
+			redirect: &want{KindNLHE, 55752, "n12", map[string]string{"replica": "(n30,s30):5", "lease_replica": "(n16,s16):1",
+				"lease_seq": "0", "lease_start": "1529128337.569175562,0", "lease_epoch": "9", "lease_pro": "1529128337.569181772,0",
+				"trace": "client=10.142.0.54:39264,user=root,txn=61557e35,ts=1529128299.977196718,4,n12", "gateway": "n12", "client": "10.142.0.54:39264", "txn": "61557e35"}},
 		},
 		{
 			name: "v19.1–v20.1 backoff names lease sequences",
@@ -254,6 +274,13 @@ func TestLogLines(t *testing.T) {
 					t.Fatalf("want no event, got %s %v", res.Events[0].Kind, res.Events[0].Attrs)
 				}
 				return
+			}
+			if tc.redirect != nil {
+				if len(res.Events) != 2 {
+					t.Fatalf("want a redirect and an event, got %d events", len(res.Events))
+				}
+				checkEvent(t, res.Events[0], *tc.redirect)
+				res.Events = res.Events[1:]
 			}
 			if len(res.Events) != 1 {
 				t.Fatalf("want one event, got %d", len(res.Events))

@@ -35,6 +35,7 @@ type requestsParser struct {
 	cur  traceState
 	html htmlRow
 	un   []byte // scratch for unescaped cell text
+	tab  []byte // scratch for a Markdown table row rewritten as text
 }
 
 // traceState is the trace whose rows are being read.
@@ -63,6 +64,9 @@ func (p *requestsParser) Line(n int64, b []byte, emit forensics.Emit) (forensics
 	t := bytes.TrimLeft(b, " \t")
 	if p.html.inCell || len(t) > 0 && t[0] == '<' {
 		return p.htmlLine(n, b, emit)
+	}
+	if row, ok := tableRow(p.tab, t); ok {
+		p.tab, t = row, row
 	}
 	r, err := parseRow(t)
 	switch {
@@ -546,12 +550,20 @@ func detectRequests(_ string, head []byte) int {
 		return 80
 	}
 	headers, events := 0, 0
+	var tab []byte
 	for {
 		i := bytes.IndexByte(head, '\n')
 		if i < 0 {
 			break // the last line may be cut
 		}
-		r, err := parseRow(bytes.TrimLeft(head[:i], " \t"))
+		line := bytes.TrimLeft(head[:i], " \t")
+		if row, ok := tableRow(tab, line); ok {
+			tab, line = row, row
+		}
+		if isMarkup(line) {
+			return 0
+		}
+		r, err := parseRow(line)
 		head = head[i+1:]
 		switch {
 		case err != nil:
@@ -562,11 +574,11 @@ func detectRequests(_ string, head []byte) int {
 		}
 	}
 	switch {
-	case headers >= 1 && events >= 1:
+	case headers >= 1 && events >= 1 && headers+events >= 3:
 		return 90
 	case events >= 3:
 		return 70
-	case headers >= 1:
+	case headers >= 3: // a summary page lists only the headers
 		return 40
 	}
 	return 0

@@ -27,7 +27,7 @@ import (
 //     fields[{key, value}]}], children[…]).
 //   - trace-jaeger.json: Jaeger's JSON (data[].spans[] with operationName,
 //     startTime and logs[].timestamp in µs, fields[{key:"event", value}],
-//     processID "node N").
+//     processID "node N"), or a Zipkin array of spans (zipkin.go).
 //
 // JSON documents are kept whole (up to maxDocument) and read in End.
 
@@ -295,7 +295,7 @@ type docWalker struct {
 
 const maxSpanDepth = 1000
 
-var errNotTrace = errors.New("not a trace: the document is neither a tracing span nor Jaeger JSON")
+var errNotTrace = errors.New("not a trace: the document is neither a tracing span, Jaeger JSON nor Zipkin spans")
 
 func (w *docWalker) locate(err error) error {
 	off := w.dec.InputOffset()
@@ -394,6 +394,9 @@ func (w *docWalker) skip() error {
 
 // top reads the document: a span (trace.json) or Jaeger's {"data": …}.
 func (w *docWalker) top() error {
+	if at := w.next(); at < int64(len(w.p.doc)) && w.p.doc[at] == '[' {
+		return w.zipkinSpans()
+	}
 	seen := false
 	err := w.span(w.next(), 0, &seen)
 	if err == nil && !seen {
@@ -627,6 +630,9 @@ func detectTrace(_ string, head []byte) int {
 		return 90
 	}
 	t := bytes.TrimLeft(head, " \t\r\n")
+	if isZipkin(t) {
+		return 85
+	}
 	if len(t) == 0 || t[0] != '{' {
 		return 0
 	}

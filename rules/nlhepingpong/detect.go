@@ -248,6 +248,11 @@ func leaseOf(e *forensics.Event) crdb.Lease {
 		Epoch:      e.Attr("lease_epoch"),
 		Expiration: e.Attr("lease_exp"),
 		Proposed:   e.Attr("lease_pro"),
+		// v24+ leases: epoch and leader leases print a minimum expiration,
+		// leader leases a Raft term instead of an epoch.
+		MinExpiration: e.Attr("lease_min_exp"),
+		Term:          e.Attr("lease_term"),
+		Acquisition:   e.Attr("lease_acq"),
 	}
 }
 

@@ -91,7 +91,7 @@ func whyNewer(newer, older crdb.Lease) string {
 func describeLease(l crdb.Lease) string {
 	var parts []string
 	for _, f := range [...]struct{ k, v string }{
-		{"repl", l.Replica}, {"seq", l.Seq}, {"start", l.Start}, {"epo", l.Epoch}, {"exp", l.Expiration},
+		{"repl", l.Replica}, {"seq", l.Seq}, {"start", l.Start}, {"epo", l.Epoch}, {"term", l.Term}, {"exp", l.Expiration},
 	} {
 		if f.v != "" {
 			parts = append(parts, f.k+"="+f.v)
