@@ -148,6 +148,7 @@ func two(b []byte) (int, bool) {
 type logParser struct {
 	ds sender
 	m  message
+	hl health
 }
 
 func newLogParser(o forensics.Origin) forensics.Parser {
@@ -169,6 +170,9 @@ func (p *logParser) Line(n int64, b []byte, emit forensics.Emit) (forensics.Stam
 	}
 	t := candidate(h.msg)
 	if t == tmplNone {
+		if p.hl.text(n, b, &h, p.ds.origin, emit) {
+			return h.stamp, nil
+		}
 		// The sink header names the node once it is known
 		// (pkg/util/log getStartLines: "nodeID: n%d").
 		if hasPrefix(h.msg, "nodeID: n") {
