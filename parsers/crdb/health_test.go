@@ -62,7 +62,7 @@ func TestHealthLines(t *testing.T) {
 			name:   "disk slowness warning with size",
 			format: LogFormat,
 			line:   "W230915 08:01:34.700100 88 3@storage/pebble.go:1198 ⋮ [T1,n1,s1,pebble] 8790  disk slowness detected: write on file ‹000457.log› (4096 bytes) has been ongoing for 10.0s",
-			want: &want{KindDiskSlow, 0, "n1", map[string]string{"op": "write", "path": "000457.log", "bytes": "4096", "duration": "10.0s", "store": "s1"}},
+			want:   &want{KindDiskSlow, 0, "n1", map[string]string{"op": "write", "path": "000457.log", "bytes": "4096", "duration": "10.0s", "store": "s1"}},
 		},
 		{
 			// The docs' critical log messages: "slow heartbeat took %s; err=context deadline exceeded".

@@ -244,9 +244,9 @@ func (x *exit) evidence(ms []measurement) []forensics.Evidence {
 		}
 	}
 	for _, p := range order {
-		add(first[p].ev, "offset to "+p+" measured: "+first[p].raw)
+		add(first[p].ev, x.measured(first[p]))
 		if largest[p] != first[p] {
-			add(largest[p].ev, "largest offset to "+p+": "+largest[p].raw)
+			add(largest[p].ev, x.measured(largest[p])+", the largest with "+p)
 		}
 	}
 	for i, l := range x.lines {
@@ -258,6 +258,14 @@ func (x *exit) evidence(ms []measurement) []forensics.Evidence {
 	}
 	forensics.SortEvidence(out)
 	return out
+}
+
+// measured says who measured whom, and the offset as logged.
+func (x *exit) measured(m *measurement) string {
+	if m.mine {
+		return x.node + " measures " + m.peer + " at " + m.raw
+	}
+	return m.peer + " measures " + x.node + " at " + m.raw
 }
 
 func (x *exit) fixes(peers []string) []forensics.Fix {
