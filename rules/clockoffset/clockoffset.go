@@ -230,23 +230,28 @@ func (x *exit) evidence(ms []measurement) []forensics.Evidence {
 	add := func(e *forensics.Event, note string) {
 		out = append(out, forensics.Evidence{Source: e.Source, Line: e.Line, Time: e.Time, Node: e.Node, Note: note, Text: e.Text})
 	}
-	// The first and the largest measurement of each peer.
-	first, largest := map[string]*measurement{}, map[string]*measurement{}
-	var order []string
+	// The first and the largest measurement of each pair and direction.
+	type pair struct {
+		peer string
+		mine bool
+	}
+	first, largest := map[pair]*measurement{}, map[pair]*measurement{}
+	var order []pair
 	for i := range ms {
 		m := &ms[i]
-		if first[m.peer] == nil {
-			first[m.peer] = m
-			order = append(order, m.peer)
+		p := pair{m.peer, m.mine}
+		if first[p] == nil {
+			first[p] = m
+			order = append(order, p)
 		}
-		if largest[m.peer] == nil || abs(m.offset) > abs(largest[m.peer].offset) {
-			largest[m.peer] = m
+		if largest[p] == nil || abs(m.offset) > abs(largest[p].offset) {
+			largest[p] = m
 		}
 	}
 	for _, p := range order {
 		add(first[p].ev, x.measured(first[p]))
 		if largest[p] != first[p] {
-			add(largest[p].ev, x.measured(largest[p])+", the largest with "+p)
+			add(largest[p].ev, x.measured(largest[p])+", the largest")
 		}
 	}
 	for i, l := range x.lines {

@@ -57,6 +57,8 @@ const (
 	// slowGap is the longest pause between slowness warnings of one stall:
 	// pebble warns every few seconds while an operation hangs.
 	slowGap = 30 * time.Second
+	// heartbeatSlack is about two liveness heartbeat timeouts (4.5s each).
+	heartbeatSlack = 10 * time.Second
 )
 
 var contextKinds = []forensics.Kind{crdb.KindDiskSlow, crdb.KindHeartbeatSlow, crdb.KindHeartbeatFailed, crdb.KindEpochIncremented, crdb.KindProposalSlow}
@@ -164,7 +166,10 @@ func (s *stall) story(around []forensics.Event) story {
 		}
 		st.slow = append([]*forensics.Event{slow[i]}, st.slow...)
 	}
-	from := s.start(st)
+	// The stall's start is a lower bound (the line gives how long the
+	// write had waited when it was noticed), and a heartbeat is logged when
+	// it returns: take those that ended shortly before it too.
+	from := s.start(st).Add(-heartbeatSlack)
 	for i := range around {
 		e := &around[i]
 		if e.Node != s.node || e.Time.Before(from) || e.Time.After(s.lines[len(s.lines)-1].Time) {
@@ -282,7 +287,7 @@ func (s *stall) explain(st story, start, end time.Time, store string) string {
 	}
 	if len(st.heartbeats) > 0 {
 		h := st.heartbeats[0]
-		fmt.Fprintf(&b, "While writes were stuck %s's liveness heartbeats suffered (%d slow or failed, the first at %s: %s). ",
+		fmt.Fprintf(&b, "Around the stall %s's liveness heartbeats suffered (%d slow or failed, the first at %s: %s). ",
 			s.node, len(st.heartbeats), clock(h.Time), heartbeatWords(h))
 	}
 	if len(st.proposals) > 0 {
@@ -351,7 +356,7 @@ func (s *stall) evidence(st story) []forensics.Evidence {
 		if i == 3 {
 			break
 		}
-		add(h, "liveness heartbeat while writes are stuck")
+		add(h, "a liveness heartbeat fails or crawls as writes hang")
 	}
 	if len(st.proposals) > 0 {
 		add(st.proposals[0], "a proposal waits on the stuck disk")
