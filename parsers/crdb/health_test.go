@@ -1,6 +1,8 @@
 package crdb
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"forensics"
@@ -169,4 +171,29 @@ func TestHealthOrigin(t *testing.T) {
 	if len(res.Events) != 1 || res.Events[0].Node != "n2" {
 		t.Fatalf("events %+v, want one of n2", res.Events)
 	}
+}
+
+// healthLog is a crdb-v2 log where one line in 100 is a health message:
+// the rest must cost what they did before (no allocation, prefix checks).
+func healthLog(n int) []byte {
+	var b strings.Builder
+	msgs := []string{
+		"slow heartbeat took 4.5s; err=context deadline exceeded",
+		"failed node liveness heartbeat: operation ‹\"node liveness heartbeat\"› timed out after 4.5s: context deadline exceeded",
+		"disk slowness detected: syncdata on file ‹000457.log› has been ongoing for 10.0s",
+		"uncertain remote offset off=-391.203ms, err=14.1ms, at=2024-06-11 10:14:56.990400 +0000 UTC for maximum tolerated offset 400ms, treating as healthy",
+		"breaker: tripped with error: replica unavailable: (n1,s1):1 unable to serve request to r84:‹/Table/111/1/{600-700}› [(n1,s1):1, (n3,s3):5, (n2,s2):3, next=6, gen=32]: lost quorum (down: (n3,s3):5,(n2,s2):3); closed timestamp: 1760110417.669200006,0",
+	}
+	for i := 0; i < n; i++ {
+		msg := "raft ready handling: 0.51s [append=0.00s, apply=0.31s, commit-batch-sync=0.20s, other=0.00s], wrote 12 KiB sync; node might be overloaded"
+		if i%100 == 0 {
+			msg = msgs[(i/100)%len(msgs)]
+		}
+		fmt.Fprintf(&b, "W240611 10:14:%02d.%06d 412 kv/kvserver/store_raft.go:701 ⋮ [T1,Vsystem,n3,s3,r84/1:‹/Table/111/1/{600-700}›,rnode=2] %d  %s\n", i/1000%60, i%1000000, i+1, msg)
+	}
+	return []byte(b.String())
+}
+
+func BenchmarkHealthLog(b *testing.B) {
+	parsertest.Bench(b, LogFormat, forensics.Origin{Node: "n3"}, healthLog(20000))
 }
