@@ -93,7 +93,7 @@ const (
 	// pkg/kv/kvserver/liveness/liveness.go (pkg/storage/node_liveness.go
 	// before v20.2): heartbeatFailureLogFormat "failed node liveness
 	// heartbeat: %+v" followed by help lines (v20.2+); "slow heartbeat took %s;
-	// err=%v" (heartbeatInternal); "incremented n%d liveness epoch to %d"
+	// err=%v" (heartbeatInternal; "slow heartbeat took %s" up to v20.1); "incremented n%d liveness epoch to %d"
 	// (IncrementEpoch, Infof v20.1+; "incremented node %d …" as a VEventf before).
 	preHeartbeatFailed = "failed node liveness heartbeat: "
 	preHeartbeatSlow   = "slow heartbeat took "
@@ -348,14 +348,16 @@ func (hl *health) handle(t healthTmpl, m healthMsg, origin string, emit forensic
 		ev.Kind = KindHeartbeatFailed
 		ev.Set("error", string(bytes.TrimSpace(msg[len(preHeartbeatFailed):])))
 	case hHeartbeatSlow:
-		// "%s; err=%v"
+		// "%s; err=%v" (v20.2+); "%s" before, the failure on a line of its own.
 		d, e, ok := bytes.Cut(msg[len(preHeartbeatSlow):], []byte("; err="))
-		if !ok {
+		if digits(d) == 0 {
 			return false
 		}
 		ev.Kind = KindHeartbeatSlow
 		ev.Set("duration", string(d))
-		ev.Set("error", string(e))
+		if ok {
+			ev.Set("error", string(e))
+		}
 	case hEpoch:
 		// "incremented n%d liveness epoch to %d", "incremented node %d liveness epoch to %d"
 		rest := msg[len(preEpoch):]

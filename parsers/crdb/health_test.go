@@ -74,6 +74,20 @@ func TestHealthLines(t *testing.T) {
 			want:   &want{KindHeartbeatSlow, 0, "n1", map[string]string{"duration": "4.500210312s", "error": "context deadline exceeded"}},
 		},
 		{
+			// Real line (cockroachdb/cockroach#49607, v20.1): no error after the duration.
+			name:   "slow heartbeat, legacy without err",
+			format: LogFormat,
+			line:   "W200527 19:02:28.688809 100209 storage/node_liveness.go:523  [n4,s4,r15732/2:/System/tsd/cr.store.raft.pro…] slow heartbeat took 14.6s",
+			want:   &want{KindHeartbeatSlow, 15732, "n4", map[string]string{"duration": "14.6s", "store": "s4"}},
+		},
+		{
+			// Real line (cockroachdb/cockroach#49607, v20.1).
+			name:   "failed heartbeat, legacy",
+			format: LogFormat,
+			line:   "W200527 19:02:21.981911 1459 storage/node_liveness.go:463  [n4,hb] failed node liveness heartbeat: operation \"node liveness heartbeat\" timed out after 4.5s",
+			want:   &want{KindHeartbeatFailed, 0, "n4", map[string]string{"error": "operation \"node liveness heartbeat\" timed out after 4.5s"}},
+		},
+		{
 			name:   "failed heartbeat, crdb-v1 multi-line entry",
 			format: LogFormat,
 			line:   "W220308 14:40:05.000012 299 kv/kvserver/liveness/liveness.go:670 ⋮ [n2,liveness-hb] failed node liveness heartbeat: ‹operation \"node liveness heartbeat\" timed out after 4.5s›: context deadline exceeded",

@@ -120,3 +120,31 @@ func TestFailuresApart(t *testing.T) {
 		t.Fatalf("findings:%s\nwant none", ruletest.Describe(fs))
 	}
 }
+
+// Real lines of a v20.1 cluster (cockroachdb/cockroach#49607): n4 fails two
+// heartbeats in a row, as its range lease goroutines wait 14.6s on them; it
+// increments n6's epoch. Two failures are below the threshold, and n6's own
+// failures are not in this excerpt: no finding, but every line is read.
+func TestIssue49607(t *testing.T) {
+	const lines = "E200527 19:02:20.779025 100243 storage/replica_range_lease.go:292  [n4,s4,r6077/5:/System/tsd/cr.node.sys.…] heartbeat failed on epoch increment\n" +
+		"I200527 19:02:20.779035 100157 storage/node_liveness.go:729  [n4,s4,r410864/2:/Table/55/1/14205{5230…-6580…}] incremented n6 liveness epoch to 252\n" +
+		"W200527 19:02:21.981885 1459 storage/node_liveness.go:523  [n4,hb] slow heartbeat took 4.5s\n" +
+		"W200527 19:02:21.981911 1459 storage/node_liveness.go:463  [n4,hb] failed node liveness heartbeat: operation \"node liveness heartbeat\" timed out after 4.5s\n" +
+		"I200527 19:02:25.642819 1388 server/status/runtime.go:500  [n4] runtime stats: 36 GiB RSS, 481 goroutines, 2.5 GiB/158 MiB/3.0 GiB GO alloc/idle/total, 27 GiB/34 GiB CGO alloc/total, 17330.3 CGO/sec, 1031.4/17.5 %(u/s)time, 0.0 %gc (7x), 25 MiB/27 MiB (r/w)net\n" +
+		"W200527 19:02:26.482004 1459 storage/node_liveness.go:523  [n4,hb] slow heartbeat took 4.5s\n" +
+		"W200527 19:02:26.482037 1459 storage/node_liveness.go:463  [n4,hb] failed node liveness heartbeat: operation \"node liveness heartbeat\" timed out after 4.5s\n" +
+		"W200527 19:02:28.688809 100209 storage/node_liveness.go:523  [n4,s4,r15732/2:/System/tsd/cr.store.raft.pro…] slow heartbeat took 14.6s\n"
+	evs := ruletest.Parse(t, src("cockroach.log", lines))
+	if len(evs) != 6 {
+		t.Fatalf("parsed %d events, want 6 (epoch, 3 slow, 2 failed)", len(evs))
+	}
+	if fs := ruletest.Run(t, Rule, evs); len(fs) != 0 {
+		t.Fatalf("findings:%s\nwant none", ruletest.Describe(fs))
+	}
+	// A third failure makes it a loss.
+	third := "W200527 19:02:30.982110 1459 storage/node_liveness.go:463  [n4,hb] failed node liveness heartbeat: operation \"node liveness heartbeat\" timed out after 4.5s\n"
+	fs := ruletest.Run(t, Rule, ruletest.Parse(t, src("cockroach.log", lines+third)))
+	if len(fs) != 1 || fs[0].Subject.Node != "n4" || !strings.Contains(fs[0].Title, "failed 3 liveness heartbeats") {
+		t.Fatalf("findings:%s\nwant n4 with 3 failures", ruletest.Describe(fs))
+	}
+}
