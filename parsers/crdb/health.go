@@ -25,6 +25,7 @@ const (
 	KindProposalFinished     forensics.Kind = "kv.proposal_finished"
 	KindBreakerTripped       forensics.Kind = "kv.breaker_tripped"
 	KindBreakerReset         forensics.Kind = "kv.breaker_reset"
+	KindProposalNonLive      forensics.Kind = "kv.proposal_nonlive"
 )
 
 // healthDocs are the kinds of this file, for the log formats' Kinds.
@@ -39,6 +40,7 @@ var healthDocs = []forensics.KindDoc{
 	{Kind: KindProposalSlow, Doc: "a command has waited long for Raft to apply it (have been waiting …s for proposing command …); range, duration, command"},
 	{Kind: KindProposalFinished, Doc: "a slow command finally finished (slow command … finished after …s with error …); range, duration, error"},
 	{Kind: KindBreakerTripped, Doc: "a replica's circuit breaker tripped: the range cannot serve requests (breaker: tripped with error: replica unavailable: …); range, replica, replicas, down"},
+	{Kind: KindProposalNonLive, Doc: "the replicas of a slow proposal's range that were not live (Non-live: … in its message, v20.1–v22.x); range, down"},
 	{Kind: KindBreakerReset, Doc: "a replica's circuit breaker reset: the range serves again (breaker: breaker reset); range"},
 }
 
@@ -183,7 +185,23 @@ func healthCandidate(msg []byte) healthTmpl {
 type health struct {
 	ev  forensics.Event
 	buf []byte
+	// proposal is the slow proposal whose entry may go on with the lines of
+	// rangeUnavailableMessage: "Descriptor:  …", "Live:        …",
+	// "Non-live:    …" (replica_raft.go / replica_write.go, v20.1+).
+	proposal struct {
+		left  int // continuation lines still to look at; 0 when none
+		stamp forensics.Stamp
+		node  string
+		rng   int64
+	}
 }
+
+// proposalLines is how far into a slow proposal's entry its Non-live line
+// may be: after the message, "This range is likely unavailable.", the
+// support text and the descriptor.
+const proposalLines = 12
+
+const preNonLive = "Non-live:"
 
 // healthMsg is one logged message that may be a health event.
 type healthMsg struct {
@@ -199,6 +217,7 @@ type healthMsg struct {
 // text reads a message of the text formats; it reports whether it was a
 // health event.
 func (hl *health) text(n int64, b []byte, h *logHeader, origin string, emit forensics.Emit) bool {
+	hl.proposal.left = 0 // a new entry
 	t := healthCandidate(h.msg)
 	if t == hNone {
 		return false
@@ -431,8 +450,68 @@ func (hl *health) handle(t healthTmpl, m healthMsg, origin string, emit forensic
 	ev.Stamp = m.stamp
 	ev.Line = m.n
 	ev.Text = string(m.text)
+	if ev.Kind == KindProposalSlow {
+		// JSON keeps the entry's lines in its message; the text formats
+		// give them as continuation lines.
+		if i := bytes.Index(hl.buf, []byte("\n"+preNonLive)); i >= 0 {
+			if down := nonLive(hl.buf[i+1:]); down != "" {
+				ev.Set("down", down)
+			}
+		}
+		hl.proposal.left, hl.proposal.stamp, hl.proposal.node, hl.proposal.rng = proposalLines, m.stamp, node, ev.Range
+	}
 	emit(ev)
 	return true
+}
+
+// continued reads a continuation line of the entry before: a bare line
+// (crdb-v1, legacy) with a zero stamp, or a crdb-v2 "+" line with the
+// entry's stamp and b its message. It emits the Non-live replicas of a slow
+// proposal.
+func (hl *health) continued(n int64, line, b []byte, st forensics.Stamp, emit forensics.Emit) {
+	p := &hl.proposal
+	if p.left == 0 {
+		return
+	}
+	p.left--
+	if !st.IsZero() && !st.Time.Equal(p.stamp.Time) {
+		p.left = 0 // another entry's continuation
+		return
+	}
+	if !hasPrefix(b, preNonLive) {
+		return
+	}
+	p.left = 0
+	if hl.buf == nil {
+		hl.buf = make([]byte, 0, 256)
+	}
+	hl.buf = stripMarkers(hl.buf[:0], b)
+	down := nonLive(hl.buf)
+	if down == "" {
+		return
+	}
+	ev := &hl.ev
+	ev.Reset()
+	ev.Kind = KindProposalNonLive
+	ev.Range = p.rng
+	ev.Node = p.node
+	ev.Set("down", down)
+	ev.Stamp = p.stamp
+	if !st.IsZero() {
+		ev.Stamp = st
+	}
+	ev.Line = n
+	ev.Text = string(line)
+	emit(ev)
+}
+
+// nonLive reads "Non-live:    (n1,s1):1,(n4,s4):3" up to the end of its line.
+func nonLive(b []byte) string {
+	b = b[len(preNonLive):]
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		b = b[:i]
+	}
+	return string(bytes.TrimSpace(b))
 }
 
 // slowInfo reads pebble's DiskSlowInfo: "%s on file %s [(%d bytes)] has

@@ -178,6 +178,46 @@ func TestHealthLines(t *testing.T) {
 	}
 }
 
+// The replicas a slow proposal could not reach come on the entry's later
+// lines in the text formats and inside the message in JSON.
+func TestProposalNonLive(t *testing.T) {
+	const v1 = "E220518 06:11:04.002911 71001 kv/kvserver/replica_write.go:219 ⋮ [n2,s2,r1201/2:‹/Table/77/1/{1200-1300}›] range unavailable: have been waiting 60.00s for proposing command RequestLease [‹/Table/77/1/1200›,‹/Min›).\n" +
+		"This range is likely unavailable.\n" +
+		"Descriptor:  r1201:‹{-}› [(n1,s1):1, (n2,s2):2, (n4,s4):3, next=4, gen=18]\n" +
+		"Live:        (n2,s2):2\n" +
+		"Non-live:    (n1,s1):1,(n4,s4):3\n" +
+		"Non-live:    not this one, the entry's Non-live line was read\n"
+	const v2 = "W251010 15:32:55.120044 883412 kv/kvserver/replica_write.go:229 ⋮ [T1,Vsystem,n1,s1,r84/1:‹/Table/111/1/{600-700}›] 25  have been waiting 15.00s for proposing command ‹ResolveIntent [/Table/111/1/666/0,/Min)›.\n" +
+		"W251010 15:32:55.120044 883412 kv/kvserver/replica_write.go:229 ⋮ [T1,Vsystem,n1,s1,r84/1:‹/Table/111/1/{600-700}›] 25 +This range is likely unavailable.\n" +
+		"W251010 15:32:55.120044 883412 kv/kvserver/replica_write.go:229 ⋮ [T1,Vsystem,n1,s1,r84/1:‹/Table/111/1/{600-700}›] 25 +Non-live:    ‹(n3,s3):5›,(n2,s2):3\n"
+	const json = `{"channel_numeric":0,"channel":"DEV","timestamp":"1706843731.050000000","node_id":5,"severity":"WARNING","goroutine":7781,"file":"kv/kvserver/replica_write.go","line":229,"entry_counter":9,"redactable":1,"tags":{"n":"5","s":"5","r":"97/2:‹/Table/112/1/{40-90}›"},"message":"have been waiting 15.00s for proposing command ‹Put›.\nThis range is likely unavailable.\n\nNon-live:    (n4,s4):1\nRaft Status: {}"}` + "\n"
+	for _, tc := range []struct {
+		name   string
+		format forensics.Format
+		text   string
+		kinds  []forensics.Kind
+		down   string
+		line   int64
+	}{
+		{"crdb-v1", LogFormat, v1, []forensics.Kind{KindProposalSlow, KindProposalNonLive}, "(n1,s1):1,(n4,s4):3", 5},
+		{"crdb-v2", LogFormat, v2, []forensics.Kind{KindProposalSlow, KindProposalNonLive}, "(n3,s3):5,(n2,s2):3", 3},
+		{"json", JSONLogFormat, json, []forensics.Kind{KindProposalSlow}, "(n4,s4):1", 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := parsertest.Parse(tc.format, forensics.Origin{}, []byte(tc.text))
+			got := res.Kinds()
+			if fmt.Sprint(got) != fmt.Sprint(tc.kinds) {
+				t.Fatalf("kinds %v, want %v", got, tc.kinds)
+			}
+			last := res.Events[len(res.Events)-1]
+			if last.Attr("down") != tc.down || last.Line != tc.line || last.Range == 0 || last.Node == "" {
+				t.Errorf("event %+v", last)
+			}
+			parsertest.Check(t, tc.format, forensics.Origin{}, []byte(tc.text))
+		})
+	}
+}
+
 // A node that never logs its id in tags takes it from the debug zip's folder.
 func TestHealthOrigin(t *testing.T) {
 	res := parsertest.Parse(LogFormat, forensics.Origin{Node: "n2"},

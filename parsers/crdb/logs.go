@@ -157,6 +157,7 @@ func newLogParser(o forensics.Origin) forensics.Parser {
 
 func (p *logParser) Line(n int64, b []byte, emit forensics.Emit) (forensics.Stamp, error) {
 	if !looksLikeLogLine(b) {
+		p.hl.continued(n, b, b, forensics.Stamp{}, emit)
 		return forensics.Stamp{}, nil
 	}
 	h, err := parseLogHeader(b)
@@ -166,6 +167,7 @@ func (p *logParser) Line(n int64, b []byte, emit forensics.Emit) (forensics.Stam
 	switch h.cont {
 	case '+', '|', '!', '=':
 		// The rest of an entry, a stack or a structured event.
+		p.hl.continued(n, b, h.msg, h.stamp, emit)
 		return h.stamp, nil
 	}
 	t := candidate(h.msg)

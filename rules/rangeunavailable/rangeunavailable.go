@@ -37,7 +37,7 @@ cockroach.log (and cockroach-kv-distribution.log for some channels in newer rele
 		Fixes: `Bring the down replicas' nodes back (restart them, fix their disk or network). If they cannot return, the range
 has lost quorum for good: follow the loss-of-quorum recovery procedure (cockroach debug recover, v22.2+) with support.`,
 	},
-	Kinds: []forensics.Kind{crdb.KindProposalSlow, crdb.KindProposalFinished, crdb.KindBreakerTripped, crdb.KindBreakerReset},
+	Kinds: []forensics.Kind{crdb.KindProposalSlow, crdb.KindProposalFinished, crdb.KindProposalNonLive, crdb.KindBreakerTripped, crdb.KindBreakerReset},
 	Run:   run,
 }
 
@@ -58,7 +58,7 @@ func run(pass *forensics.Pass) error {
 	eps := episodes(dedupe(signs))
 	for _, ep := range eps {
 		rec, err := pass.Timeline.Events(pass.Context, forensics.Query{
-			Kinds: []forensics.Kind{crdb.KindProposalFinished, crdb.KindBreakerReset},
+			Kinds: []forensics.Kind{crdb.KindProposalFinished, crdb.KindBreakerReset, crdb.KindProposalNonLive},
 			Range: ep.rng, Since: ep.signs[0].Time, Until: ep.last().Add(recoveryWait),
 		})
 		if err != nil {
@@ -91,6 +91,7 @@ type episode struct {
 	signs    []*forensics.Event // slow proposals and breaker trips, in time order
 	finished []*forensics.Event // slow commands that finished
 	reset    *forensics.Event   // the breaker reset that ended it
+	nonLive  []*forensics.Event // the replicas slow proposals could not reach (v20.1–v22.x)
 }
 
 func (ep *episode) last() time.Time { return ep.signs[len(ep.signs)-1].Time }
@@ -141,6 +142,10 @@ func (ep *episode) recover(rec []forensics.Event) {
 		switch e.Kind {
 		case crdb.KindProposalFinished:
 			ep.finished = append(ep.finished, e)
+		case crdb.KindProposalNonLive:
+			if !e.Time.After(ep.last()) {
+				ep.nonLive = append(ep.nonLive, e)
+			}
 		case crdb.KindBreakerReset:
 			if ep.reset == nil && !lastTrip.IsZero() && !e.Time.Before(lastTrip) {
 				ep.reset = e
@@ -200,9 +205,18 @@ func (ep *episode) end() (time.Time, bool) {
 	return ep.last(), false
 }
 
-// replicas and down come from the breaker's error, which lists them.
+// replicas and down come from the breaker's error, which lists them, and
+// down also from the slow proposals' Non-live replicas.
 func (ep *episode) replicas() (all, down []string) {
 	seenA, seenD := map[string]bool{}, map[string]bool{}
+	addDown := func(e *forensics.Event) {
+		for _, r := range split(e.Attr("down")) {
+			if !seenD[r] {
+				seenD[r] = true
+				down = append(down, r)
+			}
+		}
+	}
 	for _, t := range ep.trips() {
 		for _, r := range split(t.Attr("replicas")) {
 			if !seenA[r] {
@@ -210,12 +224,13 @@ func (ep *episode) replicas() (all, down []string) {
 				all = append(all, r)
 			}
 		}
-		for _, r := range split(t.Attr("down")) {
-			if !seenD[r] {
-				seenD[r] = true
-				down = append(down, r)
-			}
-		}
+		addDown(t)
+	}
+	for _, p := range ep.slowed() {
+		addDown(p)
+	}
+	for _, n := range ep.nonLive {
+		addDown(n)
 	}
 	sort.Strings(all)
 	sort.Strings(down)
@@ -270,8 +285,11 @@ func (ep *episode) finding() forensics.Finding {
 		state = "recovered after " + roundDur(end.Sub(start)).String()
 	}
 	title := fmt.Sprintf("r%d could not serve requests (%s)", ep.rng, state)
-	if len(down) > 0 {
+	switch {
+	case len(down) > 0 && len(ep.trips()) > 0:
 		title = fmt.Sprintf("r%d lost quorum with %s down (%s)", ep.rng, strings.Join(down, ", "), state)
+	case len(down) > 0:
+		title = fmt.Sprintf("r%d could not serve requests with %s not live (%s)", ep.rng, strings.Join(down, ", "), state)
 	}
 	f := forensics.Finding{
 		Severity: forensics.Critical,
@@ -307,6 +325,9 @@ func (ep *episode) explain(all, down []string, start, end time.Time, recovered b
 			fmt.Fprintf(&b, "; %s %s down, leaving no quorum (%d of %d)", strings.Join(down, ", "), isAre(len(down)), len(all)-len(down), len(all))
 		}
 		b.WriteString(". ")
+	}
+	if len(ep.trips()) == 0 && len(down) > 0 {
+		fmt.Fprintf(&b, "The proposals' messages name %s as not live. ", strings.Join(down, ", "))
 	}
 	if recovered {
 		how := "the breaker reset"
@@ -352,6 +373,9 @@ func (ep *episode) evidence() []forensics.Evidence {
 			note += "; down: " + d
 		}
 		add(ts[0], note)
+	}
+	if len(ep.nonLive) > 0 {
+		add(ep.nonLive[0], "the replicas that are not live: "+ep.nonLive[0].Attr("down"))
 	}
 	if ep.reset != nil {
 		add(ep.reset, "circuit breaker resets: the range serves again")

@@ -67,11 +67,16 @@ func TestNeverFinished(t *testing.T) {
 	evs := ruletest.Parse(t, src("cockroach.log",
 		"E220518 06:11:04.002911 71001 kv/kvserver/replica_write.go:219 ⋮ [n2,s2,r1201/2:‹/Table/77/1/{1200-1300}›] range unavailable: have been waiting 60.00s for proposing command RequestLease [‹/Table/77/1/1200›,‹/Min›).\n"+
 			"This range is likely unavailable.\n"+
+			"Non-live:    (n1,s1):1,(n4,s4):3\n"+
 			// a finished command of another range does not end it
 			"I220518 06:11:09.000000 71777 kv/kvserver/replica_write.go:183 ⋮ [n2,s2,r17/2:‹/Table/1{5-6}›] slow command RequestLease [‹/Table/77/1/1200›,‹/Min›) finished after 16.00s with error ‹<nil>›\n"))
 	fs := ruletest.Run(t, Rule, evs)
 	if len(fs) != 1 || fs[0].Subject.Range != 1201 || !strings.Contains(fs[0].Title, "not recovered in these logs") {
 		t.Fatalf("findings:%s", ruletest.Describe(fs))
+	}
+	if !slices.Equal(fs[0].Subject.Down, []string{"(n1,s1):1", "(n4,s4):3"}) || !strings.Contains(fs[0].Title, "with (n1,s1):1, (n4,s4):3 not live") ||
+		len(fs[0].Evidence) != 2 || !slices.Equal(fs[0].Fixes[1].Commands, []string{"cockroach node status 1", "cockroach node status 4"}) {
+		t.Errorf("subject %+v title %s evidence %d fixes %q", fs[0].Subject, fs[0].Title, len(fs[0].Evidence), fs[0].Fixes[1].Commands)
 	}
 }
 
