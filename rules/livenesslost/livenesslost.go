@@ -23,7 +23,7 @@ node then incremented its liveness epoch ("incremented nN liveness epoch to E"),
 finding gives the count, the window, and the cause when the logs give it: the node's disk (disk slowness or stall
 lines of the same node), the network (connection errors in the heartbeat errors), or overload (time-outs with neither).
 One finding per node and window. Severity high.
-Not flagged: one slow heartbeat, or one failure, that recovers with no epoch increment.`,
+Not flagged: one or two failures, or slow heartbeats that succeed, with no epoch increment of the node.`,
 		Why: `A node holds its ranges' leases only while its liveness record is fresh (about 9s). When its heartbeats fail,
 its record expires, another node increments its epoch, and every epoch lease it held moves: the ranges it led stall
 for seconds, and if the node keeps failing, it keeps losing them. The heartbeat writes to the liveness range through
