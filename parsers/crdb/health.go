@@ -106,9 +106,13 @@ const (
 	// unavailable. …" (Warningf), prefixed "range unavailable: " (Errorf,
 	// rangeUnavailableMessage, v20.1–v21.2); and when it ends "slow command %s
 	// finished after %.2fs with error %v" (Infof).
+	//
+	// v22.1+ no longer logs those: replica_raft.go refreshProposalsLocked warns
+	// "have been waiting %.2fs for slow proposal %s" and trips the breaker.
 	preProposalWait     = "have been waiting "
 	preRangeUnavailable = "range unavailable: "
 	midProposing        = " for proposing command "
+	midSlowProposal     = " for slow proposal "
 	preSlowCommand      = "slow command "
 	midFinishedAfter    = " finished after "
 	// pkg/util/circuit/event_handler.go EventFormatter (v22.1+), for the
@@ -400,7 +404,9 @@ func (hl *health) handle(t healthTmpl, m healthMsg, origin string, emit forensic
 		}
 		d, cmd, ok := bytes.Cut(rest[len(preProposalWait):], []byte(midProposing))
 		if !ok {
-			return false
+			if d, cmd, ok = bytes.Cut(rest[len(preProposalWait):], []byte(midSlowProposal)); !ok {
+				return false
+			}
 		}
 		ev.Kind = KindProposalSlow
 		ev.Set("duration", string(d))

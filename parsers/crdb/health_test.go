@@ -108,6 +108,12 @@ func TestHealthLines(t *testing.T) {
 				"unavailable": "true", "store": "s1"}},
 		},
 		{
+			name:   "slow proposal, v22.1+ before the breaker trips",
+			format: LogFormat,
+			line:   "W251010 15:33:40.610002 882 kv/kvserver/replica_raft.go:1607 ⋮ [T1,Vsystem,n1,s1,r84/1:‹/Table/111/1/{600-700}›,raft] 4409  have been waiting 60.50s for slow proposal ResolveIntent [‹/Table/111/1/666/0›]",
+			want:   &want{KindProposalSlow, 84, "n1", map[string]string{"duration": "60.50s", "command": "ResolveIntent [/Table/111/1/666/0]", "store": "s1"}},
+		},
+		{
 			name:   "slow command finished",
 			format: LogFormat,
 			line:   "I210512 11:00:31.004000 7123 kv/kvserver/replica_write.go:180 ⋮ [n1,s1,r84/1:‹/Table/111/1/{600-700}›] 1002  slow command RequestLease [‹/Table/111/1/600›,‹/Min›) finished after 76.01s with error ‹<nil>›",
