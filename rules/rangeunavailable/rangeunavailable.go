@@ -20,10 +20,11 @@ var Rule = &forensics.Rule{
 	Doc: forensics.Doc{
 		Title: "a range could not serve requests: proposals stuck, circuit breaker tripped",
 		Detects: `A range whose replica tripped its circuit breaker ("breaker: tripped with error: replica unavailable: (n1,s1):1
-unable to serve request to r84:… [replicas]: lost quorum (down: …)", v22.1+), or whose proposals waited and never
-finished in the logs ("have been waiting 60.00s for proposing command …", "range unavailable: have been waiting …"),
-with which replicas were down, since when, and when it recovered ("breaker: breaker reset", "slow command … finished
-after …"). One finding per range and episode, across nodes and files. Severity critical.
+unable to serve request to r84:… [replicas]: lost quorum (down: …)", v22.1+, after "have been waiting 60.50s for slow
+proposal …"), or whose proposals waited and never finished in the logs (up to v21.2: "have been waiting 60.00s for
+proposing command …", "range unavailable: have been waiting …", with their Non-live replicas), with which replicas
+were down, since when, and when it recovered ("breaker: breaker reset", "slow command … finished after …"). One
+finding per range and episode, across nodes and files. Severity critical.
 Not flagged: a slow proposal that finished ("slow command … finished after …") with no breaker trip.`,
 		Why: `A range serves writes only while a majority of its replicas can append to its Raft log. With a quorum down, every
 write to the range (and every read that needs a lease) hangs; since v22.1 the circuit breaker fails them fast with
