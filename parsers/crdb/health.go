@@ -64,10 +64,12 @@ const (
 )
 
 // Message prefixes, with the upstream file (cockroachdb/cockroach) that logs
-// each and the releases that do.
+// each and the releases that do. The release bounds come from the branches
+// read and may be off by a release; the matching does not depend on them.
 const (
-	// pkg/rpc/clock_offset.go VerifyClockOffset, every release; v23.2+
-	// prints the tolerated offset (80% of --max-offset) instead of the maximum.
+	// pkg/rpc/clock_offset.go VerifyClockOffset, every release; newer
+	// releases (RemoteClockMonitor.toleratedOffset) print the tolerated offset,
+	// 80% of --max-offset, instead of the maximum.
 	// Logged by log.Fatal in server.go (≤ v21.1) and by peer.go/context.go
 	// log.Ops.Fatalf (v21.2+): "clock synchronization error: this node is more
 	// than %s away from at least half of the known nodes (%d of %d are within
