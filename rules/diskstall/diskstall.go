@@ -122,6 +122,10 @@ func (s *stall) store() string {
 	}
 	for _, l := range s.lines {
 		if p := l.Attr("path"); p != "" && p != "log files" {
+			// An engine prints as "<attrs>=<dir>" (node.go's stall line).
+			if i := strings.Index(p, "=/"); i >= 0 {
+				p = p[i+1:]
+			}
 			if strings.HasSuffix(p, ".log") || strings.HasSuffix(p, ".sst") {
 				p = path.Dir(p)
 			}

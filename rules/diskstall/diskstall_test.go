@@ -92,6 +92,16 @@ func TestNonFatalStall(t *testing.T) {
 	}
 }
 
+// v20.1's engine health check names the engine as "<attrs>=<dir>".
+func TestEngineStall(t *testing.T) {
+	evs := ruletest.Parse(t, src("cockroach.log", "n4",
+		"F200601 03:00:20.000100 155 server/node.go:859  [n4] disk stall detected: unable to write to <no-attributes>=/mnt/data1/cockroach within 10s\n"))
+	fs := ruletest.Run(t, Rule, evs)
+	if len(fs) != 1 || fs[0].Subject.Store != "/mnt/data1/cockroach" || fs[0].Fixes[0].Commands[2] != "df -h /mnt/data1/cockroach" {
+		t.Fatalf("findings:%s", ruletest.Describe(fs))
+	}
+}
+
 // Near miss: slowness that recovers without a stall.
 func TestSlownessOnly(t *testing.T) {
 	evs := ruletest.Parse(t, src("cockroach-pebble.log", "", v23Slow))
