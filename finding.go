@@ -71,6 +71,13 @@ type FindingSubject struct {
 	Shards    []string `json:"shards,omitempty"`
 	Tables    []string `json:"tables,omitempty"`
 	Workflow  string   `json:"workflow,omitempty"`
+
+	// crdb-clock-offset, crdb-disk-stall, crdb-liveness-lost, crdb-range-unavailable.
+	Offset    string   `json:"offset,omitempty"`     // the largest clock offset measured, as logged ("612ms")
+	MaxOffset string   `json:"max_offset,omitempty"` // the offset the node allowed, as logged ("500ms")
+	Store     string   `json:"store,omitempty"`      // "s1", or the store's path when no tag names it
+	Window    string   `json:"window,omitempty"`     // RFC 3339 start/end of the failures
+	Down      []string `json:"down,omitempty"`       // replicas reported down, as logged ("(n3,s3):5")
 }
 
 // Evidence is one line that supports a finding.

@@ -140,6 +140,11 @@ func SubjectLine(s forensics.FindingSubject) string {
 	add("shards", strings.Join(s.Shards, ","))
 	add("tables", strings.Join(s.Tables, ","))
 	add("workflow", s.Workflow)
+	add("offset", s.Offset)
+	add("max offset", s.MaxOffset)
+	add("store", s.Store)
+	add("window", s.Window)
+	add("down", strings.Join(s.Down, " "))
 	return strings.Join(parts, ", ")
 }
 

@@ -9,13 +9,18 @@ import (
 	"sync"
 
 	"forensics"
+	"forensics/rules/clockoffset"
 	"forensics/rules/deniedtables"
+	"forensics/rules/diskstall"
 	"forensics/rules/kvstream"
+	"forensics/rules/livenesslost"
 	"forensics/rules/nlhepingpong"
+	"forensics/rules/rangeunavailable"
 )
 
 // All is every rule forensics runs, in the order `rules list` shows them.
-var All = []*forensics.Rule{kvstream.Rule, nlhepingpong.Rule, deniedtables.Rule}
+var All = []*forensics.Rule{kvstream.Rule, nlhepingpong.Rule, deniedtables.Rule,
+	clockoffset.Rule, diskstall.Rule, livenesslost.Rule, rangeunavailable.Rule}
 
 // Lookup returns the rule with the given name.
 func Lookup(name string) (*forensics.Rule, bool) {

@@ -32,7 +32,7 @@ var LogFormat = forensics.Format{
 	Component: "cockroach",
 	Detect:    detectLog,
 	New:       newLogParser,
-	Kinds:     docs(distSenderKinds...),
+	Kinds:     append(docs(distSenderKinds...), healthDocs...),
 }
 
 // JSONLogFormat reads node logs in the JSON formats (json, json-compact,
@@ -42,7 +42,7 @@ var JSONLogFormat = forensics.Format{
 	Component: "cockroach",
 	Detect:    detectJSONLog,
 	New:       newJSONParser,
-	Kinds:     docs(distSenderKinds...),
+	Kinds:     append(docs(distSenderKinds...), healthDocs...),
 }
 
 // RequestsFormat reads a saved /debug/requests page, as HTML, as text

@@ -25,6 +25,7 @@ type jsonParser struct {
 	ds sender
 	m  message
 	id identity
+	hl health
 }
 
 func newJSONParser(o forensics.Origin) forensics.Parser {
@@ -99,7 +100,7 @@ func (p *jsonParser) Line(n int64, b []byte, emit forensics.Emit) (forensics.Sta
 		return st, nil
 	}
 	if candidate(line[mi+len(keyMessage):]) == tmplNone {
-		return st, nil
+		return st, p.hl.json(n, b, line, st, line[mi+len(keyMessage):], p.ds.origin, emit)
 	}
 	var e jsonEntry
 	if err := json.Unmarshal(line, &e); err != nil {

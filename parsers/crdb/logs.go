@@ -149,6 +149,7 @@ type logParser struct {
 	ds sender
 	m  message
 	id identity
+	hl health
 }
 
 func newLogParser(o forensics.Origin) forensics.Parser {
@@ -157,6 +158,7 @@ func newLogParser(o forensics.Origin) forensics.Parser {
 
 func (p *logParser) Line(n int64, b []byte, emit forensics.Emit) (forensics.Stamp, error) {
 	if !looksLikeLogLine(b) {
+		p.hl.continued(n, b, b, forensics.Stamp{}, emit)
 		return forensics.Stamp{}, nil
 	}
 	h, err := parseLogHeader(b)
@@ -166,11 +168,13 @@ func (p *logParser) Line(n int64, b []byte, emit forensics.Emit) (forensics.Stam
 	switch h.cont {
 	case '+', '|', '!', '=':
 		// The rest of an entry, a stack or a structured event.
+		p.hl.continued(n, b, h.msg, h.stamp, emit)
 		return h.stamp, nil
 	}
 	p.id.line(&p.ds, h.tags, h.msg)
 	t := candidate(h.msg)
 	if t == tmplNone {
+		p.hl.text(n, b, &h, p.ds.origin, emit)
 		return h.stamp, nil
 	}
 	p.m = message{n: n, stamp: h.stamp, text: b, tags: h.tags, msg: h.msg}
