@@ -131,7 +131,7 @@ func runAnalyze(cmd *cobra.Command, opts *analyzeOptions, paths []string) error 
 		return err
 	}
 	for _, err := range ruleErrs {
-		fmt.Fprintf(opts.stderr, "forensics: %v\n", err)
+		fmt.Fprintf(opts.stderr, "forensics: %s\n", report.EscapeLines(err.Error(), "  "))
 	}
 	switch opts.format {
 	case "json":

@@ -78,6 +78,7 @@ type hostileCase struct {
 	files    func(t *testing.T) map[string][]byte // file name → content
 	generate bool                                 // too large to commit: built at test time
 	args     []string                             // extra analyze arguments
+	terminal bool                                 // also check findings and show, which print to a terminal
 	check    func(t *testing.T, rep *report.Report, stderr string)
 }
 
@@ -240,6 +241,47 @@ var hostileCases = []hostileCase{
 		},
 	},
 	{
+		// Defect 4: escapes in a member path (the node column), in log lines
+		// (evidence), and so in the finding's title, subject and fixes.
+		name:     "terminal-escapes",
+		generate: true,
+		files: func(t *testing.T) map[string][]byte {
+			out := map[string][]byte{}
+			from := "../../testdata/couchbase/seed"
+			r := strings.NewReplacer("172.23.100.15", "\x1b[2J\x1b]0;owned\x07172.23.100.15", "test3", "test3\u202e")
+			filepath.Walk(from, func(p string, info os.FileInfo, err error) error {
+				rel, _ := filepath.Rel(from, p)
+				if err != nil || info.IsDir() || strings.HasPrefix(filepath.Base(p), "want.") || filepath.Base(p) == "expect.json" {
+					return err
+				}
+				data, err := os.ReadFile(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out[r.Replace(rel)] = []byte(r.Replace(string(data)))
+				return nil
+			})
+			return out
+		},
+		terminal: true,
+		check: func(t *testing.T, rep *report.Report, stderr string) {
+			if len(rep.Findings) == 0 {
+				t.Fatal("no finding: the case does not reach the rule")
+			}
+			if !strings.Contains(rep.Findings[0].Title, "\x1b") && !strings.Contains(rep.Findings[0].Subject.Node, "\x1b") {
+				t.Fatalf("the escape did not reach the finding: %q", rep.Findings[0].Title)
+			}
+			for _, bad := range []string{"\x1b", "\x07", "\u202e"} {
+				if strings.Contains(stderr, bad) {
+					t.Errorf("%q reached the terminal", bad)
+				}
+			}
+			if !strings.Contains(stderr, `\x1b[2J`) {
+				t.Error("the escape is not shown escaped")
+			}
+		},
+	},
+	{
 		name: "not-logs",
 		files: func(t *testing.T) map[string][]byte {
 			return map[string][]byte{
@@ -342,6 +384,12 @@ func TestHostileInputs(t *testing.T) {
 			stdout.Reset()
 			stderr.Reset()
 			run(append([]string{"analyze", "--db", db}, args...), &stdout, &stderr)
+			if hc.terminal {
+				run([]string{"findings", "--db", db}, &stdout, &stderr)
+				for _, f := range rep.Findings {
+					run([]string{"show", "--db", db, f.ID}, &stdout, &stderr)
+				}
+			}
 			hc.check(t, &rep, stdout.String()+stderr.String())
 		})
 	}
