@@ -89,7 +89,13 @@ func Run(ctx context.Context, db *store.DB, w *store.Writer, paths []string, opt
 		walkMu.Unlock()
 	}
 
-	walker := &input.Walker{Limits: opt.Limits, Problem: problem}
+	var walkSkipped []Skipped
+	skip := func(path, reason string) {
+		walkMu.Lock()
+		walkSkipped = append(walkSkipped, Skipped{Path: path, Reason: reason})
+		walkMu.Unlock()
+	}
+	walker := &input.Walker{Limits: opt.Limits, Problem: problem, Skip: skip}
 	defer walker.Close()
 	go func() {
 		defer close(members)
@@ -153,6 +159,7 @@ func Run(ctx context.Context, db *store.DB, w *store.Writer, paths []string, opt
 	}
 	walkMu.Lock()
 	res.Problems = append(res.Problems, walkProblems...)
+	res.Skipped = append(res.Skipped, walkSkipped...)
 	walkMu.Unlock()
 	sort.Slice(res.Skipped, func(i, j int) bool { return res.Skipped[i].Path < res.Skipped[j].Path })
 	sort.SliceStable(res.Problems, func(i, j int) bool { return res.Problems[i].Path < res.Problems[j].Path })

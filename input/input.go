@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"io/fs"
 	"os"
@@ -71,6 +70,9 @@ type Walker struct {
 	Limits Limits
 	// Problem is told about each input or member that cannot be read.
 	Problem func(forensics.Problem)
+	// Skip is told about each file in a folder that is not a file to read
+	// (a named pipe, a device, a socket), with the reason.
+	Skip func(path, reason string)
 
 	total  atomic.Int64 // bytes decompressed so far, for MaxTotal
 	mu     sync.Mutex
@@ -116,11 +118,23 @@ func (w *Walker) problem(path string, lost bool, format string, args ...any) {
 	}
 }
 
+func (w *Walker) skip(path, reason string) {
+	if w.Skip != nil {
+		w.Skip(path, reason)
+	} else {
+		w.problem(path, false, "%s", reason)
+	}
+}
+
 // errStop is returned by fn to end the walk; it is passed through unchanged.
 func (w *Walker) walkPath(ctx context.Context, p string, fn func(Member) error) error {
 	info, err := os.Stat(p)
 	if err != nil {
 		w.problem(p, true, "cannot read: %v", unwrapPath(err))
+		return nil
+	}
+	if what := notRegular(info.Mode()); what != "" {
+		w.problem(p, true, "%s", errNotRegular{what}.Error())
 		return nil
 	}
 	if !info.IsDir() {
@@ -135,13 +149,16 @@ func (w *Walker) walkPath(ctx context.Context, p string, fn func(Member) error) 
 			w.problem(fp, true, "cannot read: %v", unwrapPath(err))
 			return nil
 		}
-		if d.Type().IsRegular() {
+		switch {
+		case d.Type().IsRegular():
 			files = append(files, fp)
-		} else if d.Type()&fs.ModeSymlink != 0 {
+		case d.Type()&fs.ModeSymlink != 0:
 			// Following links could leave the folder given, or loop.
 			w.problem(fp, false, "symbolic link not followed")
+		case !d.IsDir():
+			w.skip(fp, errNotRegular{notRegular(d.Type())}.Error())
 		}
-		return nil
+		return ctx.Err()
 	})
 	if err != nil {
 		return err
@@ -178,6 +195,11 @@ func unwrapPath(err error) error {
 // file yields a file on disk, or the members of the archive it is.
 func (w *Walker) file(ctx context.Context, fsPath, display, rel string, info fs.FileInfo, fn func(Member) error) error {
 	kind, err := sniffFile(fsPath)
+	var nr errNotRegular
+	if errors.As(err, &nr) {
+		w.skip(display, nr.Error())
+		return nil
+	}
 	if err != nil {
 		w.problem(display, true, "cannot read: %v", unwrapPath(err))
 		return nil
@@ -191,7 +213,7 @@ func (w *Walker) file(ctx context.Context, fsPath, display, rel string, info fs.
 		w.keepOpen(r)
 		return w.zipMembers(ctx, centralEntries(&r.Reader), display, "", nodeFromPath(display), 1, fn)
 	case kindTarGz, kindTar:
-		f, err := os.Open(fsPath)
+		f, err := openRegular(fsPath)
 		if err != nil {
 			w.problem(display, true, "cannot read: %v", unwrapPath(err))
 			return nil
@@ -207,7 +229,7 @@ func (w *Walker) file(ctx context.Context, fsPath, display, rel string, info fs.
 			Size:    -1,
 			ModTime: info.ModTime(),
 			open: func() (io.ReadCloser, error) {
-				f, err := os.Open(fsPath)
+				f, err := openRegular(fsPath)
 				if err != nil {
 					return nil, err
 				}
@@ -228,9 +250,9 @@ func (w *Walker) file(ctx context.Context, fsPath, display, rel string, info fs.
 			Node:    nodeFromPath(display),
 			Size:    info.Size(),
 			ModTime: info.ModTime(),
-			open:    func() (io.ReadCloser, error) { return os.Open(fsPath) },
+			open:    func() (io.ReadCloser, error) { return openRegular(fsPath) },
 		}
-		if sum, err := fileCRC(fsPath); err == nil {
+		if sum, err := fileCRC(ctx, fsPath); err == nil {
 			m.Key = Key(m.Node, m.Rel, info.Size(), sum)
 		}
 		return fn(m)
@@ -240,7 +262,7 @@ func (w *Walker) file(ctx context.Context, fsPath, display, rel string, info fs.
 // salvage reads a zip whose central directory is missing or damaged by its
 // local headers, and says what was recovered and what was lost.
 func (w *Walker) salvage(ctx context.Context, fsPath, display string, size int64, cause error, fn func(Member) error) error {
-	f, err := os.Open(fsPath)
+	f, err := openRegular(fsPath)
 	if err != nil {
 		w.problem(display, true, "cannot read: %v", unwrapPath(err))
 		return nil
@@ -285,17 +307,6 @@ func Key(node, rel string, size int64, crc uint32) string {
 	return node + "|" + rel + "|" + strconv.FormatInt(size, 10) + "|" + strconv.FormatUint(uint64(crc), 16)
 }
 
-func fileCRC(p string) (uint32, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
-	h := crc32.NewIEEE()
-	_, err = io.Copy(h, f)
-	return h.Sum32(), err
-}
-
 // gzipKey reads the gzip trailer (CRC-32 and size of the content) so a file
 // already read is recognised without decompressing it again.
 func gzipKey(p, node, name string, size int64) string {
@@ -326,7 +337,7 @@ const (
 // sniffFile tells archives by their magic bytes, not their names: users
 // rename files, and a .log can be a gzip.
 func sniffFile(p string) (fileKind, error) {
-	f, err := os.Open(p)
+	f, err := openRegular(p)
 	if err != nil {
 		return 0, err
 	}

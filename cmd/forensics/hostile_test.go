@@ -4,13 +4,16 @@ import (
 	"archive/zip"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"forensics/report"
 )
@@ -79,6 +82,7 @@ type hostileCase struct {
 	generate bool                                 // too large to commit: built at test time
 	args     []string                             // extra analyze arguments
 	terminal bool                                 // also check findings and show, which print to a terminal
+	setup    func(t *testing.T, dir string)       // makes what files cannot hold (FIFOs)
 	check    func(t *testing.T, rep *report.Report, stderr string)
 }
 
@@ -282,6 +286,38 @@ var hostileCases = []hostileCase{
 		},
 	},
 	{
+		// Defect 1: a FIFO or a device never ends, or blocks open forever.
+		name:     "special-files",
+		generate: true,
+		files: func(t *testing.T) map[string][]byte {
+			return map[string][]byte{
+				"ns_server.indexer.log":                 []byte(indexerLog(2)),
+				hostileFolder + "ns_server.indexer.log": []byte(indexerLog(3)),
+			}
+		},
+		setup: func(t *testing.T, dir string) {
+			for _, p := range []string{"named.fifo", hostileFolder + "memcached.log"} {
+				if err := syscall.Mkfifo(filepath.Join(dir, p), 0o644); err != nil {
+					t.Skipf("mkfifo: %v", err)
+				}
+			}
+		},
+		args: []string{"named.fifo", "/dev/zero", "/dev/urandom", hostileFolder, "ns_server.indexer.log"},
+		check: func(t *testing.T, rep *report.Report, stderr string) {
+			wantProblem(t, rep, "a named pipe (FIFO), not a regular file", true)
+			wantProblem(t, rep, "a character device, not a regular file", true)
+			wantSource(t, rep, "ns_server.indexer.log", 4)
+			wantSource(t, rep, hostileFolder+"ns_server.indexer.log", 6)
+			skipped := false
+			for _, s := range rep.Skipped {
+				skipped = skipped || strings.HasSuffix(s.Path, "memcached.log") && strings.Contains(s.Reason, "named pipe")
+			}
+			if !skipped {
+				t.Errorf("the FIFO inside the folder is not counted as skipped: %+v", rep.Skipped)
+			}
+		},
+	},
+	{
 		name: "not-logs",
 		files: func(t *testing.T) map[string][]byte {
 			return map[string][]byte{
@@ -349,6 +385,9 @@ func TestHostileInputs(t *testing.T) {
 					}
 				}
 			}
+			if hc.setup != nil {
+				hc.setup(t, dir)
+			}
 			t.Chdir(dir)
 			args := hc.args
 			if len(args) == 0 {
@@ -362,7 +401,7 @@ func TestHostileInputs(t *testing.T) {
 			}
 			db := filepath.Join(t.TempDir(), "t.db")
 			var stdout, stderr bytes.Buffer
-			code := run(append([]string{"analyze", "--db", db, "--format", "json"}, args...), &stdout, &stderr)
+			code := runBounded(t, append([]string{"analyze", "--db", db, "--format", "json"}, args...), &stdout, &stderr)
 			if code != exitOK {
 				t.Fatalf("exit %d: %s", code, stderr.String())
 			}
@@ -392,6 +431,28 @@ func TestHostileInputs(t *testing.T) {
 			}
 			hc.check(t, &rep, stdout.String()+stderr.String())
 		})
+	}
+}
+
+// hostileDeadline bounds each run of a hostile case: a hang is a failure,
+// not a test that never ends. It is far above what any case needs.
+const hostileDeadline = 2 * time.Minute
+
+func runBounded(t *testing.T, args []string, stdout, stderr *bytes.Buffer) int {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), hostileDeadline)
+	defer cancel()
+	done := make(chan int, 1)
+	var out, errb bytes.Buffer
+	go func() { done <- run(args, &out, &errb) }()
+	select {
+	case code := <-done:
+		stdout.Write(out.Bytes())
+		stderr.Write(errb.Bytes())
+		return code
+	case <-ctx.Done():
+		t.Fatalf("analyze %q did not end within %s", args, hostileDeadline)
+		return -1
 	}
 }
 
