@@ -124,8 +124,9 @@ func checkCommand(t *testing.T, bash, command string) {
 	stubs := t.TempDir()
 	log := filepath.Join(work, "argv.log")
 	for _, tool := range stubbedTools {
-		// Arguments NUL-separated, invocations newline-terminated.
-		script := "#!" + bash + "\nprintf '%s\\0' \"${0##*/}\" \"$@\" >> \"$STUB_LOG\"\nprintf '\\n' >> \"$STUB_LOG\"\n"
+		// One file per invocation (the commands of a pipeline run at
+		// once), its arguments NUL-separated.
+		script := "#!" + bash + "\nprintf '%s\\0' \"${0##*/}\" \"$@\" > \"$STUB_LOG.$$\"\n"
 		if err := os.WriteFile(filepath.Join(stubs, tool), []byte(script), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -137,13 +138,11 @@ func checkCommand(t *testing.T, bash, command string) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Errorf("%s: %v: %s", command, err, out)
 	}
-	data, _ := os.ReadFile(log)
+	logs, _ := filepath.Glob(log + ".*")
 	var got [][]string
-	for _, inv := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
-		if inv == "" {
-			continue
-		}
-		got = append(got, strings.Split(strings.TrimSuffix(inv, "\x00"), "\x00"))
+	for _, l := range logs {
+		data, _ := os.ReadFile(l)
+		got = append(got, strings.Split(strings.TrimSuffix(string(data), "\x00"), "\x00"))
 	}
 	// The commands of a pipeline start together, in no set order.
 	if a, b := invocations(got), invocations(want); a != b {
@@ -151,7 +150,7 @@ func checkCommand(t *testing.T, bash, command string) {
 	}
 	entries, _ := os.ReadDir(work)
 	for _, e := range entries {
-		if e.Name() != "argv.log" {
+		if !strings.HasPrefix(e.Name(), "argv.log.") {
 			t.Errorf("%s: created %s: something else than its tool ran", command, e.Name())
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"database/sql"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"forensics/report"
+	"forensics/store"
 )
 
 // Damaged and hostile inputs under testdata/hostile/: each must give a clear
@@ -432,6 +434,64 @@ func TestHostileInputs(t *testing.T) {
 			hc.check(t, &rep, stdout.String()+stderr.String())
 		})
 	}
+}
+
+// Hostile timelines: --db names something that is not forensics' own, or
+// is in use.
+func TestHostileTimelines(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "ns_server.indexer.log")
+	os.WriteFile(log, []byte(indexerLog(5)), 0o644)
+
+	t.Run("another-program-db", func(t *testing.T) {
+		p := filepath.Join(t.TempDir(), "places.sqlite")
+		db, err := sql.Open("sqlite3", "file:"+p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range []string{`CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)`, `INSERT INTO meta VALUES ('schema', '1')`, `CREATE TABLE moz_places (id INTEGER PRIMARY KEY, url TEXT)`} {
+			if _, err := db.Exec(q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		db.Close()
+		before, _ := os.ReadFile(p)
+		var stdout, stderr bytes.Buffer
+		if code := runBounded(t, []string{"analyze", "--db", p, log}, &stdout, &stderr); code == exitOK {
+			t.Fatal("analyze wrote into another program's database")
+		}
+		if !strings.Contains(stderr.String(), "not a forensics timeline: it is a SQLite database of another application (tables meta, moz_places), left untouched") {
+			t.Errorf("stderr: %s", stderr.String())
+		}
+		for _, args := range [][]string{{"findings", "--db", p}, {"timeline", "query", "--db", p, "--sql", "SELECT 1"}} {
+			if code := runBounded(t, args, &stdout, &stderr); code == exitOK {
+				t.Errorf("%q opened another program's database", args)
+			}
+		}
+		if after, _ := os.ReadFile(p); !bytes.Equal(before, after) {
+			t.Error("the database was changed")
+		}
+		if _, err := os.Stat(p + "-wal"); err == nil {
+			t.Error("a WAL was created next to it")
+		}
+	})
+
+	t.Run("concurrent-analyze", func(t *testing.T) {
+		p := filepath.Join(t.TempDir(), "t.db")
+		holder, err := store.Open(p) // as a running analyze holds it
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stdout, stderr bytes.Buffer
+		code := runBounded(t, []string{"analyze", "--db", p, log}, &stdout, &stderr)
+		if code == exitOK || !strings.Contains(stderr.String(), fmt.Sprintf("in use by pid %d", os.Getpid())) {
+			t.Errorf("second analyze: exit %d: %s", code, stderr.String())
+		}
+		holder.Close()
+		stderr.Reset()
+		if code := runBounded(t, []string{"analyze", "--db", p, log}, &stdout, &stderr); code != exitOK {
+			t.Errorf("analyze after the first ended: exit %d: %s", code, stderr.String())
+		}
+	})
 }
 
 // hostileDeadline bounds each run of a hostile case: a hang is a failure,
