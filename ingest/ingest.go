@@ -332,8 +332,14 @@ func (wk *worker) read(m input.Member) {
 		src.Key = input.Key(m.Node, m.Rel, counted.n, crc.Sum32())
 	}
 	var limit *input.LimitError
+	var size *input.SizeError
 	switch {
 	case readErr == nil:
+	case errors.As(readErr, &size):
+		src.Problems = append(src.Problems, forensics.Problem{
+			Path:   m.Path,
+			Reason: fmt.Sprintf("%v: all %d lines the data holds were read; the header is wrong, the archive may have been edited", size, src.Lines),
+		})
 	case errors.Is(readErr, input.ErrChecksum):
 		src.Problems = append(src.Problems, forensics.Problem{
 			Path:   m.Path,

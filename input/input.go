@@ -59,11 +59,14 @@ type Limits struct {
 	MaxMember int64 // bytes of a nested archive or tar member held in memory to read it
 	MaxRatio  int64 // decompressed bytes per compressed byte of a member
 	MaxTotal  int64 // decompressed bytes of all inputs together
+	// MaxExpansion bounds what an archive given and every archive inside
+	// it decompress to together, as a multiple of the outer archive's size.
+	MaxExpansion int64
 }
 
 // DefaultLimits are generous for real bundles: logs compress 5 to 50 times,
 // and a cluster's bundle is tens of GiB at most.
-var DefaultLimits = Limits{MaxDepth: 4, MaxMember: 512 << 20, MaxRatio: 300, MaxTotal: 1 << 40}
+var DefaultLimits = Limits{MaxDepth: 4, MaxMember: 512 << 20, MaxRatio: 300, MaxTotal: 1 << 40, MaxExpansion: 1000}
 
 // Walker finds members in inputs.
 type Walker struct {
@@ -211,7 +214,7 @@ func (w *Walker) file(ctx context.Context, fsPath, display, rel string, info fs.
 			return w.salvage(ctx, fsPath, display, info.Size(), err, fn)
 		}
 		w.keepOpen(r)
-		return w.zipMembers(ctx, centralEntries(&r.Reader), display, "", nodeFromPath(display), 1, fn)
+		return w.zipMembers(ctx, centralEntries(&r.Reader), display, "", nodeFromPath(display), 1, w.newBudget(display, info.Size()), fn)
 	case kindTarGz, kindTar:
 		f, err := openRegular(fsPath)
 		if err != nil {
@@ -219,7 +222,7 @@ func (w *Walker) file(ctx context.Context, fsPath, display, rel string, info fs.
 			return nil
 		}
 		defer f.Close()
-		return w.tarMembers(ctx, f, kind == kindTarGz, display, "", nodeFromPath(display), 1, fn)
+		return w.tarMembers(ctx, f, kind == kindTarGz, info.Size(), display, "", nodeFromPath(display), 1, w.newBudget(display, info.Size()), fn)
 	case kindGzip:
 		m := Member{
 			Path:    display,
@@ -237,7 +240,7 @@ func (w *Walker) file(ctx context.Context, fsPath, display, rel string, info fs.
 				if err != nil {
 					return nil, err
 				}
-				return w.guardCloser(display, info.Size(), zr), nil
+				return w.guardCloser(display, info.Size(), nil, zr), nil
 			},
 		}
 		m.Key = gzipKey(fsPath, m.Node, m.Rel, info.Size())
@@ -278,7 +281,7 @@ func (w *Walker) salvage(ctx context.Context, fsPath, display string, size int64
 	cut := ""
 	for _, m := range found {
 		m := m
-		e := zipEntry{name: m.name, encrypted: m.flags&flagEncrypted != 0, size: -1, compressed: m.dataEnd - m.dataStart, crc: m.crc, modified: m.modified,
+		e := zipEntry{name: m.name, encrypted: m.flags&flagEncrypted != 0, method: m.method, size: -1, compressed: m.dataEnd - m.dataStart, offset: m.dataStart, crc: m.crc, modified: m.modified,
 			open: func() (io.ReadCloser, error) { return m.open(f) }}
 		if m.flags&flagDescriptor == 0 && !m.cut {
 			e.size = m.size
@@ -296,7 +299,7 @@ func (w *Walker) salvage(ctx context.Context, fsPath, display string, size int64
 		msg += fmt.Sprintf("; bytes %d to %d could not be read, members there are lost", end, size)
 	}
 	w.problem(display, true, "%s; ask for the file again to read it all", msg)
-	return w.zipMembers(ctx, entries, display, "", nodeFromPath(display), 1, fn)
+	return w.zipMembers(ctx, entries, display, "", nodeFromPath(display), 1, w.newBudget(display, size), fn)
 }
 
 // Key is the content identity of a member: the same node, place in the
