@@ -461,11 +461,17 @@ func (p *parse) run(r io.Reader) error {
 	lr := lines.NewReader(r)
 	b := p.wk.builder
 	var readErr error
+	crSaid := false
 	for {
 		if p.src.stop.Load() || p.wk.ctx.Err() != nil {
 			break
 		}
 		l, err := lr.Next()
+		if !crSaid && lr.CROnly() {
+			crSaid = true
+			p.src.Problems = append(p.src.Problems, forensics.Problem{Path: p.src.Path,
+				Reason: "the lines end in CR only (classic Mac OS line endings): each CR is read as the end of a line"})
+		}
 		if err == io.EOF {
 			break
 		}

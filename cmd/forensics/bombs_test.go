@@ -27,6 +27,46 @@ func init() {
 
 var bombCases = []hostileCase{
 	{
+		// Defect 13: a file with CR line endings only.
+		name: "cr-only",
+		files: func(t *testing.T) map[string][]byte {
+			return map[string][]byte{hostileFolder + "ns_server.indexer.log": []byte(strings.ReplaceAll(indexerLog(30), "\n", "\r"))}
+		},
+		check: func(t *testing.T, rep *report.Report, stderr string) {
+			s := wantSource(t, rep, "ns_server.indexer.log", 60)
+			if s != nil && s.Events != 30 {
+				t.Errorf("events = %d, want the 30 StreamEnd lines", s.Events)
+			}
+			wantProblem(t, rep, "the lines end in CR only", false)
+		},
+	},
+	{
+		// Defect 13: 42.zip-like repetition: 2,000 members with the same
+		// problem print one line and a count; a 60,000-character member
+		// name does not widen the table.
+		name:     "repeated-problems",
+		generate: true,
+		files: func(t *testing.T) map[string][]byte {
+			var ms []zipMember
+			for i := 0; i < 2000; i++ {
+				ms = append(ms, zipMember{name: fmt.Sprintf("lib/%04d.zip", i), data: []byte("not a zip")})
+			}
+			ms = append(ms, zipMember{name: hostileFolder + strings.Repeat("n", 60000) + ".log", data: []byte(indexerLog(2))})
+			return map[string][]byte{"many.zip": buildZip(t, ms)}
+		},
+		check: func(t *testing.T, rep *report.Report, stderr string) {
+			if !strings.Contains(stderr, "… and 1999 more like it") {
+				t.Error("repeated problems are not folded")
+			}
+			for _, l := range strings.Split(stderr, "\n") {
+				if len(l) > 1000 {
+					t.Errorf("a line of %d characters", len(l))
+					break
+				}
+			}
+		},
+	},
+	{
 		// Defect 5: 600 central-directory entries share one deflate
 		// stream of 16 MB.
 		name:     "overlapping-entries",
