@@ -181,11 +181,11 @@ func (w *Walker) zipMembers(ctx context.Context, entries []zipEntry, display, re
 // access) and yields its members.
 func (w *Walker) nestedZip(ctx context.Context, open func() (io.ReadCloser, error), size int64, display, rel, node string, depth int, b *budget, fn func(Member) error) error {
 	if depth >= w.Limits.MaxDepth {
-		w.problem(display, true, "archive nested deeper than %d levels, not read", w.Limits.MaxDepth)
+		w.problem(display, true, "archive nested deeper than %d levels, not read (--max-depth)", w.Limits.MaxDepth)
 		return nil
 	}
 	if size > w.Limits.MaxMember {
-		w.problem(display, true, "nested zip of %d bytes is over the %d byte limit; extract it and pass it on its own", size, w.Limits.MaxMember)
+		w.problem(display, true, "nested zip of %d bytes is over the %d byte limit (--max-member); extract it and pass it on its own", size, w.Limits.MaxMember)
 		return nil
 	}
 	data, err := readAllLimited(open, w.Limits.MaxMember)
@@ -203,7 +203,7 @@ func (w *Walker) nestedZip(ctx context.Context, open func() (io.ReadCloser, erro
 
 func (w *Walker) nestedTar(ctx context.Context, open func() (io.ReadCloser, error), gz bool, compressed int64, display, rel, node string, depth int, b *budget, fn func(Member) error) error {
 	if depth >= w.Limits.MaxDepth {
-		w.problem(display, true, "archive nested deeper than %d levels, not read", w.Limits.MaxDepth)
+		w.problem(display, true, "archive nested deeper than %d levels, not read (--max-depth)", w.Limits.MaxDepth)
 		return nil
 	}
 	rc, err := open()
@@ -272,11 +272,11 @@ func (w *Walker) tarMembers(ctx context.Context, r io.Reader, gz bool, compresse
 		if strings.HasSuffix(base, ".zip") {
 			// A zip needs random access: this one member is held in memory.
 			if depth >= w.Limits.MaxDepth {
-				w.problem(mpath, true, "archive nested deeper than %d levels, not read", w.Limits.MaxDepth)
+				w.problem(mpath, true, "archive nested deeper than %d levels, not read (--max-depth)", w.Limits.MaxDepth)
 				continue
 			}
 			if h.Size > w.Limits.MaxMember {
-				w.problem(mpath, true, "nested zip of %d bytes is over the %d byte limit; extract it and pass it on its own", h.Size, w.Limits.MaxMember)
+				w.problem(mpath, true, "nested zip of %d bytes is over the %d byte limit (--max-member); extract it and pass it on its own", h.Size, w.Limits.MaxMember)
 				continue
 			}
 			data, err := io.ReadAll(tr)

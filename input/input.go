@@ -56,7 +56,7 @@ func (m Member) Origin() forensics.Origin {
 // Limits protect against archives built to exhaust the machine.
 type Limits struct {
 	MaxDepth  int   // archives inside archives
-	MaxMember int64 // bytes of a nested archive or tar member held in memory to read it
+	MaxMember int64 // bytes of a zip inside an archive, held in memory to read it
 	MaxRatio  int64 // decompressed bytes per compressed byte of a member
 	MaxTotal  int64 // decompressed bytes of all inputs together
 	// MaxExpansion bounds what an archive given and every archive inside
