@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"html"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -59,7 +60,7 @@ func TestFixCommandsRunOnlyTheirTool(t *testing.T) {
 		h := h
 		cases = append(cases, tcase{"hostile/" + h.name, func(t *testing.T) (string, []string) {
 			dir := t.TempDir()
-			copyReplacing(t, filepath.Join("../../testdata", h.from), dir, h.replace)
+			copyReplacing(t, filepath.Join("../../testdata", h.from), dir, h.replace, h.only)
 			entries, _ := os.ReadDir(dir)
 			var inputs []string
 			for _, e := range entries {
@@ -83,12 +84,20 @@ func TestFixCommandsRunOnlyTheirTool(t *testing.T) {
 			if code := run(append([]string{"analyze", "--db", db, "--format", "markdown"}, inputs...), &md, &bytes.Buffer{}); code != exitOK && code != exitFindings {
 				t.Fatalf("analyze --format markdown: exit %d", code)
 			}
+			var page bytes.Buffer
+			if code := run(append([]string{"analyze", "--db", db, "--format", "html"}, inputs...), &page, &bytes.Buffer{}); code != exitOK && code != exitFindings {
+				t.Fatalf("analyze --format html: exit %d", code)
+			}
 			for _, f := range rep.Findings {
 				for _, fx := range f.Fixes {
 					for _, c := range fx.Commands {
 						total++
 						if !strings.Contains(md.String(), c) {
 							t.Errorf("the Markdown report does not show the command as JSON gives it: %s", c)
+						}
+						// The copy button copies the text of the code element.
+						if !strings.Contains(page.String(), "<code>"+html.EscapeString(c)+"</code>") {
+							t.Errorf("the HTML report's copy button does not hold the command as JSON gives it: %s", c)
 						}
 						checkCommand(t, bash, c)
 					}
@@ -224,6 +233,7 @@ type hostileNameCase struct {
 	name    string
 	from    string // testdata folder
 	replace []string
+	only    string // when set, the replacements apply only to files of this name
 	check   func(t *testing.T, rep *report.Report)
 }
 
@@ -252,6 +262,29 @@ var hostileNameCases = []hostileNameCase{
 			if !said {
 				t.Error("no fix says why its commands were left out")
 			}
+		},
+	},
+	{
+		// A valid name that needs quoting: a /regexp/ entry of a denied
+		// tables list holds ^ and $, which a shell would act on.
+		name:    "vitess-regexp-entry",
+		from:    "vitess/both-deny",
+		replace: []string{`"refund"`, `"/^refund$/"`},
+		only:    "shards.txt",
+		check: func(t *testing.T, rep *report.Report) {
+			f := findingOf(t, rep, "vitess-denied-tables-routing")
+			if f == nil {
+				return
+			}
+			want := "'--denied-tables=invoice,payment,/^refund$/'"
+			for _, fx := range f.Fixes {
+				for _, c := range fx.Commands {
+					if strings.Contains(c, want) {
+						return
+					}
+				}
+			}
+			t.Errorf("no command carries the quoted entry %s", want)
 		},
 	},
 	{
@@ -294,7 +327,7 @@ func findingOf(t *testing.T, rep *report.Report, rule string) *forensics.Finding
 
 // copyReplacing copies the case's evidence (not its goldens) with the
 // replacements applied to every file's content.
-func copyReplacing(t *testing.T, from, to string, replace []string) {
+func copyReplacing(t *testing.T, from, to string, replace []string, only string) {
 	t.Helper()
 	r := strings.NewReplacer(replace...)
 	err := filepath.Walk(from, func(p string, info os.FileInfo, err error) error {
@@ -313,6 +346,9 @@ func copyReplacing(t *testing.T, from, to string, replace []string) {
 		dst := filepath.Join(to, r.Replace(rel))
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			return err
+		}
+		if only != "" && base != only {
+			return os.WriteFile(filepath.Join(to, rel), data, 0o644)
 		}
 		return os.WriteFile(dst, []byte(r.Replace(string(data))), 0o644)
 	})
