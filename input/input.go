@@ -102,7 +102,9 @@ func (w *Walker) keepOpen(c io.Closer) {
 // Walk calls fn for every member of every path, in order. A path that cannot
 // be read is reported through Problem and the walk goes on; Walk returns an
 // error only when fn does, or when ctx is done. Members can be opened until
-// Close is called.
+// Close is called, except the members of a tar: a tar is read once, in
+// order, so each is a stream that can be opened once, and Walk waits until
+// it is closed (or ctx is done) before it yields the next one.
 func (w *Walker) Walk(ctx context.Context, paths []string, fn func(Member) error) error {
 	if w.Limits == (Limits{}) {
 		w.Limits = DefaultLimits
