@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -472,6 +473,34 @@ func TestHostileTimelines(t *testing.T) {
 		}
 		if _, err := os.Stat(p + "-wal"); err == nil {
 			t.Error("a WAL was created next to it")
+		}
+	})
+
+	t.Run("read-only-media", func(t *testing.T) {
+		dir := t.TempDir()
+		p := filepath.Join(dir, "t.db")
+		var stdout, stderr bytes.Buffer
+		if code := runBounded(t, []string{"analyze", "--db", p, log}, &stdout, &stderr); code != exitOK {
+			t.Fatalf("analyze: exit %d: %s", code, stderr.String())
+		}
+		// chattr +i makes the folder refuse new files even for root, as a
+		// read-only mount or a DVD does.
+		if out, err := exec.Command("chattr", "+i", dir).CombinedOutput(); err != nil {
+			t.Skipf("chattr: %v %s", err, out)
+		}
+		t.Cleanup(func() { exec.Command("chattr", "-i", dir).Run() })
+		for _, args := range [][]string{
+			{"findings", "--db", p},
+			{"timeline", "query", "--db", p, "--sql", "SELECT count(*) AS n FROM sources"},
+		} {
+			stdout.Reset()
+			stderr.Reset()
+			if code := runBounded(t, args, &stdout, &stderr); code != exitOK {
+				t.Errorf("%q on read-only media: exit %d: %s", args, code, stderr.String())
+			}
+		}
+		if !strings.Contains(stdout.String(), "1") {
+			t.Errorf("the query saw no source: %s", stdout.String())
 		}
 	})
 
