@@ -70,7 +70,14 @@ func identify(path string) (exists bool, err error) {
 // legacyTimeline accepts a timeline written before the application id, and
 // refuses any other database, naming a few of its tables.
 func legacyTimeline(path string) error {
-	db, err := sql.Open("sqlite3", "file:"+escapePath(path)+"?mode=ro&immutable=1")
+	// Immutable reads the file alone, without creating anything next to
+	// it; a database with a write-ahead log is read with the log, or its
+	// latest pages would be missed.
+	dsn := "file:" + escapePath(path) + "?mode=ro&immutable=1"
+	if info, err := os.Stat(path + "-wal"); err == nil && info.Size() > 0 {
+		dsn = "file:" + escapePath(path) + "?mode=ro"
+	}
+	db, err := sql.Open("sqlite3", dsn)
 	if err != nil {
 		return err
 	}

@@ -188,3 +188,32 @@ func TestSQLRefusesWritingPragmas(t *testing.T) {
 		t.Errorf("a reading pragma: %v", err)
 	}
 }
+
+// A run killed mid-way leaves the timeline's last pages in its WAL: it must
+// still be known as a timeline (copying the files open is what a kill -9
+// leaves on disk).
+func TestKilledRunIsStillATimeline(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "t.db")
+	db, err := Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	fill(t, db, "a.log", time.Unix(0, 0), 10)
+	dir := t.TempDir()
+	for _, suffix := range []string{"", "-wal"} {
+		data, err := os.ReadFile(p + suffix)
+		if err != nil {
+			if suffix == "-wal" {
+				continue
+			}
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, "t.db"+suffix), data, 0o644)
+	}
+	again, err := Open(filepath.Join(dir, "t.db"))
+	if err != nil {
+		t.Fatalf("the timeline of a killed run: %v", err)
+	}
+	again.Close()
+}

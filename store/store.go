@@ -152,6 +152,12 @@ func (db *DB) migrate() error {
 	if _, err := db.sql.ExecContext(ctx, fmt.Sprintf(`PRAGMA application_id = %d`, applicationID)); err != nil {
 		return err
 	}
+	// The id is in the file's header only once the WAL is copied back: a
+	// run killed before that would leave a timeline that the next run
+	// could not tell from another program's database.
+	if _, err := db.sql.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+		return err
+	}
 	var v string
 	err := db.sql.QueryRowContext(ctx, `SELECT value FROM main.meta WHERE key = 'schema'`).Scan(&v)
 	switch {
