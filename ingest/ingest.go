@@ -89,7 +89,13 @@ func Run(ctx context.Context, db *store.DB, w *store.Writer, paths []string, opt
 		walkMu.Unlock()
 	}
 
-	walker := &input.Walker{Limits: opt.Limits, Problem: problem}
+	var walkSkipped []Skipped
+	skip := func(path, reason string) {
+		walkMu.Lock()
+		walkSkipped = append(walkSkipped, Skipped{Path: path, Reason: reason})
+		walkMu.Unlock()
+	}
+	walker := &input.Walker{Limits: opt.Limits, Problem: problem, Skip: skip}
 	defer walker.Close()
 	go func() {
 		defer close(members)
@@ -153,6 +159,7 @@ func Run(ctx context.Context, db *store.DB, w *store.Writer, paths []string, opt
 	}
 	walkMu.Lock()
 	res.Problems = append(res.Problems, walkProblems...)
+	res.Skipped = append(res.Skipped, walkSkipped...)
 	walkMu.Unlock()
 	sort.Slice(res.Skipped, func(i, j int) bool { return res.Skipped[i].Path < res.Skipped[j].Path })
 	sort.SliceStable(res.Problems, func(i, j int) bool { return res.Problems[i].Path < res.Problems[j].Path })
@@ -330,8 +337,14 @@ func (wk *worker) read(m input.Member) {
 		src.Key = input.Key(m.Node, m.Rel, counted.n, crc.Sum32())
 	}
 	var limit *input.LimitError
+	var size *input.SizeError
 	switch {
 	case readErr == nil:
+	case errors.As(readErr, &size):
+		src.Problems = append(src.Problems, forensics.Problem{
+			Path:   m.Path,
+			Reason: fmt.Sprintf("%v: all %d lines the data holds were read; the header is wrong, the archive may have been edited", size, src.Lines),
+		})
 	case errors.Is(readErr, input.ErrChecksum):
 		src.Problems = append(src.Problems, forensics.Problem{
 			Path:   m.Path,
@@ -453,11 +466,17 @@ func (p *parse) run(r io.Reader) error {
 	lr := lines.NewReader(r)
 	b := p.wk.builder
 	var readErr error
+	crSaid := false
 	for {
 		if p.src.stop.Load() || p.wk.ctx.Err() != nil {
 			break
 		}
 		l, err := lr.Next()
+		if !crSaid && lr.CROnly() {
+			crSaid = true
+			p.src.Problems = append(p.src.Problems, forensics.Problem{Path: p.src.Path,
+				Reason: "the lines end in CR only (classic Mac OS line endings): each CR is read as the end of a line"})
+		}
 		if err == io.EOF {
 			break
 		}

@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"io/fs"
 	"os"
@@ -57,20 +56,26 @@ func (m Member) Origin() forensics.Origin {
 // Limits protect against archives built to exhaust the machine.
 type Limits struct {
 	MaxDepth  int   // archives inside archives
-	MaxMember int64 // bytes of a nested archive or tar member held in memory to read it
+	MaxMember int64 // bytes of a zip inside an archive, held in memory to read it
 	MaxRatio  int64 // decompressed bytes per compressed byte of a member
 	MaxTotal  int64 // decompressed bytes of all inputs together
+	// MaxExpansion bounds what an archive given and every archive inside
+	// it decompress to together, as a multiple of the outer archive's size.
+	MaxExpansion int64
 }
 
 // DefaultLimits are generous for real bundles: logs compress 5 to 50 times,
 // and a cluster's bundle is tens of GiB at most.
-var DefaultLimits = Limits{MaxDepth: 4, MaxMember: 512 << 20, MaxRatio: 300, MaxTotal: 1 << 40}
+var DefaultLimits = Limits{MaxDepth: 4, MaxMember: 512 << 20, MaxRatio: 300, MaxTotal: 1 << 40, MaxExpansion: 1000}
 
 // Walker finds members in inputs.
 type Walker struct {
 	Limits Limits
 	// Problem is told about each input or member that cannot be read.
 	Problem func(forensics.Problem)
+	// Skip is told about each file in a folder that is not a file to read
+	// (a named pipe, a device, a socket), with the reason.
+	Skip func(path, reason string)
 
 	total  atomic.Int64 // bytes decompressed so far, for MaxTotal
 	mu     sync.Mutex
@@ -97,7 +102,9 @@ func (w *Walker) keepOpen(c io.Closer) {
 // Walk calls fn for every member of every path, in order. A path that cannot
 // be read is reported through Problem and the walk goes on; Walk returns an
 // error only when fn does, or when ctx is done. Members can be opened until
-// Close is called.
+// Close is called, except the members of a tar: a tar is read once, in
+// order, so each is a stream that can be opened once, and Walk waits until
+// it is closed (or ctx is done) before it yields the next one.
 func (w *Walker) Walk(ctx context.Context, paths []string, fn func(Member) error) error {
 	if w.Limits == (Limits{}) {
 		w.Limits = DefaultLimits
@@ -116,11 +123,23 @@ func (w *Walker) problem(path string, lost bool, format string, args ...any) {
 	}
 }
 
+func (w *Walker) skip(path, reason string) {
+	if w.Skip != nil {
+		w.Skip(path, reason)
+	} else {
+		w.problem(path, false, "%s", reason)
+	}
+}
+
 // errStop is returned by fn to end the walk; it is passed through unchanged.
 func (w *Walker) walkPath(ctx context.Context, p string, fn func(Member) error) error {
 	info, err := os.Stat(p)
 	if err != nil {
 		w.problem(p, true, "cannot read: %v", unwrapPath(err))
+		return nil
+	}
+	if what := notRegular(info.Mode()); what != "" {
+		w.problem(p, true, "%s", errNotRegular{what}.Error())
 		return nil
 	}
 	if !info.IsDir() {
@@ -135,13 +154,16 @@ func (w *Walker) walkPath(ctx context.Context, p string, fn func(Member) error) 
 			w.problem(fp, true, "cannot read: %v", unwrapPath(err))
 			return nil
 		}
-		if d.Type().IsRegular() {
+		switch {
+		case d.Type().IsRegular():
 			files = append(files, fp)
-		} else if d.Type()&fs.ModeSymlink != 0 {
+		case d.Type()&fs.ModeSymlink != 0:
 			// Following links could leave the folder given, or loop.
 			w.problem(fp, false, "symbolic link not followed")
+		case !d.IsDir():
+			w.skip(fp, errNotRegular{notRegular(d.Type())}.Error())
 		}
-		return nil
+		return ctx.Err()
 	})
 	if err != nil {
 		return err
@@ -178,6 +200,11 @@ func unwrapPath(err error) error {
 // file yields a file on disk, or the members of the archive it is.
 func (w *Walker) file(ctx context.Context, fsPath, display, rel string, info fs.FileInfo, fn func(Member) error) error {
 	kind, err := sniffFile(fsPath)
+	var nr errNotRegular
+	if errors.As(err, &nr) {
+		w.skip(display, nr.Error())
+		return nil
+	}
 	if err != nil {
 		w.problem(display, true, "cannot read: %v", unwrapPath(err))
 		return nil
@@ -189,15 +216,15 @@ func (w *Walker) file(ctx context.Context, fsPath, display, rel string, info fs.
 			return w.salvage(ctx, fsPath, display, info.Size(), err, fn)
 		}
 		w.keepOpen(r)
-		return w.zipMembers(ctx, centralEntries(&r.Reader), display, "", nodeFromPath(display), 1, fn)
+		return w.zipMembers(ctx, centralEntries(&r.Reader), display, "", nodeFromPath(display), 1, w.newBudget(display, info.Size()), fn)
 	case kindTarGz, kindTar:
-		f, err := os.Open(fsPath)
+		f, err := openRegular(fsPath)
 		if err != nil {
 			w.problem(display, true, "cannot read: %v", unwrapPath(err))
 			return nil
 		}
 		defer f.Close()
-		return w.tarMembers(ctx, f, kind == kindTarGz, display, "", nodeFromPath(display), 1, fn)
+		return w.tarMembers(ctx, f, kind == kindTarGz, info.Size(), display, "", nodeFromPath(display), 1, w.newBudget(display, info.Size()), fn)
 	case kindGzip:
 		m := Member{
 			Path:    display,
@@ -207,7 +234,7 @@ func (w *Walker) file(ctx context.Context, fsPath, display, rel string, info fs.
 			Size:    -1,
 			ModTime: info.ModTime(),
 			open: func() (io.ReadCloser, error) {
-				f, err := os.Open(fsPath)
+				f, err := openRegular(fsPath)
 				if err != nil {
 					return nil, err
 				}
@@ -215,7 +242,7 @@ func (w *Walker) file(ctx context.Context, fsPath, display, rel string, info fs.
 				if err != nil {
 					return nil, err
 				}
-				return w.guardCloser(display, info.Size(), zr), nil
+				return w.guardCloser(display, info.Size(), nil, zr), nil
 			},
 		}
 		m.Key = gzipKey(fsPath, m.Node, m.Rel, info.Size())
@@ -228,9 +255,9 @@ func (w *Walker) file(ctx context.Context, fsPath, display, rel string, info fs.
 			Node:    nodeFromPath(display),
 			Size:    info.Size(),
 			ModTime: info.ModTime(),
-			open:    func() (io.ReadCloser, error) { return os.Open(fsPath) },
+			open:    func() (io.ReadCloser, error) { return openRegular(fsPath) },
 		}
-		if sum, err := fileCRC(fsPath); err == nil {
+		if sum, err := fileCRC(ctx, fsPath); err == nil {
 			m.Key = Key(m.Node, m.Rel, info.Size(), sum)
 		}
 		return fn(m)
@@ -240,7 +267,7 @@ func (w *Walker) file(ctx context.Context, fsPath, display, rel string, info fs.
 // salvage reads a zip whose central directory is missing or damaged by its
 // local headers, and says what was recovered and what was lost.
 func (w *Walker) salvage(ctx context.Context, fsPath, display string, size int64, cause error, fn func(Member) error) error {
-	f, err := os.Open(fsPath)
+	f, err := openRegular(fsPath)
 	if err != nil {
 		w.problem(display, true, "cannot read: %v", unwrapPath(err))
 		return nil
@@ -256,7 +283,7 @@ func (w *Walker) salvage(ctx context.Context, fsPath, display string, size int64
 	cut := ""
 	for _, m := range found {
 		m := m
-		e := zipEntry{name: m.name, encrypted: m.flags&flagEncrypted != 0, size: -1, compressed: m.dataEnd - m.dataStart, crc: m.crc, modified: m.modified,
+		e := zipEntry{name: m.name, encrypted: m.flags&flagEncrypted != 0, method: m.method, size: -1, compressed: m.dataEnd - m.dataStart, offset: m.dataStart, crc: m.crc, modified: m.modified,
 			open: func() (io.ReadCloser, error) { return m.open(f) }}
 		if m.flags&flagDescriptor == 0 && !m.cut {
 			e.size = m.size
@@ -274,7 +301,7 @@ func (w *Walker) salvage(ctx context.Context, fsPath, display string, size int64
 		msg += fmt.Sprintf("; bytes %d to %d could not be read, members there are lost", end, size)
 	}
 	w.problem(display, true, "%s; ask for the file again to read it all", msg)
-	return w.zipMembers(ctx, entries, display, "", nodeFromPath(display), 1, fn)
+	return w.zipMembers(ctx, entries, display, "", nodeFromPath(display), 1, w.newBudget(display, size), fn)
 }
 
 // Key is the content identity of a member: the same node, place in the
@@ -283,17 +310,6 @@ func (w *Walker) salvage(ctx context.Context, fsPath, display string, size int64
 // each is evidence of its own time.
 func Key(node, rel string, size int64, crc uint32) string {
 	return node + "|" + rel + "|" + strconv.FormatInt(size, 10) + "|" + strconv.FormatUint(uint64(crc), 16)
-}
-
-func fileCRC(p string) (uint32, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
-	h := crc32.NewIEEE()
-	_, err = io.Copy(h, f)
-	return h.Sum32(), err
 }
 
 // gzipKey reads the gzip trailer (CRC-32 and size of the content) so a file
@@ -326,7 +342,7 @@ const (
 // sniffFile tells archives by their magic bytes, not their names: users
 // rename files, and a .log can be a gzip.
 func sniffFile(p string) (fileKind, error) {
-	f, err := os.Open(p)
+	f, err := openRegular(p)
 	if err != nil {
 		return 0, err
 	}

@@ -7,8 +7,6 @@ import (
 	"io"
 	"os"
 	"time"
-
-	"github.com/klauspost/compress/flate"
 )
 
 // A zip cut off by an upload limit has lost its central directory, which is
@@ -129,14 +127,13 @@ func msDosTime(date, t uint16) time.Time {
 // open returns the member's decompressed content.
 func (m salvaged) open(f *os.File) (io.ReadCloser, error) {
 	sec := io.NewSectionReader(f, m.dataStart, m.dataEnd-m.dataStart)
-	var rc io.ReadCloser
-	switch m.method {
-	case 0:
-		rc = io.NopCloser(sec)
-	case 8:
-		rc = flate.NewReader(sec)
-	default:
-		return nil, fmt.Errorf("compression method %d is not supported", m.method)
+	size, hasCRC := int64(-1), false
+	if m.flags&flagDescriptor == 0 && !m.cut {
+		size, hasCRC = m.size, m.crc != 0
+	}
+	rc, err := openMethod(m.method, sec, size, m.crc, hasCRC)
+	if err != nil {
+		return nil, err
 	}
 	if m.cut {
 		return &cutReader{rc}, nil

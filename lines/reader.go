@@ -27,11 +27,13 @@ type Reader struct {
 	offset     int64 // bytes consumed
 	max        int
 	cut        bool
+	sep        byte // the line ending: '\n', or '\r' for a file with CR endings only
+	decided    bool
 }
 
 // NewReader returns a Reader over r.
 func NewReader(r io.Reader) *Reader {
-	return &Reader{r: r, buf: make([]byte, startSize), max: MaxLine}
+	return &Reader{r: r, buf: make([]byte, startSize), max: MaxLine, sep: '\n'}
 }
 
 // Line is one line of the stream.
@@ -46,9 +48,12 @@ type Line struct {
 // a last line without a newline is returned before that. A read error is
 // returned once the lines before it have been returned.
 func (r *Reader) Next() (Line, error) {
+	if !r.decided {
+		r.decide()
+	}
 	scanned := 0 // bytes after r.start known to hold no newline
 	for {
-		i := bytes.IndexByte(r.buf[r.start+scanned:r.end], '\n')
+		i := bytes.IndexByte(r.buf[r.start+scanned:r.end], r.sep)
 		if i >= 0 && scanned+i <= r.max {
 			j := r.start + scanned + i
 			text := r.buf[r.start:j]
@@ -97,7 +102,7 @@ func (r *Reader) line(text []byte, newline bool) Line {
 		r.n++
 	}
 	l.N = r.n
-	if newline && len(text) > 0 && text[len(text)-1] == '\r' {
+	if newline && r.sep == '\n' && len(text) > 0 && text[len(text)-1] == '\r' {
 		l.Text = text[:len(text)-1]
 		l.CR = true
 	}
@@ -127,6 +132,27 @@ func (r *Reader) fill() {
 		r.err = err
 	}
 }
+
+// crProbe is how much of the stream decide looks at.
+const crProbe = 64 << 10
+
+// decide tells the line ending from the start of the stream: a file
+// written with CR endings only (classic Mac OS, some serial consoles) has
+// carriage returns and no newline, and read by newlines it is one line.
+func (r *Reader) decide() {
+	r.decided = true
+	for r.err == nil && r.end-r.start < crProbe && bytes.IndexByte(r.buf[r.start:r.end], '\n') < 0 {
+		r.fill()
+	}
+	head := r.buf[r.start:r.end]
+	if bytes.IndexByte(head, '\n') < 0 && bytes.Count(head, []byte{'\r'}) >= 2 {
+		r.sep = '\r'
+	}
+}
+
+// CROnly reports whether the stream's lines end in CR only, and are split
+// there.
+func (r *Reader) CROnly() bool { return r.sep == '\r' }
 
 // Offset returns the number of bytes consumed so far.
 func (r *Reader) Offset() int64 { return r.offset }

@@ -98,3 +98,32 @@ func TestReaderReturnsLinesBeforeError(t *testing.T) {
 		t.Fatalf("err = %v, want %v", err, boom)
 	}
 }
+
+func TestCROnly(t *testing.T) {
+	r := NewReader(strings.NewReader("first\rsecond\rthird"))
+	var got []string
+	for {
+		l, err := r.Next()
+		if err != nil {
+			break
+		}
+		got = append(got, string(l.Text))
+	}
+	if strings.Join(got, "|") != "first|second|third" || !r.CROnly() {
+		t.Errorf("lines %q, CR only %v", got, r.CROnly())
+	}
+	// CRLF files and files with a stray CR are read by newlines.
+	for _, in := range []string{"a\r\nb\r\n", "a\rb\nc\n"} {
+		r := NewReader(strings.NewReader(in))
+		n := 0
+		for {
+			if _, err := r.Next(); err != nil {
+				break
+			}
+			n++
+		}
+		if r.CROnly() || n != 2 && n != 3 {
+			t.Errorf("%q: %d lines, CR only %v", in, n, r.CROnly())
+		}
+	}
+}

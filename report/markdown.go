@@ -270,7 +270,8 @@ func longestRun(s string, c byte) int {
 // except an underscore inside a word (MAINT_STREAM_TOPIC), which Markdown
 // leaves alone and which is common in the names we print.
 func mdEscape(s string) string {
-	s = Escape(s)
+	// Prose wrapped over lines (a rule's Doc) reads as one paragraph.
+	s = Escape(strings.ReplaceAll(s, "\n", " "))
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
 		c := s[i]

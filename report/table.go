@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
@@ -17,8 +16,13 @@ import (
 // TimeFormat is how times are shown in tables: UTC, to the microsecond.
 const TimeFormat = "2006-01-02T15:04:05.000000Z07:00"
 
-// maxText is how much of a log line a table shows.
-const maxText = 240
+// maxText is how much of a log line a table shows; maxName and maxNode
+// how much of a path and a node name.
+const (
+	maxText = 240
+	maxName = 160
+	maxNode = 60
+)
 
 // WriteFindings writes the findings for a reader: a summary table, then each
 // finding with its explanation, evidence and fixes.
@@ -30,7 +34,7 @@ func WriteFindings(w io.Writer, fs []forensics.Finding) error {
 	t := newTable(w)
 	t.Header("Severity", "Rule", "Subject", "Start (UTC)", "Duration", "ID")
 	for _, f := range fs {
-		t.Append(f.Severity.String(), f.Rule, SubjectLine(f.Subject), f.Start.UTC().Format(TimeFormat), Duration(f.End.Sub(f.Start)), f.ID)
+		t.Append(f.Severity.String(), f.Rule, ClipName(SubjectLine(f.Subject), maxName), f.Start.UTC().Format(TimeFormat), Duration(f.End.Sub(f.Start)), f.ID)
 	}
 	if err := t.Render(); err != nil {
 		return err
@@ -45,36 +49,36 @@ func WriteFindings(w io.Writer, fs []forensics.Finding) error {
 
 func writeFinding(w io.Writer, f forensics.Finding) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n[%s] %s  %s  (id %s)\n", strings.ToUpper(f.Severity.String()), f.Rule, f.Title, f.ID)
-	fmt.Fprintf(&b, "  Subject: %s\n", SubjectLine(f.Subject))
+	fmt.Fprintf(&b, "\n[%s] %s  %s  (id %s)\n", strings.ToUpper(f.Severity.String()), f.Rule, Escape(f.Title), f.ID)
+	fmt.Fprintf(&b, "  Subject: %s\n", Escape(SubjectLine(f.Subject)))
 	fmt.Fprintf(&b, "  Window:  %s – %s (%s)\n", f.Start.UTC().Format(TimeFormat), f.End.UTC().Format(TimeFormat), Duration(f.End.Sub(f.Start)))
 	b.WriteString("\n  What happened:\n")
 	for _, para := range strings.Split(f.Explanation, "\n") {
-		writeWrapped(&b, para, "    ", 100)
+		writeWrapped(&b, Escape(para), "    ", 100)
 	}
 	if len(f.Skew) > 0 {
 		b.WriteString("\n  Clock skew:\n")
 		for _, s := range f.Skew {
-			fmt.Fprintf(&b, "    %s reads at least %s ahead of %s (%s)\n", s.Ahead, Duration(s.By), s.Behind, s.Basis)
+			fmt.Fprintf(&b, "    %s reads at least %s ahead of %s (%s)\n", Escape(s.Ahead), Duration(s.By), Escape(s.Behind), Escape(s.Basis))
 		}
 	}
 	b.WriteString("\n  Evidence:\n")
 	for _, e := range f.Evidence {
 		note := ""
 		if e.Note != "" {
-			note = "  ← " + e.Note
+			note = "  ← " + Escape(e.Note)
 		}
-		fmt.Fprintf(&b, "    %s  %s:%d%s\n      %s\n", e.Time.UTC().Format(TimeFormat), e.Source, e.Line, note, Clip(e.Text, maxText))
+		fmt.Fprintf(&b, "    %s  %s:%d%s\n      %s\n", e.Time.UTC().Format(TimeFormat), ClipName(e.Source, maxName), e.Line, note, clipLines(e.Text, maxText, "      "))
 	}
 	if len(f.Fixes) > 0 {
 		b.WriteString("\n  What to do:\n")
 		for i, fix := range f.Fixes {
-			fmt.Fprintf(&b, "    %d. %s\n", i+1, fix.Title)
+			fmt.Fprintf(&b, "    %d. %s\n", i+1, Escape(fix.Title))
 			for _, s := range fix.Steps {
-				writeWrapped(&b, "- "+s, "       ", 100)
+				writeWrapped(&b, "- "+Escape(s), "       ", 100)
 			}
 			for _, c := range fix.Commands {
-				fmt.Fprintf(&b, "       $ %s\n", c)
+				fmt.Fprintf(&b, "       $ %s\n", Escape(c))
 			}
 		}
 	}
@@ -88,7 +92,7 @@ func WriteSources(w io.Writer, r *Report) error {
 		t := newTable(w)
 		t.Header("Source", "Node", "Format", "Lines", "Events", "Plain", "Skipped", "Errors")
 		for _, s := range r.Sources {
-			t.Append(Escape(s.Path), s.Node, s.Format, strconv.FormatInt(s.Lines, 10), strconv.FormatInt(s.Events, 10),
+			t.Append(ClipName(s.Path, maxName), ClipName(s.Node, maxNode), Escape(s.Format), strconv.FormatInt(s.Lines, 10), strconv.FormatInt(s.Events, 10),
 				strconv.FormatInt(s.Plain, 10), strconv.FormatInt(s.Skipped, 10), strconv.FormatInt(s.Errors, 10))
 		}
 		if err := t.Render(); err != nil {
@@ -99,13 +103,65 @@ func WriteSources(w io.Writer, r *Report) error {
 	fmt.Fprintf(&b, "%d sources read, %d already in the timeline, %d files skipped, %d problems.\n",
 		r.Summary.Read, r.Summary.Reused, r.Summary.Skipped, r.Summary.Problems)
 	for _, rc := range r.SkippedByReason() {
-		fmt.Fprintf(&b, "  skipped %d: %s\n", rc.Files, rc.Reason)
+		fmt.Fprintf(&b, "  skipped %d: %s\n", rc.Files, EscapeLines(rc.Reason, "    "))
 	}
-	for _, p := range r.Problems {
-		fmt.Fprintf(&b, "  problem: %s\n", Escape(p.Error()))
+	for _, g := range foldProblems(r.Problems) {
+		fmt.Fprintf(&b, "  problem: %s\n", EscapeLines(g.first.Error(), "    "))
+		if g.more > 0 {
+			fmt.Fprintf(&b, "    … and %d more like it\n", g.more)
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// problemGroup is a problem and how many more had the same reason: 42.zip
+// yields 65,536 identical problems, which say no more than one.
+type problemGroup struct {
+	first forensics.Problem
+	more  int
+}
+
+// foldProblems groups problems by reason, in the order of their first.
+func foldProblems(ps []forensics.Problem) []problemGroup {
+	var out []problemGroup
+	at := map[string]int{}
+	for _, p := range ps {
+		key := p.Reason
+		if p.Lost {
+			key = "lost\x00" + key
+		}
+		if i, ok := at[key]; ok {
+			out[i].more++
+			continue
+		}
+		at[key] = len(out)
+		out = append(out, problemGroup{first: p})
+	}
+	return out
+}
+
+// clipLines is Clip for evidence that spans lines (a JSON document of a
+// topology snapshot): each line on its own, indented, up to n bytes in all.
+func clipLines(s string, n int, indent string) string {
+	if !strings.Contains(strings.TrimSuffix(s, "\n"), "\n") {
+		return Clip(s, n)
+	}
+	const maxLines = 40
+	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+	more := 0
+	if len(lines) > maxLines {
+		more = len(lines) - maxLines
+		lines = lines[:maxLines]
+	}
+	for i, l := range lines {
+		lines[i] = Clip(l, n)
+	}
+	out := strings.Join(lines, "\n"+indent)
+	if more > 0 {
+		out += fmt.Sprintf("\n%s… [%d more lines]", indent, more)
+	}
+	return out
 }
 
 func newTable(w io.Writer) *tablewriter.Table {
@@ -173,51 +229,6 @@ func Duration(d time.Duration) string {
 		return d.Round(time.Millisecond).String()
 	}
 	return d.Round(time.Second).String()
-}
-
-// Clip shortens a line for display, saying how much was left out, and
-// escapes bytes a terminal would act on.
-func Clip(s string, n int) string {
-	s = Escape(s)
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + fmt.Sprintf("… [%d more bytes]", len(s)-cut)
-}
-
-// Escape shows control characters and invalid UTF-8 as escapes, so a line
-// from a damaged file cannot move the cursor or change the terminal.
-func Escape(s string) string {
-	clean := true
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == 0x7f || c >= 0x80 {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size <= 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
-			fmt.Fprintf(&b, `\x%02x`, r)
-		default:
-			b.WriteString(s[i : i+size])
-		}
-		i += size
-	}
-	return b.String()
 }
 
 func writeWrapped(b *strings.Builder, text, indent string, width int) {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -31,11 +32,39 @@ var registerReadOnly = sync.OnceFunc(func() {
 			if _, err := c.Exec(viewsSQL, nil); err != nil {
 				return fmt.Errorf("create views: %w", err)
 			}
-			_, err := c.Exec(`PRAGMA query_only = 1`, nil)
-			return err
+			if _, err := c.Exec(`PRAGMA query_only = 1`, nil); err != nil {
+				return err
+			}
+			c.RegisterAuthorizer(refuseWritingPragmas)
+			return nil
 		},
 	})
 })
+
+// writingPragmas change the database file or the connection: through
+// --sql they would fail deep in SQLite ("disk I/O error: bad file
+// descriptor" for journal_mode on a read-only connection) or undo the
+// read-only guard (query_only). They are refused up front.
+var writingPragmas = map[string]bool{
+	"journal_mode": true, "wal_checkpoint": true, "locking_mode": true, "writable_schema": true,
+	"query_only": true, "synchronous": true, "page_size": true, "auto_vacuum": true,
+	"incremental_vacuum": true, "optimize": true, "schema_version": true, "user_version": true,
+	"application_id": true, "journal_size_limit": true, "foreign_keys": true, "secure_delete": true,
+	"cache_spill": true, "temp_store": true, "mmap_size": true, "wal_autocheckpoint": true,
+}
+
+// alwaysWriting are pragmas that act even without an argument.
+var alwaysWriting = map[string]bool{"wal_checkpoint": true, "incremental_vacuum": true, "optimize": true}
+
+func refuseWritingPragmas(op int, arg1, arg2, _ string) int {
+	if op == sqlite3.SQLITE_PRAGMA {
+		name := strings.ToLower(arg1)
+		if writingPragmas[name] && (arg2 != "" || alwaysWriting[name]) {
+			return sqlite3.SQLITE_DENY
+		}
+	}
+	return sqlite3.SQLITE_OK
+}
 
 // formatTime writes unix nanoseconds as an RFC 3339 UTC time.
 func formatTime(ns int64) string {
@@ -163,6 +192,9 @@ func (db *DB) QuerySQL(ctx context.Context, query string, args []any, fn func(co
 	}
 	rows, err := db.sql.QueryContext(ctx, query, args...)
 	if err != nil {
+		if strings.Contains(err.Error(), "not authorized") {
+			return fmt.Errorf("refused: --sql runs read-only queries, and this statement would change the timeline or the connection (%w)", err)
+		}
 		return err
 	}
 	defer rows.Close()

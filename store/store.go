@@ -31,10 +31,19 @@ type DB struct {
 	sql      *sql.DB
 	path     string
 	readOnly bool
+	release  func() // the writer lock, for a database open for writing
 }
 
 // Open opens the timeline at path for reading and writing, creating it if needed.
 func Open(path string) (*DB, error) {
+	// Another program's database is refused before anything writes to it.
+	if _, err := identify(path); err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	release, err := lockWriter(path)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
 	q := url.Values{}
 	q.Set("_synchronous", "OFF") // the timeline is derived data: a killed process leaves it consistent; only a power loss could harm it
 	q.Set("_busy_timeout", "10000")
@@ -42,14 +51,15 @@ func Open(path string) (*DB, error) {
 	q.Set("_txlock", "immediate")
 	db, err := sql.Open("sqlite3", "file:"+escapePath(path)+"?"+q.Encode())
 	if err != nil {
+		release()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	// One connection: SQLite has one writer, and the ingest pipeline has one
 	// writer goroutine feeding it.
 	db.SetMaxOpenConns(1)
-	s := &DB{sql: db, path: path}
+	s := &DB{sql: db, path: path, release: release}
 	if err := s.migrate(); err != nil {
-		db.Close()
+		s.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	return s, nil
@@ -64,18 +74,43 @@ func OpenReadOnly(path string) (*DB, error) {
 		}
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
+	if _, err := identify(path); err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	s, err := openReadOnly(path, false)
+	if err != nil && onReadOnlyMedia(path) {
+		// A WAL database needs its -shm file, which SQLite cannot create
+		// where nothing can be written (a DVD, a read-only mount, an
+		// archive share). With nothing able to write the file, reading it
+		// as immutable is exact, provided no write-ahead log holds pages
+		// not yet copied into it.
+		if info, werr := os.Stat(path + "-wal"); werr == nil && info.Size() > 0 {
+			return nil, fmt.Errorf("open %s: the timeline is on read-only media with an unfinished write-ahead log (%s-wal): copy both files to a writable folder and open the copy", path, path)
+		}
+		s, err = openReadOnly(path, true)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	return s, nil
+}
+
+func openReadOnly(path string, immutable bool) (*DB, error) {
 	q := url.Values{}
 	q.Set("mode", "ro")
 	q.Set("_busy_timeout", "10000")
+	if immutable {
+		q.Set("immutable", "1")
+	}
 	registerReadOnly()
 	db, err := sql.Open(readOnlyDriver, "file:"+escapePath(path)+"?"+q.Encode())
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
+		return nil, err
 	}
 	s := &DB{sql: db, path: path, readOnly: true}
 	if err := s.checkVersion(); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("open %s: %w", path, err)
+		return nil, err
 	}
 	return s, nil
 }
@@ -86,7 +121,14 @@ func escapePath(p string) string {
 }
 
 // Close closes the database.
-func (db *DB) Close() error { return db.sql.Close() }
+func (db *DB) Close() error {
+	err := db.sql.Close()
+	if db.release != nil {
+		db.release()
+		db.release = nil
+	}
+	return err
+}
 
 // Path returns the file the timeline is in.
 func (db *DB) Path() string { return db.path }
@@ -106,6 +148,15 @@ func (db *DB) migrate() error {
 	}
 	if _, err := db.sql.ExecContext(ctx, schema); err != nil {
 		return fmt.Errorf("create schema: %w", err)
+	}
+	if _, err := db.sql.ExecContext(ctx, fmt.Sprintf(`PRAGMA application_id = %d`, applicationID)); err != nil {
+		return err
+	}
+	// The id is in the file's header only once the WAL is copied back: a
+	// run killed before that would leave a timeline that the next run
+	// could not tell from another program's database.
+	if _, err := db.sql.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+		return err
 	}
 	var v string
 	err := db.sql.QueryRowContext(ctx, `SELECT value FROM main.meta WHERE key = 'schema'`).Scan(&v)

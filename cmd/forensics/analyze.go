@@ -85,6 +85,8 @@ severity (the output is written all the same).`,
 	cmd.Flags().Int64Var(&opts.limits.MaxTotal, "max-bytes", input.DefaultLimits.MaxTotal, "stop reading after the inputs decompress to this many bytes in all")
 	cmd.Flags().Int64Var(&opts.limits.MaxRatio, "max-ratio", input.DefaultLimits.MaxRatio, "stop reading a member that decompresses to more than this many times its compressed size (zip bombs)")
 	cmd.Flags().IntVar(&opts.limits.MaxDepth, "max-depth", input.DefaultLimits.MaxDepth, "read archives nested at most this deep")
+	cmd.Flags().Int64Var(&opts.limits.MaxMember, "max-member", input.DefaultLimits.MaxMember, "largest zip inside an archive that is read (it is held in memory: a zip needs random access)")
+	cmd.Flags().Int64Var(&opts.limits.MaxExpansion, "max-expansion", input.DefaultLimits.MaxExpansion, "stop reading an archive whose members, nested archives included, decompress to more than this many times its size (at least 256 MiB; nested zip bombs)")
 	return cmd
 }
 
@@ -131,7 +133,7 @@ func runAnalyze(cmd *cobra.Command, opts *analyzeOptions, paths []string) error 
 		return err
 	}
 	for _, err := range ruleErrs {
-		fmt.Fprintf(opts.stderr, "forensics: %v\n", err)
+		fmt.Fprintf(opts.stderr, "forensics: %s\n", report.EscapeLines(err.Error(), "  "))
 	}
 	switch opts.format {
 	case "json":

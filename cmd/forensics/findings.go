@@ -31,7 +31,7 @@ func newFindingsCmd() *cobra.Command {
 			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 			for _, f := range fs {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", f.ID, f.Severity, f.Rule, f.Start.UTC().Format(report.TimeFormat), report.SubjectLine(f.Subject))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", f.ID, f.Severity, f.Rule, f.Start.UTC().Format(report.TimeFormat), report.ClipName(report.SubjectLine(f.Subject), 160))
 			}
 			return tw.Flush()
 		},

@@ -4,15 +4,21 @@ import (
 	"archive/zip"
 	"bytes"
 	"compress/gzip"
+	"context"
+	"database/sql"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"forensics/report"
+	"forensics/store"
 )
 
 // Damaged and hostile inputs under testdata/hostile/: each must give a clear
@@ -78,6 +84,8 @@ type hostileCase struct {
 	files    func(t *testing.T) map[string][]byte // file name → content
 	generate bool                                 // too large to commit: built at test time
 	args     []string                             // extra analyze arguments
+	terminal bool                                 // also check findings and show, which print to a terminal
+	setup    func(t *testing.T, dir string)       // makes what files cannot hold (FIFOs)
 	check    func(t *testing.T, rep *report.Report, stderr string)
 }
 
@@ -240,6 +248,79 @@ var hostileCases = []hostileCase{
 		},
 	},
 	{
+		// Defect 4: escapes in a member path (the node column), in log lines
+		// (evidence), and so in the finding's title, subject and fixes.
+		name:     "terminal-escapes",
+		generate: true,
+		files: func(t *testing.T) map[string][]byte {
+			out := map[string][]byte{}
+			from := "../../testdata/couchbase/seed"
+			r := strings.NewReplacer("172.23.100.15", "\x1b[2J\x1b]0;owned\x07172.23.100.15", "test3", "test3\u202e")
+			filepath.Walk(from, func(p string, info os.FileInfo, err error) error {
+				rel, _ := filepath.Rel(from, p)
+				if err != nil || info.IsDir() || strings.HasPrefix(filepath.Base(p), "want.") || filepath.Base(p) == "expect.json" {
+					return err
+				}
+				data, err := os.ReadFile(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out[r.Replace(rel)] = []byte(r.Replace(string(data)))
+				return nil
+			})
+			return out
+		},
+		terminal: true,
+		check: func(t *testing.T, rep *report.Report, stderr string) {
+			if len(rep.Findings) == 0 {
+				t.Fatal("no finding: the case does not reach the rule")
+			}
+			if !strings.Contains(rep.Findings[0].Title, "\x1b") && !strings.Contains(rep.Findings[0].Subject.Node, "\x1b") {
+				t.Fatalf("the escape did not reach the finding: %q", rep.Findings[0].Title)
+			}
+			for _, bad := range []string{"\x1b", "\x07", "\u202e"} {
+				if strings.Contains(stderr, bad) {
+					t.Errorf("%q reached the terminal", bad)
+				}
+			}
+			if !strings.Contains(stderr, `\x1b[2J`) {
+				t.Error("the escape is not shown escaped")
+			}
+		},
+	},
+	{
+		// Defect 1: a FIFO or a device never ends, or blocks open forever.
+		name:     "special-files",
+		generate: true,
+		files: func(t *testing.T) map[string][]byte {
+			return map[string][]byte{
+				"ns_server.indexer.log":                 []byte(indexerLog(2)),
+				hostileFolder + "ns_server.indexer.log": []byte(indexerLog(3)),
+			}
+		},
+		setup: func(t *testing.T, dir string) {
+			for _, p := range []string{"named.fifo", hostileFolder + "memcached.log"} {
+				if err := syscall.Mkfifo(filepath.Join(dir, p), 0o644); err != nil {
+					t.Skipf("mkfifo: %v", err)
+				}
+			}
+		},
+		args: []string{"named.fifo", "/dev/zero", "/dev/urandom", hostileFolder, "ns_server.indexer.log"},
+		check: func(t *testing.T, rep *report.Report, stderr string) {
+			wantProblem(t, rep, "a named pipe (FIFO), not a regular file", true)
+			wantProblem(t, rep, "a character device, not a regular file", true)
+			wantSource(t, rep, "ns_server.indexer.log", 4)
+			wantSource(t, rep, hostileFolder+"ns_server.indexer.log", 6)
+			skipped := false
+			for _, s := range rep.Skipped {
+				skipped = skipped || strings.HasSuffix(s.Path, "memcached.log") && strings.Contains(s.Reason, "named pipe")
+			}
+			if !skipped {
+				t.Errorf("the FIFO inside the folder is not counted as skipped: %+v", rep.Skipped)
+			}
+		},
+	},
+	{
 		name: "not-logs",
 		files: func(t *testing.T) map[string][]byte {
 			return map[string][]byte{
@@ -307,6 +388,9 @@ func TestHostileInputs(t *testing.T) {
 					}
 				}
 			}
+			if hc.setup != nil {
+				hc.setup(t, dir)
+			}
 			t.Chdir(dir)
 			args := hc.args
 			if len(args) == 0 {
@@ -320,7 +404,7 @@ func TestHostileInputs(t *testing.T) {
 			}
 			db := filepath.Join(t.TempDir(), "t.db")
 			var stdout, stderr bytes.Buffer
-			code := run(append([]string{"analyze", "--db", db, "--format", "json"}, args...), &stdout, &stderr)
+			code := runBounded(t, append([]string{"analyze", "--db", db, "--format", "json"}, args...), &stdout, &stderr)
 			if code != exitOK {
 				t.Fatalf("exit %d: %s", code, stderr.String())
 			}
@@ -342,8 +426,122 @@ func TestHostileInputs(t *testing.T) {
 			stdout.Reset()
 			stderr.Reset()
 			run(append([]string{"analyze", "--db", db}, args...), &stdout, &stderr)
+			if hc.terminal {
+				run([]string{"findings", "--db", db}, &stdout, &stderr)
+				for _, f := range rep.Findings {
+					run([]string{"show", "--db", db, f.ID}, &stdout, &stderr)
+				}
+			}
 			hc.check(t, &rep, stdout.String()+stderr.String())
 		})
+	}
+}
+
+// Hostile timelines: --db names something that is not forensics' own, or
+// is in use.
+func TestHostileTimelines(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "ns_server.indexer.log")
+	os.WriteFile(log, []byte(indexerLog(5)), 0o644)
+
+	t.Run("another-program-db", func(t *testing.T) {
+		p := filepath.Join(t.TempDir(), "places.sqlite")
+		db, err := sql.Open("sqlite3", "file:"+p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range []string{`CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)`, `INSERT INTO meta VALUES ('schema', '1')`, `CREATE TABLE moz_places (id INTEGER PRIMARY KEY, url TEXT)`} {
+			if _, err := db.Exec(q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		db.Close()
+		before, _ := os.ReadFile(p)
+		var stdout, stderr bytes.Buffer
+		if code := runBounded(t, []string{"analyze", "--db", p, log}, &stdout, &stderr); code == exitOK {
+			t.Fatal("analyze wrote into another program's database")
+		}
+		if !strings.Contains(stderr.String(), "not a forensics timeline: it is a SQLite database of another application (tables meta, moz_places), left untouched") {
+			t.Errorf("stderr: %s", stderr.String())
+		}
+		for _, args := range [][]string{{"findings", "--db", p}, {"timeline", "query", "--db", p, "--sql", "SELECT 1"}} {
+			if code := runBounded(t, args, &stdout, &stderr); code == exitOK {
+				t.Errorf("%q opened another program's database", args)
+			}
+		}
+		if after, _ := os.ReadFile(p); !bytes.Equal(before, after) {
+			t.Error("the database was changed")
+		}
+		if _, err := os.Stat(p + "-wal"); err == nil {
+			t.Error("a WAL was created next to it")
+		}
+	})
+
+	t.Run("read-only-media", func(t *testing.T) {
+		dir := t.TempDir()
+		p := filepath.Join(dir, "t.db")
+		var stdout, stderr bytes.Buffer
+		if code := runBounded(t, []string{"analyze", "--db", p, log}, &stdout, &stderr); code != exitOK {
+			t.Fatalf("analyze: exit %d: %s", code, stderr.String())
+		}
+		// chattr +i makes the folder refuse new files even for root, as a
+		// read-only mount or a DVD does.
+		if out, err := exec.Command("chattr", "+i", dir).CombinedOutput(); err != nil {
+			t.Skipf("chattr: %v %s", err, out)
+		}
+		t.Cleanup(func() { exec.Command("chattr", "-i", dir).Run() })
+		for _, args := range [][]string{
+			{"findings", "--db", p},
+			{"timeline", "query", "--db", p, "--sql", "SELECT count(*) AS n FROM sources"},
+		} {
+			stdout.Reset()
+			stderr.Reset()
+			if code := runBounded(t, args, &stdout, &stderr); code != exitOK {
+				t.Errorf("%q on read-only media: exit %d: %s", args, code, stderr.String())
+			}
+		}
+		if !strings.Contains(stdout.String(), "1") {
+			t.Errorf("the query saw no source: %s", stdout.String())
+		}
+	})
+
+	t.Run("concurrent-analyze", func(t *testing.T) {
+		p := filepath.Join(t.TempDir(), "t.db")
+		holder, err := store.Open(p) // as a running analyze holds it
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stdout, stderr bytes.Buffer
+		code := runBounded(t, []string{"analyze", "--db", p, log}, &stdout, &stderr)
+		if code == exitOK || !strings.Contains(stderr.String(), fmt.Sprintf("in use by pid %d", os.Getpid())) {
+			t.Errorf("second analyze: exit %d: %s", code, stderr.String())
+		}
+		holder.Close()
+		stderr.Reset()
+		if code := runBounded(t, []string{"analyze", "--db", p, log}, &stdout, &stderr); code != exitOK {
+			t.Errorf("analyze after the first ended: exit %d: %s", code, stderr.String())
+		}
+	})
+}
+
+// hostileDeadline bounds each run of a hostile case: a hang is a failure,
+// not a test that never ends. It is far above what any case needs.
+const hostileDeadline = 2 * time.Minute
+
+func runBounded(t *testing.T, args []string, stdout, stderr *bytes.Buffer) int {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), hostileDeadline)
+	defer cancel()
+	done := make(chan int, 1)
+	var out, errb bytes.Buffer
+	go func() { done <- run(args, &out, &errb) }()
+	select {
+	case code := <-done:
+		stdout.Write(out.Bytes())
+		stderr.Write(errb.Bytes())
+		return code
+	case <-ctx.Done():
+		t.Fatalf("analyze %q did not end within %s", args, hostileDeadline)
+		return -1
 	}
 }
 

@@ -13,6 +13,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"forensics/report"
 )
 
 // Exit codes. They are documented in the README; scripts rely on them.
@@ -61,7 +63,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	} else if isUsage(err) {
 		code = exitUsage
 	}
-	fmt.Fprintf(stderr, "forensics: %v\n", err)
+	fmt.Fprintf(stderr, "forensics: %s\n", report.EscapeLines(err.Error(), "  "))
 	if code == exitUsage {
 		fmt.Fprintln(stderr, "Run 'forensics --help' for usage.")
 	}

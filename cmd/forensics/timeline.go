@@ -404,7 +404,12 @@ func (rw *rowWriter) write(r *row) error {
 	rw.n++
 	switch rw.format {
 	case "raw":
-		_, err := fmt.Fprintln(rw.w, r.Text)
+		// Raw lines are for pipes; on a terminal they are neutralised too.
+		text := r.Text
+		if isTerminal(rw.w) {
+			text = report.Escape(text)
+		}
+		_, err := fmt.Fprintln(rw.w, text)
 		return err
 	case "jsonl":
 		return rw.enc.Encode(r)
@@ -440,7 +445,7 @@ func (rw *rowWriter) write(r *row) error {
 	if kinds == "" {
 		kinds = "-"
 	}
-	_, err := fmt.Fprintf(rw.w, "%s %s  %-20s %-28s %s:%d  %s\n", mark, r.Time, r.Node, kinds, shortSource(r.Source), r.Line, report.Clip(r.Text, 400))
+	_, err := fmt.Fprintf(rw.w, "%s %s  %-20s %-28s %s:%d  %s\n", mark, r.Time, report.Escape(r.Node), kinds, report.ClipName(shortSource(r.Source), 160), r.Line, report.Clip(r.Text, 400))
 	return err
 }
 
@@ -479,6 +484,9 @@ func (rw *rowWriter) sqlRow(cols []string, vals []any) error {
 		rec := make([]string, len(vals))
 		for i, v := range vals {
 			rec[i] = sqlText(v)
+			if isTerminal(rw.w) {
+				rec[i] = report.Escape(rec[i])
+			}
 		}
 		_, err := fmt.Fprintln(rw.w, strings.Join(rec, "\t"))
 		return err

@@ -402,7 +402,7 @@ func TestRegexpEntry(t *testing.T) {
 	if len(got) != 1 {
 		t.Fatalf("got %d findings, want 1", len(got))
 	}
-	if c := commands(got[0])[0]; c != "vtctldclient SetShardTabletControl --denied-tables=/^cord/ --remove customer/-80 PRIMARY" {
+	if c := commands(got[0])[0]; c != "vtctldclient SetShardTabletControl '--denied-tables=/^cord/' --remove customer/-80 PRIMARY" {
 		t.Errorf("first command %q", c)
 	}
 }

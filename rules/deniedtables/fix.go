@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"forensics"
+	"forensics/names"
+	"forensics/shell"
 )
 
 // fixes returns what to do, in the order to do it: stop denying where the
@@ -15,6 +17,55 @@ import (
 // command/vreplication/common (MoveTables status, SwitchTraffic,
 // ReverseTraffic, start).
 func (in *incident) fixes(a *attempt) []forensics.Fix {
+	out := in.buildFixes(a)
+	// A name Vitess would not accept is not put into a command: the
+	// evidence was damaged or made up, and a command about a made-up name
+	// is at best useless. The fixes keep their prose and say why.
+	if err := in.badName(); err != nil {
+		for i := range out {
+			if len(out[i].Commands) > 0 {
+				out[i].Commands = nil
+				out[i].Steps = append(out[i].Steps, "No command is given: the evidence holds "+err.Error()+". Check the names with vtctldclient GetKeyspaces and GetShard before running anything.")
+			}
+		}
+	}
+	return out
+}
+
+// badName checks every name the commands would carry.
+func (in *incident) badName() error {
+	var errs []error
+	for _, ks := range []string{in.written, in.other, in.move.source, in.move.target} {
+		if ks != "" {
+			errs = append(errs, names.Keyspace(ks))
+		}
+	}
+	if in.move.workflow != "" {
+		errs = append(errs, names.Workflow(in.move.workflow))
+	}
+	for _, m := range []map[string][]string{in.writeDenied, in.otherMissing, in.splitMissing()} {
+		for sh, entries := range m {
+			errs = append(errs, names.Shard(sh))
+			for _, e := range entries {
+				errs = append(errs, names.DeniedTable(e))
+			}
+		}
+	}
+	for _, r := range in.readDenied {
+		errs = append(errs, names.Keyspace(r.keyspace), names.Shard(r.shard))
+		for _, e := range r.entries {
+			errs = append(errs, names.DeniedTable(e))
+		}
+	}
+	return names.First(errs...)
+}
+
+// vtctld is a vtctldclient command line, every argument quoted.
+func vtctld(args ...string) string {
+	return shell.Command(append([]string{"vtctldclient"}, args...)...)
+}
+
+func (in *incident) buildFixes(a *attempt) []forensics.Fix {
 	var out []forensics.Fix
 	t, m := in.topo, in.move
 
@@ -31,9 +82,9 @@ func (in *incident) fixes(a *attempt) []forensics.Fix {
 			f.Commands = append(f.Commands, removeCmd(in.writeDenied[sh], in.written, sh, "PRIMARY"))
 		}
 		for _, sh := range shards {
-			f.Commands = append(f.Commands, "vtctldclient RefreshStateByShard "+in.written+"/"+sh)
+			f.Commands = append(f.Commands, vtctld("RefreshStateByShard", in.written+"/"+sh))
 		}
-		f.Commands = append(f.Commands, "vtctldclient RebuildKeyspaceGraph "+in.written, "vtctldclient RebuildVSchemaGraph")
+		f.Commands = append(f.Commands, vtctld("RebuildKeyspaceGraph", in.written), vtctld("RebuildVSchemaGraph"))
 		if regexpEntry(in.writeDenied) {
 			f.Steps = append(f.Steps, "A /regexp/ entry may deny other tables as well; removing it allows them too. Add those back with SetShardTabletControl --denied-tables if they must stay denied.")
 		}
@@ -46,14 +97,14 @@ func (in *incident) fixes(a *attempt) []forensics.Fix {
 		keyspaces := map[string]bool{}
 		for _, r := range in.readDenied {
 			f.Commands = append(f.Commands, removeCmd(r.entries, r.keyspace, r.shard, r.tabletType))
-			refresh = appendUnique(refresh, "vtctldclient RefreshStateByShard "+r.keyspace+"/"+r.shard)
+			refresh = appendUnique(refresh, vtctld("RefreshStateByShard", r.keyspace+"/"+r.shard))
 			keyspaces[r.keyspace] = true
 		}
 		f.Commands = append(f.Commands, refresh...)
 		for _, ks := range sortedKeys(keyspaces) {
-			f.Commands = append(f.Commands, "vtctldclient RebuildKeyspaceGraph "+ks)
+			f.Commands = append(f.Commands, vtctld("RebuildKeyspaceGraph", ks))
 		}
-		f.Commands = append(f.Commands, "vtctldclient RebuildVSchemaGraph")
+		f.Commands = append(f.Commands, vtctld("RebuildVSchemaGraph"))
 		f.Steps = []string{"MoveTables never denies tables to REPLICA or RDONLY tablets: these controls were set by hand or by another tool."}
 		out = append(out, f)
 	}
@@ -67,10 +118,10 @@ func (in *incident) fixes(a *attempt) []forensics.Fix {
 		}
 		shards := sortedKeys(in.otherMissing)
 		for _, sh := range shards {
-			f.Commands = append(f.Commands, fmt.Sprintf("vtctldclient SetShardTabletControl --denied-tables=%s %s/%s PRIMARY", strings.Join(in.otherMissing[sh], ","), in.other, sh))
+			f.Commands = append(f.Commands, vtctld("SetShardTabletControl", "--denied-tables="+strings.Join(in.otherMissing[sh], ","), in.other+"/"+sh, "PRIMARY"))
 		}
 		for _, sh := range shards {
-			f.Commands = append(f.Commands, "vtctldclient RefreshStateByShard "+in.other+"/"+sh)
+			f.Commands = append(f.Commands, vtctld("RefreshStateByShard", in.other+"/"+sh))
 		}
 		out = append(out, f)
 	} else if len(in.split) > 0 {
@@ -81,10 +132,10 @@ func (in *incident) fixes(a *attempt) []forensics.Fix {
 		missing := in.splitMissing()
 		shards := sortedKeys(missing)
 		for _, sh := range shards {
-			f.Commands = append(f.Commands, fmt.Sprintf("vtctldclient SetShardTabletControl --denied-tables=%s %s/%s PRIMARY", strings.Join(missing[sh], ","), in.other, sh))
+			f.Commands = append(f.Commands, vtctld("SetShardTabletControl", "--denied-tables="+strings.Join(missing[sh], ","), in.other+"/"+sh, "PRIMARY"))
 		}
 		for _, sh := range shards {
-			f.Commands = append(f.Commands, "vtctldclient RefreshStateByShard "+in.other+"/"+sh)
+			f.Commands = append(f.Commands, vtctld("RefreshStateByShard", in.other+"/"+sh))
 		}
 		out = append(out, f)
 	}
@@ -96,13 +147,13 @@ func (in *incident) fixes(a *attempt) []forensics.Fix {
 		}
 		for _, ks := range []string{in.written, in.other} {
 			if ks != "" {
-				f.Commands = append(f.Commands, "vtctldclient GetWorkflows "+ks)
+				f.Commands = append(f.Commands, vtctld("GetWorkflows", ks))
 			}
 		}
 		return append(out, f)
 	}
 
-	mt := fmt.Sprintf("vtctldclient MoveTables --target-keyspace %s --workflow %s ", m.target, m.workflow)
+	mt := vtctld("MoveTables", "--target-keyspace", m.target, "--workflow", m.workflow) + " "
 	status := mt + "status"
 	if len(in.cutover) > 0 && len(in.writeDenied) == 0 {
 		out = append(out, forensics.Fix{
@@ -167,7 +218,7 @@ func (in *incident) fixes(a *attempt) []forensics.Fix {
 }
 
 func removeCmd(entries []string, keyspace, shard, tabletType string) string {
-	return fmt.Sprintf("vtctldclient SetShardTabletControl --denied-tables=%s --remove %s/%s %s", strings.Join(entries, ","), keyspace, shard, tabletType)
+	return vtctld("SetShardTabletControl", "--denied-tables="+strings.Join(entries, ","), "--remove", keyspace+"/"+shard, tabletType)
 }
 
 func regexpEntry(byShard map[string][]string) bool {

@@ -29,28 +29,6 @@ const (
 	maxPerVBEvidence = 4
 )
 
-// events indexes the rule's events by kind; each slice is in time order.
-type events map[forensics.Kind][]*forensics.Event
-
-func index(evs []forensics.Event) events {
-	ix := events{}
-	for i := range evs {
-		e := &evs[i]
-		ix[e.Kind] = append(ix[e.Kind], e)
-	}
-	return ix
-}
-
-// of returns the events of the kinds, merged in time order.
-func (ix events) of(kinds ...forensics.Kind) []*forensics.Event {
-	var out []*forensics.Event
-	for _, k := range kinds {
-		out = append(out, ix[k]...)
-	}
-	sortEvents(out)
-	return out
-}
-
 func sortEvents(es []*forensics.Event) {
 	sort.SliceStable(es, func(i, j int) bool { return before(es[i], es[j]) })
 }
@@ -75,7 +53,7 @@ type restart struct {
 }
 
 // restarts finds memcached restarts per node, in time order.
-func (ix events) restarts() []*restart {
+func (ix *events) restarts() []*restart {
 	var sigs []*forensics.Event
 	for _, e := range ix.of(mcStart, nsExited, nsPortExited) {
 		switch e.Kind {
@@ -184,13 +162,14 @@ func isReplication(e *forensics.Event) bool {
 // one per log line, memcached's first. Indexer lines that the projector or
 // memcached already show are attached to them as peers rather than counted
 // twice.
-func (ix events) answers(node, bucket string, from, to time.Time) []*answer {
+func (ix *events) answers(node, bucket string, from, to time.Time) []*answer {
 	in := func(e *forensics.Event) bool {
 		return e.Bucket == bucket && !e.Time.Before(from) && (to.IsZero() || e.Time.Before(to))
 	}
 	var out []*answer
 	names := map[string]bool{}
-	for _, e := range ix.of(mcCreated, mcRollback) {
+	seen := answerIndex{}
+	for _, e := range span(ix.of(mcCreated, mcRollback), from, to) {
 		if e.Node != node || !in(e) || isReplication(e) || e.VB == forensics.NoVB {
 			continue
 		}
@@ -202,23 +181,19 @@ func (ix events) answers(node, bucket string, from, to time.Time) []*answer {
 		}
 		names[a.consumer] = true
 		out = append(out, a)
+		seen.add(a)
 	}
 	// A FEED line names the feed's topic, not its DCP connection; the
 	// connection's DCPT lines tell which name goes with the topic.
-	byTopic := map[string]*forensics.Event{}
-	for _, e := range ix[prRollback] {
-		if t := e.Attr("topic"); e.Node == node && t != "" && byTopic[t] == nil {
-			byTopic[t] = e
-		}
-	}
-	for _, e := range ix.of(prRollback, prResponse) {
+	ix.build()
+	for _, e := range span(ix.of(prRollback, prResponse), from, to) {
 		if e.Node != node || !in(e) || e.VB == forensics.NoVB {
 			continue
 		}
 		a := &answer{ev: e, vb: e.VB, side: "projector"}
 		named := e
-		if e.Kind == prResponse && byTopic[e.Attr("topic")] != nil {
-			named = byTopic[e.Attr("topic")]
+		if t := ix.topics[node+"\x00"+e.Attr("topic")]; e.Kind == prResponse && t != nil {
+			named = t
 		}
 		switch e.Kind {
 		case prRollback:
@@ -230,13 +205,14 @@ func (ix events) answers(node, bucket string, from, to time.Time) []*answer {
 			a.seqno = e.Attr("seqno")
 		}
 		a.consumer = projectorConsumer(named, names)
-		if ix.sameAnswer(out, a) {
+		if seen.match(a) != nil {
 			continue
 		}
 		out = append(out, a)
+		seen.add(a)
 	}
 	h := host(node)
-	for _, b := range ix[ixStreamBegin] {
+	for _, b := range span(ix.by[ixStreamBegin], from, to) {
 		if b.Attr("kv_host") != h || !in(b) || b.VB == forensics.NoVB {
 			continue
 		}
@@ -245,7 +221,7 @@ func (ix events) answers(node, bucket string, from, to time.Time) []*answer {
 		if rb := ix.rollbackOf(b); rb != nil {
 			a.rollback, a.peer, a.seqno = true, rb, rb.Attr("rollback_seqno")
 		}
-		if m := matchAnswer(out, a); m != nil {
+		if m := seen.match(a); m != nil {
 			if m.peer == nil {
 				m.peer = a.peer
 				if m.peer == nil {
@@ -255,6 +231,7 @@ func (ix events) answers(node, bucket string, from, to time.Time) []*answer {
 			continue
 		}
 		out = append(out, a)
+		seen.add(a)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return before(out[i].ev, out[j].ev) })
 	return out
@@ -279,15 +256,16 @@ func projectorConsumer(e *forensics.Event, memcached map[string]bool) string {
 	return "GSI projector"
 }
 
-// sameAnswer reports whether a is an answer already in out from another log.
-func (ix events) sameAnswer(out []*answer, a *answer) bool {
-	return matchAnswer(out, a) != nil
-}
+// answerIndex holds the answers found so far by vbucket, so that matching
+// a line of one log with another's costs the answers of one vbucket.
+type answerIndex map[int][]*answer
 
-// matchAnswer finds the answer in out that a is another view of: the same
-// vbucket, the same outcome and seqno, close in time.
-func matchAnswer(out []*answer, a *answer) *answer {
-	for _, o := range out {
+func (ai answerIndex) add(a *answer) { ai[a.vb] = append(ai[a.vb], a) }
+
+// match finds the answer that a is another view of: the same vbucket, the
+// same outcome and seqno, close in time, from another log.
+func (ai answerIndex) match(a *answer) *answer {
+	for _, o := range ai[a.vb] {
 		if o.vb != a.vb || o.rollback != a.rollback || o.side == a.side {
 			continue
 		}
@@ -311,10 +289,10 @@ func absDur(d time.Duration) time.Duration {
 // rollbackOf returns the indexer's "StreamBegin rollback" line that goes
 // with a "TK StreamBegin" line: the timekeeper logs both for one message,
 // the rollback right after.
-func (ix events) rollbackOf(b *forensics.Event) *forensics.Event {
-	for _, r := range ix[ixRollback] {
-		if r.Source == b.Source && r.VB == b.VB && r.Attr("keyspace") == b.Attr("keyspace") &&
-			r.Line > b.Line && r.Line <= b.Line+3 {
+func (ix *events) rollbackOf(b *forensics.Event) *forensics.Event {
+	ix.build()
+	for _, r := range lines(ix.rolls[b.Source], b.Line+1, b.Line+3) {
+		if r.VB == b.VB && r.Attr("keyspace") == b.Attr("keyspace") {
 			return r
 		}
 	}
@@ -322,10 +300,10 @@ func (ix events) rollbackOf(b *forensics.Event) *forensics.Event {
 }
 
 // beginOf returns the "TK StreamBegin" line that goes with a rollback line.
-func (ix events) beginOf(r *forensics.Event) *forensics.Event {
-	for _, b := range ix[ixStreamBegin] {
-		if b.Source == r.Source && b.VB == r.VB && b.Attr("keyspace") == r.Attr("keyspace") &&
-			b.Line < r.Line && b.Line >= r.Line-3 {
+func (ix *events) beginOf(r *forensics.Event) *forensics.Event {
+	ix.build()
+	for _, b := range lines(ix.begins[r.Source], r.Line-3, r.Line-1) {
+		if b.VB == r.VB && b.Attr("keyspace") == r.Attr("keyspace") {
 			return b
 		}
 	}
@@ -336,12 +314,9 @@ func (ix events) beginOf(r *forensics.Event) *forensics.Event {
 // in [from, to), or nil. Warmup completing or the bucket loading are not
 // signs: ns_server enables traffic only after its janitor has set the
 // vbucket states.
-func (ix events) closer(node, bucket string, from, to time.Time) *forensics.Event {
-	var best *forensics.Event
-	for _, e := range ix.of(mcTraffic, nsEnabling, nsWarmed, nsReady, nsOnline) {
-		if e.Time.Before(from) || !to.IsZero() && !e.Time.Before(to) {
-			continue
-		}
+func (ix *events) closer(node, bucket string, from, to time.Time) *forensics.Event {
+	// The events are in timeline order: the first that matches is the one.
+	for _, e := range span(ix.of(mcTraffic, nsEnabling, nsWarmed, nsReady, nsOnline), from, to) {
 		switch e.Kind {
 		case nsReady:
 			if e.Attr("ready_node") != node || !listHas(e.Attr("buckets"), bucket) {
@@ -352,11 +327,9 @@ func (ix events) closer(node, bucket string, from, to time.Time) *forensics.Even
 				continue
 			}
 		}
-		if best == nil || before(e, best) {
-			best = e
-		}
+		return e
 	}
-	return best
+	return nil
 }
 
 // failover is a failover of a node: its start and, when logged, its end.
@@ -375,11 +348,13 @@ func (f *failover) at() time.Time {
 
 // failoverOf finds the first failover of node that started in [from, to)
 // and did not fail.
-func (ix events) failoverOf(node string, from, to time.Time) *failover {
+func (ix *events) failoverOf(node string, from, to time.Time) *failover {
 	all := ix.of(nsFailoverStart, nsFailoverNode, nsFailoverFailed, nsFailoverEnd, nsAutoFailover)
-	for i, s := range all {
-		if s.Time.Before(from) || !to.IsZero() && !s.Time.Before(to) {
-			continue
+	start := len(all) - len(span(all, from, time.Time{}))
+	for i := start; i < len(all); i++ {
+		s := all[i]
+		if !to.IsZero() && !s.Time.Before(to) {
+			break
 		}
 		if s.Kind == nsAutoFailover && listHas(s.Attr("nodes"), node) {
 			// Logged once the failover succeeded.
@@ -432,31 +407,27 @@ type rerollback struct {
 // aftermath finds, for each vbucket, the next rollback a consumer was told
 // on another node after the failover began, and the promotion of the
 // replica that took the vbucket over.
-func (ix events) aftermath(node, bucket string, vbs []int, since time.Time) []*rerollback {
+func (ix *events) aftermath(node, bucket string, vbs []int, since time.Time) []*rerollback {
 	var out []*rerollback
 	h := host(node)
 	// The indexer's clock may read a little behind the orchestrator's.
 	since = since.Add(-pairWindow)
 	for _, vb := range vbs {
 		r := &rerollback{vb: vb}
-		for _, e := range ix[mcVBState] {
-			if e.Node != node && e.Bucket == bucket && e.VB == vb && !e.Time.Before(since) &&
-				e.Attr("from") == "replica" && e.Attr("to") == "active" {
+		for _, e := range span(ix.vbEvents(mcVBState, bucket, vb), since, time.Time{}) {
+			if e.Node != node && e.Attr("from") == "replica" && e.Attr("to") == "active" {
 				r.promoted, r.node = e, e.Node
 				break
 			}
 		}
 		var cands []*forensics.Event
-		for _, e := range ix[mcRollback] {
-			if e.Node != node && e.Bucket == bucket && e.VB == vb && !e.Time.Before(since) && !isReplication(e) {
+		for _, e := range span(ix.vbEvents(mcRollback, bucket, vb), since, time.Time{}) {
+			if e.Node != node && !isReplication(e) {
 				cands = append(cands, e)
 				break
 			}
 		}
-		for _, e := range ix[ixRollback] {
-			if e.Bucket != bucket || e.VB != vb || e.Time.Before(since) {
-				continue
-			}
+		for _, e := range span(ix.vbEvents(ixRollback, bucket, vb), since, time.Time{}) {
 			b := ix.beginOf(e)
 			if b == nil || b.Attr("kv_host") == "" || b.Attr("kv_host") == h {
 				continue
@@ -483,7 +454,7 @@ func (ix events) aftermath(node, bucket string, vbs []int, since time.Time) []*r
 
 // skews estimates how far the restarted node's clock reads ahead of the
 // index nodes', from effects logged before their causes.
-func (ix events) skews(node string, as []*answer, streamEnd *forensics.Event, exit *forensics.Event) []forensics.Skew {
+func (ix *events) skews(node string, as []*answer, streamEnd *forensics.Event, exit *forensics.Event) []forensics.Skew {
 	var out []forensics.Skew
 	seen := map[string]bool{}
 	// memcached logs a rollback before it sends it; the indexer logs it

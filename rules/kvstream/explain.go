@@ -2,10 +2,13 @@ package kvstream
 
 import (
 	"fmt"
+	"net/url"
 	"sort"
 	"strings"
 
 	"forensics"
+	"forensics/names"
+	"forensics/shell"
 )
 
 func title(node, bucket string, vbs int, closer *forensics.Event, critical bool) string {
@@ -184,11 +187,18 @@ func fixes(node, bucket string, consumers []string, other string, warmup string,
 			"Before failing " + h + " over by hand, check that warmup is done and ns_server has enabled traffic: cbstats warmup must show ep_warmup_state done, and the bucket's node status must be healthy (ns_server.info.log: \"The following buckets became ready on node '" + node + "'\"). A node in warmup holds data the cluster still needs; failing it over makes every consumer that reconnected to it roll back again.",
 			"Set the auto-failover timeout longer than the bucket's warmup on this node. " + wstep,
 		},
-		Commands: []string{
-			"cbstats " + h + ":11210 -u Administrator -p PASSWORD -b " + bucket + " warmup",
-			"curl -s -u Administrator:PASSWORD http://" + oh + ":8091/pools/default/buckets/" + bucket + " | jq '.nodes[] | {hostname, status}'",
-			"couchbase-cli setting-autofailover -c " + oh + ":8091 -u Administrator -p PASSWORD --enable-auto-failover 1 --auto-failover-timeout " + timeout,
-		},
+	}
+	// Names from the evidence go into commands only when Couchbase would
+	// accept them, and always quoted.
+	if err := names.First(names.Host(h), names.Host(oh), names.Bucket(bucket)); err != nil {
+		failoverFix.Steps = append(failoverFix.Steps, "No command is given: the evidence holds "+err.Error()+". Check the node and bucket names in the cluster's UI before running cbstats or couchbase-cli.")
+	} else {
+		failoverFix.Commands = []string{
+			shell.Command("cbstats", names.HostPort(h, "11210"), "-u", "Administrator", "-p", "PASSWORD", "-b", bucket, "warmup"),
+			shell.Command("curl", "-s", "-u", "Administrator:PASSWORD", "http://"+names.HostPort(oh, "8091")+"/pools/default/buckets/"+url.PathEscape(bucket)) +
+				" | " + shell.Command("jq", ".nodes[] | {hostname, status}"),
+			shell.Command("couchbase-cli", "setting-autofailover", "-c", names.HostPort(oh, "8091"), "-u", "Administrator", "-p", "PASSWORD", "--enable-auto-failover", "1", "--auto-failover-timeout", timeout),
+		}
 	}
 	consumerFix := forensics.Fix{
 		Title: "Make the consumers wait until " + h + " is traffic-enabled for " + bucket + " before repairing streams",

@@ -26,10 +26,10 @@ func analyze(evs []forensics.Event) []forensics.Finding {
 
 // bucketsServed returns the buckets for which the node answered stream
 // requests after the restart, sorted.
-func (ix events) bucketsServed(r *restart) []string {
+func (ix *events) bucketsServed(r *restart) []string {
 	seen := map[string]bool{}
 	h := host(r.node)
-	for _, e := range ix.of(mcCreated, mcRollback, prRollback, prResponse, ixStreamBegin) {
+	for _, e := range span(ix.of(mcCreated, mcRollback, prRollback, prResponse, ixStreamBegin), r.at, r.next) {
 		if e.Bucket == "" || !r.within(e.Time) {
 			continue
 		}
@@ -55,7 +55,7 @@ func (ix events) bucketsServed(r *restart) []string {
 
 // incident builds the finding for one restart and bucket, if the node
 // answered stream requests before traffic was enabled.
-func (ix events) incident(r *restart, bucket string) (forensics.Finding, bool) {
+func (ix *events) incident(r *restart, bucket string) (forensics.Finding, bool) {
 	node := r.node
 	closer := ix.closer(node, bucket, r.at, r.next)
 	limit := r.next
@@ -179,7 +179,7 @@ func (ix events) incident(r *restart, bucket string) (forensics.Finding, bool) {
 // exitLine picks the line that tells best that memcached died: ns_server's
 // own log on the node, then the babysitter, then diag.log or the event log
 // copies, then memcached's new start.
-func (ix events) exitLine(r *restart) *forensics.Event {
+func (ix *events) exitLine(r *restart) *forensics.Event {
 	rank := func(e *forensics.Event) int {
 		switch {
 		case e.Kind == nsExited && e.Attr("via") == "":
@@ -215,8 +215,8 @@ func exitNote(e *forensics.Event) string {
 
 // streamEnd returns the first indexer stream end for the bucket around the
 // restart: the consumer noticing it.
-func (ix events) streamEnd(r *restart, bucket string) *forensics.Event {
-	for _, e := range ix[ixStreamEnd] {
+func (ix *events) streamEnd(r *restart, bucket string) *forensics.Event {
+	for _, e := range span(ix.by[ixStreamEnd], r.at.Add(-pairWindow), r.at.Add(pairWindow+1)) {
 		if e.Bucket == bucket && absDur(e.Time.Sub(r.at)) <= pairWindow {
 			return e
 		}
@@ -224,9 +224,9 @@ func (ix events) streamEnd(r *restart, bucket string) *forensics.Event {
 	return nil
 }
 
-func (ix events) warmupEntries(node, bucket string, from, to time.Time) []*forensics.Event {
+func (ix *events) warmupEntries(node, bucket string, from, to time.Time) []*forensics.Event {
 	var out []*forensics.Event
-	for _, e := range ix[mcFailoverEntry] {
+	for _, e := range span(ix.by[mcFailoverEntry], from, to) {
 		if e.Node == node && e.Bucket == bucket && !e.Time.Before(from) && (to.IsZero() || e.Time.Before(to)) &&
 			strings.Contains(e.Attr("origin")+" "+e.Text, "Warmup::") {
 			out = append(out, e)
@@ -236,8 +236,8 @@ func (ix events) warmupEntries(node, bucket string, from, to time.Time) []*foren
 }
 
 // first returns the first event of kind on node for bucket in [from, to).
-func (ix events) first(k forensics.Kind, node, bucket string, from, to time.Time) *forensics.Event {
-	for _, e := range ix[k] {
+func (ix *events) first(k forensics.Kind, node, bucket string, from, to time.Time) *forensics.Event {
+	for _, e := range span(ix.by[k], from, to) {
 		if e.Node == node && (e.Bucket == bucket || e.Bucket == "") && !e.Time.Before(from) && (to.IsZero() || e.Time.Before(to)) {
 			return e
 		}
@@ -245,8 +245,8 @@ func (ix events) first(k forensics.Kind, node, bucket string, from, to time.Time
 	return nil
 }
 
-func (ix events) notReady(node, bucket string, from, to time.Time) *forensics.Event {
-	for _, e := range ix[nsNotReady] {
+func (ix *events) notReady(node, bucket string, from, to time.Time) *forensics.Event {
+	for _, e := range span(ix.by[nsNotReady], from, to) {
 		if e.Bucket == bucket && listHas(e.Attr("nodes"), node) && !e.Time.Before(from) && (to.IsZero() || e.Time.Before(to)) {
 			return e
 		}
@@ -286,39 +286,24 @@ func closerNote(e *forensics.Event) string {
 
 // otherNode returns a node of the cluster other than node to run cluster
 // commands against, or node itself when no other is known.
-func (ix events) otherNode(node string) string {
-	var nodes []string
-	seen := map[string]bool{}
-	for _, es := range ix {
-		for _, e := range es {
-			if e.Node != "" && e.Node != node && !seen[e.Node] {
-				seen[e.Node] = true
-				nodes = append(nodes, e.Node)
-			}
+func (ix *events) otherNode(node string) string {
+	ix.build()
+	for _, n := range ix.nodes {
+		if n != node {
+			return n
 		}
 	}
-	if len(nodes) == 0 {
-		return node
-	}
-	sort.Strings(nodes)
-	return nodes[0]
+	return node
 }
 
 // warmupTook returns how long the bucket's warmup to traffic took on the
 // node when the logs show one ("Bucket … marked as warmed in N seconds").
-func (ix events) warmupTook(node, bucket string) string {
-	longest := -1
-	for _, e := range ix[nsWarmed] {
-		if e.Node == node && e.Bucket == bucket {
-			if n, ok := e.Int("seconds"); ok && int(n) > longest {
-				longest = int(n)
-			}
-		}
+func (ix *events) warmupTook(node, bucket string) string {
+	ix.build()
+	if n, ok := ix.warmed[warmKey(node, bucket)]; ok {
+		return itoa(n)
 	}
-	if longest < 0 {
-		return ""
-	}
-	return fmt.Sprint(longest)
+	return ""
 }
 
 func orUnknown(s string) string {

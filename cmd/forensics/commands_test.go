@@ -1,0 +1,358 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"html"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"forensics"
+	"forensics/expect"
+	"forensics/report"
+)
+
+// The tools fix commands call. Each is replaced by a stub that records its
+// arguments, so running a command shows exactly what a pasted command would
+// run, and nothing of the real cluster is touched.
+var stubbedTools = []string{"vtctldclient", "cbstats", "couchbase-cli", "cockroach", "curl", "jq"}
+
+// TestFixCommandsRunOnlyTheirTool runs every command of every bundled case,
+// and of cases whose names were made hostile, through bash: each must run
+// its tool and nothing else, with the arguments the command shows, and no
+// injected command may run.
+func TestFixCommandsRunOnlyTheirTool(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	dirs, err := expect.Find("../../testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type tcase struct {
+		name   string
+		inputs func(t *testing.T) (dir string, inputs []string)
+	}
+	var cases []tcase
+	for _, dir := range dirs {
+		name, _ := filepath.Rel("../../testdata", dir)
+		abs, _ := filepath.Abs(dir)
+		cases = append(cases, tcase{name, func(t *testing.T) (string, []string) {
+			c, err := expect.Load(abs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			inputs, err := c.InputPaths()
+			if err != nil {
+				t.Fatal(err)
+			}
+			return abs, inputs
+		}})
+	}
+	for _, h := range hostileNameCases {
+		h := h
+		cases = append(cases, tcase{"hostile/" + h.name, func(t *testing.T) (string, []string) {
+			dir := t.TempDir()
+			copyReplacing(t, filepath.Join("../../testdata", h.from), dir, h.replace, h.only)
+			entries, _ := os.ReadDir(dir)
+			var inputs []string
+			for _, e := range entries {
+				inputs = append(inputs, filepath.Join(dir, e.Name()))
+			}
+			return dir, inputs
+		}})
+	}
+
+	total := 0
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, inputs := tc.inputs(t)
+			db := filepath.Join(t.TempDir(), "t.db")
+			out := analyzeJSON(t, db, inputs...)
+			var rep report.Report
+			if err := json.Unmarshal(out, &rep); err != nil {
+				t.Fatal(err)
+			}
+			var md bytes.Buffer
+			if code := run(append([]string{"analyze", "--db", db, "--format", "markdown"}, inputs...), &md, &bytes.Buffer{}); code != exitOK && code != exitFindings {
+				t.Fatalf("analyze --format markdown: exit %d", code)
+			}
+			var page bytes.Buffer
+			if code := run(append([]string{"analyze", "--db", db, "--format", "html"}, inputs...), &page, &bytes.Buffer{}); code != exitOK && code != exitFindings {
+				t.Fatalf("analyze --format html: exit %d", code)
+			}
+			for _, f := range rep.Findings {
+				for _, fx := range f.Fixes {
+					for _, c := range fx.Commands {
+						total++
+						if !strings.Contains(md.String(), c) {
+							t.Errorf("the Markdown report does not show the command as JSON gives it: %s", c)
+						}
+						// The copy button copies the text of the code element.
+						if !strings.Contains(page.String(), "<code>"+html.EscapeString(c)+"</code>") {
+							t.Errorf("the HTML report's copy button does not hold the command as JSON gives it: %s", c)
+						}
+						checkCommand(t, bash, c)
+					}
+				}
+			}
+			for _, h := range hostileNameCases {
+				if "hostile/"+h.name == tc.name {
+					h.check(t, &rep)
+				}
+			}
+		})
+	}
+	if total == 0 {
+		t.Fatal("no command was checked")
+	}
+}
+
+// sqlCommand is a statement for a SQL shell with nothing from the evidence
+// but numbers (range and store ids).
+var sqlCommand = regexp.MustCompile(`^(SELECT|ALTER) [A-Za-z0-9_ .*=]+;$`)
+
+func checkCommand(t *testing.T, bash, command string) {
+	t.Helper()
+	if sqlCommand.MatchString(command) {
+		return
+	}
+	want, err := splitCommand(command)
+	if err != nil {
+		t.Errorf("%s: %v", command, err)
+		return
+	}
+	work := t.TempDir()
+	stubs := t.TempDir()
+	log := filepath.Join(work, "argv.log")
+	for _, tool := range stubbedTools {
+		// One file per invocation (the commands of a pipeline run at
+		// once), its arguments NUL-separated.
+		script := "#!" + bash + "\nprintf '%s\\0' \"${0##*/}\" \"$@\" > \"$STUB_LOG.$$\"\n"
+		if err := os.WriteFile(filepath.Join(stubs, tool), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command(bash, "--noprofile", "--norc", "-c", command)
+	cmd.Dir = work
+	// The real PATH stays after the stubs: an injected command would really run.
+	cmd.Env = []string{"PATH=" + stubs + string(os.PathListSeparator) + os.Getenv("PATH"), "STUB_LOG=" + log, "HOME=" + work}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("%s: %v: %s", command, err, out)
+	}
+	logs, _ := filepath.Glob(log + ".*")
+	var got [][]string
+	for _, l := range logs {
+		data, _ := os.ReadFile(l)
+		got = append(got, strings.Split(strings.TrimSuffix(string(data), "\x00"), "\x00"))
+	}
+	// The commands of a pipeline start together, in no set order.
+	if a, b := invocations(got), invocations(want); a != b {
+		t.Errorf("%s\nran   %q\nwant  %q", command, got, want)
+	}
+	entries, _ := os.ReadDir(work)
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), "argv.log.") {
+			t.Errorf("%s: created %s: something else than its tool ran", command, e.Name())
+		}
+	}
+}
+
+func invocations(argvs [][]string) string {
+	s := make([]string, len(argvs))
+	for i, a := range argvs {
+		s[i] = fmt.Sprintf("%q", a)
+	}
+	sort.Strings(s)
+	return strings.Join(s, "\n")
+}
+
+// splitCommand reads a command line as forensics writes it: plain words and
+// single-quoted words, and pipes between commands. Anything else a shell
+// would interpret is an error: the command must not rely on it.
+func splitCommand(s string) ([][]string, error) {
+	var out [][]string
+	var words []string
+	var w strings.Builder
+	inWord := false
+	end := func() {
+		if inWord {
+			words = append(words, w.String())
+			w.Reset()
+			inWord = false
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == ' ':
+			end()
+		case c == '|':
+			end()
+			if len(words) == 0 {
+				return nil, fmt.Errorf("empty command before | at %d", i)
+			}
+			out = append(out, words)
+			words = nil
+		case c == '\'':
+			j := strings.IndexByte(s[i+1:], '\'')
+			if j < 0 {
+				return nil, fmt.Errorf("unterminated quote at %d", i)
+			}
+			w.WriteString(s[i+1 : i+1+j])
+			inWord = true
+			i += j + 1
+		case c == '\\' && i+1 < len(s) && s[i+1] == '\'':
+			w.WriteByte('\'')
+			inWord = true
+			i++
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', strings.IndexByte("-_./:,=@%+", c) >= 0:
+			w.WriteByte(c)
+			inWord = true
+		default:
+			return nil, fmt.Errorf("unquoted %q at %d", c, i)
+		}
+	}
+	end()
+	if len(words) == 0 {
+		return nil, fmt.Errorf("empty command")
+	}
+	return append(out, words), nil
+}
+
+// hostileNameCase is a bundled case with names replaced by hostile ones
+// throughout its evidence.
+type hostileNameCase struct {
+	name    string
+	from    string // testdata folder
+	replace []string
+	only    string // when set, the replacements apply only to files of this name
+	check   func(t *testing.T, rep *report.Report)
+}
+
+var hostileNameCases = []hostileNameCase{
+	{
+		name: "vitess-workflow-injection",
+		from: "vitess/both-deny",
+		replace: []string{
+			"legacy2payments", "legacy2payments$(touch${IFS}PWNED)",
+			`"refund"`, `"refund;id"`,
+		},
+		check: func(t *testing.T, rep *report.Report) {
+			f := findingOf(t, rep, "vitess-denied-tables-routing")
+			if f == nil {
+				return
+			}
+			said := false
+			for _, fx := range f.Fixes {
+				if len(fx.Commands) > 0 {
+					t.Errorf("a fix with an invalid name still has commands: %q", fx.Commands)
+				}
+				for _, s := range fx.Steps {
+					said = said || strings.Contains(s, "No command is given") && strings.Contains(s, "not a valid")
+				}
+			}
+			if !said {
+				t.Error("no fix says why its commands were left out")
+			}
+		},
+	},
+	{
+		// A valid name that needs quoting: a /regexp/ entry of a denied
+		// tables list holds ^ and $, which a shell would act on.
+		name:    "vitess-regexp-entry",
+		from:    "vitess/both-deny",
+		replace: []string{`"refund"`, `"/^refund$/"`},
+		only:    "shards.txt",
+		check: func(t *testing.T, rep *report.Report) {
+			f := findingOf(t, rep, "vitess-denied-tables-routing")
+			if f == nil {
+				return
+			}
+			want := "'--denied-tables=invoice,payment,/^refund$/'"
+			for _, fx := range f.Fixes {
+				for _, c := range fx.Commands {
+					if strings.Contains(c, want) {
+						return
+					}
+				}
+			}
+			t.Errorf("no command carries the quoted entry %s", want)
+		},
+	},
+	{
+		name:    "couchbase-bucket-backticks",
+		from:    "couchbase/seed",
+		replace: []string{"test3", "te`touch PWNED`st3"},
+		check: func(t *testing.T, rep *report.Report) {
+			f := findingOf(t, rep, "kv-stream-before-traffic")
+			if f == nil {
+				return
+			}
+			said := false
+			for _, fx := range f.Fixes {
+				for _, c := range fx.Commands {
+					if strings.Contains(c, "PWNED") {
+						t.Errorf("a command carries the invalid bucket name: %s", c)
+					}
+				}
+				for _, s := range fx.Steps {
+					said = said || strings.Contains(s, "No command is given") && strings.Contains(s, "not a valid Couchbase bucket name")
+				}
+			}
+			if !said {
+				t.Error("no fix says why its commands were left out")
+			}
+		},
+	},
+}
+
+func findingOf(t *testing.T, rep *report.Report, rule string) *forensics.Finding {
+	t.Helper()
+	for i := range rep.Findings {
+		if rep.Findings[i].Rule == rule {
+			return &rep.Findings[i]
+		}
+	}
+	t.Errorf("no %s finding", rule)
+	return nil
+}
+
+// copyReplacing copies the case's evidence (not its goldens) with the
+// replacements applied to every file's content.
+func copyReplacing(t *testing.T, from, to string, replace []string, only string) {
+	t.Helper()
+	r := strings.NewReplacer(replace...)
+	err := filepath.Walk(from, func(p string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		base := filepath.Base(p)
+		if info.IsDir() || strings.HasPrefix(base, "want.") || base == "expect.json" {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		dst := filepath.Join(to, r.Replace(rel))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		if only != "" && base != only {
+			return os.WriteFile(filepath.Join(to, rel), data, 0o644)
+		}
+		return os.WriteFile(dst, []byte(r.Replace(string(data))), 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,60 @@
+package names
+
+import "testing"
+
+func TestNames(t *testing.T) {
+	for _, tc := range []struct {
+		check func(string) error
+		name  string
+		ok    bool
+	}{
+		{Bucket, "test3", true},
+		{Bucket, "travel-sample", true},
+		{Bucket, "a_b.c%d", true},
+		{Bucket, ".hidden", false},
+		{Bucket, "te`id`st3", false},
+		{Bucket, "a b", false},
+		{Bucket, "", false},
+		{Host, "172.23.100.16", true},
+		{Host, "cb-01.prod.example.net", true},
+		{Host, "::1", true},
+		{Host, "\x1b[2J10.9.9.5", false},
+		{Host, "-bad.example", false},
+		{Host, "a..b", false},
+		{Host, "h;id", false},
+		{Keyspace, "commerce", true},
+		{Keyspace, "customer_2", true},
+		{Keyspace, "a/b", false},
+		{Keyspace, "ks$(id)", false},
+		{Shard, "-80", true},
+		{Shard, "80-", true},
+		{Shard, "40-80", true},
+		{Shard, "-", true},
+		{Shard, "0", true},
+		{Shard, "-8G", false},
+		{Shard, "0;id", false},
+		{Table, "corder", true},
+		{Table, "user_audit$2", true},
+		{Table, "commandé", true},
+		{Table, "refund;id", false},
+		{Table, "a`b", false},
+		{DeniedTable, "/^legacy_.*$/", true},
+		{DeniedTable, "/a,b/", false},
+		{DeniedTable, "invoice", true},
+		{Workflow, "commerce2customer", true},
+		{Workflow, "legacy2payments$(touch${IFS}PWNED)", false},
+	} {
+		err := tc.check(tc.name)
+		if (err == nil) != tc.ok {
+			t.Errorf("%q: err = %v, want ok = %v", tc.name, err, tc.ok)
+		}
+	}
+}
+
+func TestHostPort(t *testing.T) {
+	for in, want := range map[string]string{"10.1.2.3": "10.1.2.3:8091", "::1": "[::1]:8091", "[fe80::1]": "[fe80::1]:8091", "cb-01": "cb-01:8091"} {
+		if got := HostPort(in, "8091"); got != want {
+			t.Errorf("HostPort(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
