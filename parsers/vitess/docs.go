@@ -198,6 +198,21 @@ type StatusStream struct {
 	Info        string `json:"info,omitempty"`
 }
 
+// WorkflowList is the doc of vitess.workflow_list: which workflows a
+// keyspace has, by name.
+type WorkflowList struct {
+	// Keyspace is the keyspace named on the echoed command line (--keyspace
+	// of Workflow list, the argument of GetWorkflows) or in a file named
+	// workflow_list_<keyspace>.json; "" when neither names it.
+	Keyspace  string   `json:"keyspace"`
+	Workflows []string `json:"workflows"`
+}
+
+// DecodeWorkflowList reads the doc of a vitess.workflow_list event.
+func DecodeWorkflowList(ev *forensics.Event) (WorkflowList, error) {
+	return decodeDoc[WorkflowList](ev, KindWorkflowList)
+}
+
 // SwitchResult is the doc of vitess.switch_result.
 type SwitchResult struct {
 	Command       string   `json:"command"` // "SwitchTraffic", "ReverseTraffic"

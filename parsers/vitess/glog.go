@@ -170,40 +170,6 @@ func (y *yearClock) at(h *glogHeader) time.Time {
 	return time.Date(year, time.Month(h.month), h.day, h.hour, h.min, h.sec, h.micro*1000, time.UTC)
 }
 
-func detectGlog(name string, head []byte) int {
-	headers, vitess := 0, false
-	created := false
-	for lines := 0; len(head) > 0 && lines < 200 && headers < 5; lines++ {
-		line := head
-		if i := bytes.IndexByte(head, '\n'); i >= 0 {
-			line, head = head[:i], head[i+1:]
-		} else {
-			head = nil
-		}
-		if bytes.HasPrefix(line, createdAt) {
-			created = true
-			continue
-		}
-		h, st, _ := parseGlog(line)
-		if st != goodHeader {
-			continue
-		}
-		headers++
-		if isVitessCaller(line[h.caller[0]:h.caller[1]]) {
-			vitess = true
-		}
-	}
-	switch {
-	case headers == 0:
-		return 0
-	case vitess:
-		return 85
-	case created || headers >= 3:
-		return 60
-	}
-	return 40
-}
-
 // vitessCallers are source files of vtctld, vttablet and vtgate that log
 // early and often.
 var vitessCallers = [][]byte{

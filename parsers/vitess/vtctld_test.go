@@ -349,7 +349,7 @@ func TestDetectGlog(t *testing.T) {
 		{"prose", "SwitchTraffic was successful for workflow dst.wf1\n", 0, 0},
 	}
 	for _, c := range cases {
-		if got := detectGlog("x.log", []byte(c.head)); got < c.min || got > c.max {
+		if got := logScore("x.log", []byte(c.head)); got < c.min || got > c.max {
 			t.Errorf("%s: score %d, want %d..%d", c.name, got, c.min, c.max)
 		}
 	}
