@@ -3,6 +3,7 @@ package vitess
 import (
 	"bytes"
 	"errors"
+	"strings"
 	"unicode/utf8"
 
 	"forensics"
@@ -362,4 +363,21 @@ func offsetIn(b, sub []byte) int {
 		}
 	}
 	return -1
+}
+
+// Message returns the message of a log event's text, without the glog
+// header ("E1202 16:42:31.534219       1 file.go:123] ") or, for a v24 JSON
+// line, as its msg field: rules quote it.
+func Message(text string) string {
+	if isSlog([]byte(text)) {
+		var sl slogLine
+		if buf, err := parseSlog([]byte(text), nil, &sl); err == nil {
+			return string(buf)
+		}
+		return text
+	}
+	if i := strings.Index(text, "] "); i > 0 && i < 80 && !strings.Contains(text[:i], "\n") {
+		return text[i+2:]
+	}
+	return text
 }
