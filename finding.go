@@ -71,6 +71,12 @@ type FindingSubject struct {
 	Shards    []string `json:"shards,omitempty"`
 	Tables    []string `json:"tables,omitempty"`
 	Workflow  string   `json:"workflow,omitempty"`
+
+	// vitess-reparent-failed, vitess-vreplication-error
+	Shard      string `json:"shard,omitempty"`
+	OldPrimary string `json:"old_primary,omitempty"`
+	NewPrimary string `json:"new_primary,omitempty"`
+	Stream     int64  `json:"stream,omitempty"`
 }
 
 // Evidence is one line that supports a finding.

@@ -12,10 +12,13 @@ import (
 	"forensics/rules/deniedtables"
 	"forensics/rules/kvstream"
 	"forensics/rules/nlhepingpong"
+	"forensics/rules/orphancontrols"
+	"forensics/rules/reparent"
+	"forensics/rules/vreplerror"
 )
 
 // All is every rule forensics runs, in the order `rules list` shows them.
-var All = []*forensics.Rule{kvstream.Rule, nlhepingpong.Rule, deniedtables.Rule}
+var All = []*forensics.Rule{kvstream.Rule, nlhepingpong.Rule, deniedtables.Rule, reparent.Rule, vreplerror.Rule, orphancontrols.Rule}
 
 // Lookup returns the rule with the given name.
 func Lookup(name string) (*forensics.Rule, bool) {
