@@ -180,7 +180,10 @@ func finding(failed []*attempt, doc *shardDoc) forensics.Finding {
 	if oldP == "" && doc != nil && doc.shard.PrimaryAlias != newP {
 		oldP = doc.shard.PrimaryAlias // the primary the record still names
 	}
-	noPrimary := doc != nil && (doc.shard.PrimaryAlias == "" || !doc.shard.PrimaryServing)
+	// EmergencyReparentShard runs because the primary is gone: failed, it
+	// leaves the shard without one whatever the record still names.
+	ers := last.action == "EmergencyReparentShard"
+	noPrimary := ers || doc != nil && (doc.shard.PrimaryAlias == "" || !doc.shard.PrimaryServing)
 	sev := forensics.High
 	if noPrimary {
 		sev = forensics.Critical
@@ -221,6 +224,9 @@ func finding(failed []*attempt, doc *shardDoc) forensics.Finding {
 func note(e *forensics.Event) string {
 	switch e.Kind {
 	case vitess.KindReparentStart:
+		if e.Attr("step") == "initiate" {
+			return "the emergency reparent begins"
+		}
 		return "the reparent takes the shard lock"
 	case vitess.KindReparentStep:
 		if e.Attr("old_primary") != "" {
@@ -238,13 +244,19 @@ func serving(e *forensics.Event) (int64, string) {
 	lines := strings.Split(e.Text, "\n")
 	var keep []string
 	at := int64(-1)
-	for i, l := range lines {
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
 		if strings.Contains(l, `"is_primary_serving"`) || strings.Contains(l, `"isPrimaryServing"`) ||
 			strings.Contains(l, `"primary_alias"`) || strings.Contains(l, `"primaryAlias"`) {
 			if at < 0 {
 				at = int64(i)
 			}
-			keep = append(keep, strings.TrimSpace(l))
+			part := strings.TrimSpace(l)
+			for strings.Count(part, "{") > strings.Count(part, "}") && i+1 < len(lines) {
+				i++ // the alias printed over several lines: {"cell": …, "uid": …}
+				part += " " + strings.TrimSpace(lines[i])
+			}
+			keep = append(keep, part)
 		}
 	}
 	if at < 0 {
@@ -279,10 +291,23 @@ func explain(failed []*attempt, doc *shardDoc, oldP, newP string) string {
 	var b strings.Builder
 	for i, a := range failed {
 		start := a.lines[0]
-		if i > 0 {
-			b.WriteString(" Then, ")
+		if i > 0 && same(a, failed[i-1]) {
+			// VTOrc retries its recovery every few seconds: say it once.
+			n := 1
+			for n+i < len(failed) && same(failed[n+i], a) {
+				n++
+			}
+			if n == len(failed)-i {
+				fmt.Fprintf(&b, " It was run %d more time%s, the last at %s, and failed the same way each time.", n, plural(n), clock(failed[len(failed)-1].lines[0].Time))
+				break
+			}
 		}
-		fmt.Fprintf(&b, "At %s %s took the lock of %s/%s for %s", clock(start.Time), who(&start), a.keyspace, a.shard, orReparent(a.action))
+		if i > 0 {
+			b.WriteString(" Then a")
+		} else {
+			b.WriteString("A")
+		}
+		fmt.Fprintf(&b, "t %s %s took the lock of %s/%s for %s", clock(start.Time), who(&start), a.keyspace, a.shard, orReparent(a.action))
 		if a.newPrimary != "" {
 			fmt.Fprintf(&b, " to promote %s", a.newPrimary)
 		}
@@ -306,10 +331,25 @@ func explain(failed []*attempt, doc *shardDoc, oldP, newP string) string {
 		fmt.Fprintf(&b, " The shard record at %s names %s as primary but is_primary_serving is false: the shard takes no writes.", stamp(doc.ev.Time), doc.shard.PrimaryAlias)
 	case doc.shard.PrimaryAlias == newP && newP != "":
 		fmt.Fprintf(&b, " The shard record at %s names %s, the new primary, and it serves: the promotion went through but the reparent did not finish (replicas may still point at %s).", stamp(doc.ev.Time), newP, orUnknown(oldP))
+	case failed[len(failed)-1].action == "EmergencyReparentShard":
+		fmt.Fprintf(&b, " The shard record at %s still names %s, the primary the EmergencyReparentShard was run to replace: the shard has no primary that takes writes.", stamp(doc.ev.Time), doc.shard.PrimaryAlias)
 	default:
 		fmt.Fprintf(&b, " The shard record at %s still names %s as the serving primary.", stamp(doc.ev.Time), doc.shard.PrimaryAlias)
 	}
 	return b.String()
+}
+
+// same reports whether two attempts did and failed the same.
+func same(a, b *attempt) bool {
+	return a.action == b.action && a.newPrimary == b.newPrimary && a.oldPrimary == b.oldPrimary &&
+		a.failed.Attr("error") == b.failed.Attr("error")
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
 
 func who(e *forensics.Event) string {

@@ -93,37 +93,56 @@ func run(pass *forensics.Pass) error {
 	// Log lines name the stream by its id on the tablet; the player's start
 	// line (v21+) names the workflow too.
 	names := map[string]string{} // source/id → workflow
-	logOnly := map[string]*stream{}
+	groups := map[string][]forensics.Event{}
+	var order []string
 	for _, e := range logs {
-		id, err := strconv.ParseInt(e.Attr("stream"), 10, 64)
-		if err != nil {
-			continue
-		}
 		src := e.Source + "\x00" + e.Attr("stream")
 		if wf := e.Attr("workflow"); wf != "" && e.Kind == vitess.KindVReplStart {
 			names[src] = wf
 		}
-		var s *stream
-		cands := byID[id]
-		if wf := names[src]; wf != "" {
-			var match []*stream
-			for _, c := range cands {
-				if c.workflow == wf && (e.Shard == "" || c.shard == e.Shard) {
-					match = append(match, c)
+		if groups[src] == nil {
+			order = append(order, src)
+		}
+		groups[src] = append(groups[src], e)
+	}
+	logOnly := map[string]*stream{}
+	for _, src := range order {
+		g := groups[src]
+		id, err := strconv.ParseInt(g[0].Attr("stream"), 10, 64)
+		if err != nil {
+			continue
+		}
+		shard := ""
+		for _, e := range g {
+			if e.Shard != "" {
+				shard = e.Shard
+			}
+		}
+		var cands, inErr []*stream
+		docsLater := true
+		for _, c := range byID[id] {
+			if (names[src] == "" || c.workflow == names[src]) && (shard == "" || c.shard == shard) {
+				cands = append(cands, c)
+				if strings.EqualFold(c.state, "Error") {
+					inErr = append(inErr, c)
+				}
+				if c.doc.Time.Before(g[len(g)-1].Time) {
+					docsLater = false
 				}
 			}
-			cands = match
 		}
-		if len(cands) == 1 {
-			s = cands[0]
-		} else {
-			s = logOnly[src]
-			if s == nil {
-				s = &stream{workflow: names[src], keyspace: e.Keyspace, shard: e.Shard, id: id}
-				logOnly[src] = s
-			}
+		switch {
+		case len(cands) == 1:
+			cands[0].logs = append(cands[0].logs, g...)
+		case len(inErr) == 1:
+			// A stream id is per tablet; a log that does not say which
+			// tablet it is from belongs to the stream that is failing.
+			inErr[0].logs = append(inErr[0].logs, g...)
+		case len(cands) > 1 && len(inErr) == 0 && docsLater:
+			// Every stream it could be runs in a later Workflow show.
+		default:
+			logOnly[src] = &stream{workflow: names[src], keyspace: g[0].Keyspace, shard: shard, id: id, logs: g}
 		}
-		s.logs = append(s.logs, e)
 	}
 
 	var all []*stream
@@ -338,8 +357,11 @@ func streamExcerpt(e *forensics.Event, id int64) (int64, string) {
 			continue
 		}
 		var keep []string
-		for j := i; j < len(lines) && j < i+60; j++ {
+		for j := i; j < len(lines) && j < i+200; j++ {
 			tj := strings.TrimSpace(lines[j])
+			if j > i && (strings.HasPrefix(tj, `"id": "`) || strings.HasPrefix(tj, `"id": `)) && strings.Count(lines[j], " ") == strings.Count(lines[i], " ") {
+				break // the next stream
+			}
 			if strings.HasPrefix(tj, `"state"`) || strings.HasPrefix(tj, `"message"`) {
 				keep = append(keep, tj)
 			}
