@@ -20,14 +20,15 @@ var textMarkers = [][]byte{
 
 // detectSnapshot demands structure: the file starts (after blank lines and
 // the vtctldclient command lines that printed it) with a JSON document that
-// decodes and has the shape of a vtctldclient output, or with the text
-// SwitchTraffic and status print. A Markdown or SARIF report, notes, or
+// decodes and has the shape of a vtctldclient output, or holds, in its first
+// lines, the text SwitchTraffic and status print. A Markdown or SARIF report, notes, or
 // another tool's JSON are not read as topology, so that their times do not
 // join the timeline; the ingest lists them as skipped.
 func detectSnapshot(name string, head []byte) int {
 	head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
 	off := 0
 	var cmd command
+	prose := false // a line that is not a command: only the text outputs may follow
 	for lines := 0; off < len(head) && lines < 50; lines++ {
 		end := len(head)
 		if i := bytes.IndexByte(head[off:], '\n'); i >= 0 {
@@ -44,12 +45,19 @@ func detectSnapshot(name string, head []byte) int {
 				return 90
 			}
 		}
+		if prose {
+			continue
+		}
 		if line[0] == '{' || line[0] == '[' {
 			return docScore(name, head[start:], cmd)
 		}
 		c, ok := parseCommand(line)
 		if !ok {
-			return 0 // prose, a Markdown heading, another program's output
+			// Prose, a Markdown heading, another program's output, or the
+			// errors vtctldclient printed before its text output
+			// (vitessio/vitess#15963): a JSON document after it is not read.
+			prose = true
+			continue
 		}
 		cmd = c
 	}

@@ -189,7 +189,7 @@ type WorkflowStatus struct {
 
 // StatusStream is one stream in a status output.
 type StatusStream struct {
-	Shard       string `json:"shard"` // "dst/-80"; "" in the text output
+	Shard       string `json:"shard"` // "dst/-80"
 	ID          int64  `json:"id"`
 	Tablet      string `json:"tablet"`
 	SourceShard string `json:"source_shard,omitempty"`

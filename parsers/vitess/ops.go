@@ -1,6 +1,7 @@
 package vitess
 
 import (
+	"bytes"
 	"strings"
 
 	"forensics"
@@ -209,11 +210,13 @@ func ReparentReason(err string) string {
 	return "other"
 }
 
-// noteRelease keeps the release a Vitess process logs when it starts
-// (go/vt/servenv/buildinfo.go versionInfo: "Version: 19.0.4 (Git revision
-// 5c2e9a7 branch 'heads/v19.0.4') built on … using go1.22.5 linux/amd64").
+// noteRelease keeps the release a log line gives in the form of
+// go/vt/servenv/buildinfo.go versionInfo ("Version: 19.0.0-SNAPSHOT (Git
+// revision b30be77 branch 'latest-19.0') built on … using go1.22.4
+// darwin/arm64", as vitessio/vitess#17127 quotes it). Which releases log it
+// at start is not verified: a log without it has no release.
 func (p *vtctldParser) noteRelease(msg []byte) {
-	if p.release != "" || len(msg) < 10 || msg[0] != 'V' || !hasPrefix(msg, "Version: ") {
+	if p.release != "" || len(msg) < 10 || msg[0] != 'V' || !hasPrefix(msg, "Version: ") || !bytes.Contains(msg, []byte(" (Git revision ")) {
 		return
 	}
 	v := msg[len("Version: "):]

@@ -1,6 +1,7 @@
 package vitess
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -39,7 +40,7 @@ func TestSlogLines(t *testing.T) {
 	for i, l := range []string{slogNoiseV24, lines(slogCancelV24)} {
 		p.Line(int64(i+1), []byte(l), func(*forensics.Event) {})
 	}
-	p.Line(3, []byte(`{"time":"2026-01-02T11:00:06.000+01:00","level":"INFO","msg":"Version: 24.0.1 (Git revision 0c696f6 branch 'heads/v24.0.1')"}`), func(*forensics.Event) {})
+	p.Line(3, []byte(`{"time":"2026-01-02T11:00:06.000+01:00","level":"INFO","msg":"Version: 24.0.1 (Git revision 0c696f6 branch 'heads/v24.0.1') built on Mon Jun  1 10:00:00 UTC 2026 by runner@build using go1.25.4 linux/amd64"}`), func(*forensics.Event) {})
 	if got := p.(forensics.Releaser).Release(); got != "24.0.1" {
 		t.Errorf("release %q", got)
 	}
@@ -231,5 +232,32 @@ func TestNewFields(t *testing.T) {
 	k, err := DecodeSrvKeyspaces(&res.Events[1])
 	if err != nil || k.Cells["zone1"].Partitions[0].ServedType != "PRIMARY" || k.Cells["zone1"].Partitions[1].ServedType != "REPLICA" {
 		t.Errorf("%+v %v", k, err)
+	}
+}
+
+// vitessio/vitess#17127: the release of the vtctldclient that printed a
+// session file, from its --version output.
+func TestSnapshotRelease(t *testing.T) {
+	in := lines(
+		"vtctldclient --version",
+		"vtctldclient version Version: 19.0.0-SNAPSHOT (Git revision b30be7742e85ea743231eaa55aa2f03b09f1fdad branch 'latest-19.0') built on Fri Jun 21 12:38:55 CEST 2024 by mcrauwel@Matthiass-MacBook-Air.local using go1.22.4 darwin/arm64",
+		"$ vtctldclient --server :15999 GetShard dst/-80",
+		getShardV22,
+	)
+	p := SnapshotFormat.New(origin("snapshot-20241031T154000Z/session.txt"))
+	for i, l := range strings.Split(in, "\n") {
+		p.Line(int64(i+1), []byte(l), func(*forensics.Event) {})
+	}
+	if err := p.End(func(*forensics.Event) {}); err != nil {
+		t.Fatal(err)
+	}
+	if got := p.(forensics.Releaser).Release(); got != "19.0.0-SNAPSHOT" {
+		t.Errorf("release %q", got)
+	}
+	q := SnapshotFormat.New(origin("x/shard.json"))
+	q.Line(1, []byte(getShardV22), func(*forensics.Event) {})
+	q.End(func(*forensics.Event) {})
+	if got := q.(forensics.Releaser).Release(); got != "" {
+		t.Errorf("release %q from a file that names none", got)
 	}
 }

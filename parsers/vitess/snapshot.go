@@ -25,6 +25,7 @@ const maxErrors = 20
 const maxText = 1 << 20
 
 type snapshotParser struct {
+	release  string
 	origin   forensics.Origin
 	stamp    forensics.Stamp
 	snapshot string
@@ -94,6 +95,9 @@ func (p *snapshotParser) End(emit forensics.Emit) error {
 		}
 		end := lineEnd(p.buf, pos)
 		text := p.buf[pos:end]
+		if r := versionOf(text); r != "" && p.release == "" {
+			p.release = r
+		}
 		if c, ok := parseCommand(text); ok {
 			cmd = c
 			pos = end
@@ -638,3 +642,28 @@ func (p *snapshotParser) workflowList(names []string, cmd command, line int64, t
 	set(ev, "workflows", strings.Join(names, ","))
 	p.finish(ev, d, emit)
 }
+
+// versionOf reads the release from what `vtctldclient --version` prints
+// (go/vt/servenv/buildinfo.go versionInfo, as quoted in
+// vitessio/vitess#17127): "vtctldclient version Version: 19.0.0-SNAPSHOT (Git
+// revision b30be77 branch 'latest-19.0') built on … using go1.22.4
+// darwin/arm64".
+func versionOf(line []byte) string {
+	i := bytes.Index(line, []byte("Version: "))
+	if i < 0 || (i > 0 && !bytes.HasSuffix(line[:i], []byte(" version "))) || !bytes.Contains(line[i:], []byte(" (Git revision ")) {
+		return ""
+	}
+	v := line[i+len("Version: "):]
+	if len(v) == 0 || v[0] < '0' || v[0] > '9' {
+		return ""
+	}
+	end := bytes.IndexByte(v, ' ')
+	if end < 0 {
+		return ""
+	}
+	return string(v[:end])
+}
+
+// Release returns the release of the vtctldclient that printed the file,
+// when the file holds its --version output, or "".
+func (p *snapshotParser) Release() string { return p.release }

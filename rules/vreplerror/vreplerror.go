@@ -34,7 +34,7 @@ var Rule = &forensics.Rule{
 		Fixes: "Show the workflow, fix the cause the message names (the finding says what for the usual ones), then " +
 			"start the workflow. The finding lists the commands with the names filled in.",
 	},
-	Kinds: []forensics.Kind{vitess.KindWorkflow, vitess.KindVReplError, vitess.KindVReplRetry, vitess.KindVReplStart},
+	Kinds: []forensics.Kind{vitess.KindWorkflow, vitess.KindWorkflowStatus, vitess.KindVReplError, vitess.KindVReplRetry, vitess.KindVReplStart},
 	Run:   run,
 }
 
@@ -50,7 +50,7 @@ type stream struct {
 }
 
 func run(pass *forensics.Pass) error {
-	evs, err := pass.Events(vitess.KindWorkflow, vitess.KindVReplError, vitess.KindVReplRetry, vitess.KindVReplStart)
+	evs, err := pass.Events(vitess.KindWorkflow, vitess.KindWorkflowStatus, vitess.KindVReplError, vitess.KindVReplRetry, vitess.KindVReplStart)
 	if err != nil {
 		return fmt.Errorf("read workflow and vttablet events: %w", err)
 	}
@@ -59,6 +59,10 @@ func run(pass *forensics.Pass) error {
 	var logs []forensics.Event
 	for i := range evs {
 		e := evs[i]
+		if e.Kind == vitess.KindWorkflowStatus {
+			readStatus(&evs[i], streams, byID)
+			continue
+		}
 		if e.Kind != vitess.KindWorkflow {
 			logs = append(logs, e)
 			continue
@@ -158,6 +162,29 @@ func run(pass *forensics.Pass) error {
 		}
 	}
 	return nil
+}
+
+// readStatus reads the streams of a MoveTables or Workflow status output:
+// "id=87 on -40/zone1-0000000300: Status: Error: task error: …" in the
+// text (vitessio/vitess#15963), "status": "Error: …" in the JSON.
+func readStatus(e *forensics.Event, streams map[string]*stream, byID map[int64][]*stream) {
+	ws, err := vitess.DecodeWorkflowStatus(e)
+	if err != nil || ws.Workflow == "" {
+		return
+	}
+	for _, st := range ws.Streams {
+		_, shard, _ := strings.Cut(st.Shard, "/")
+		key := fmt.Sprintf("%s/%s/%s/%d", ws.Keyspace, ws.Workflow, shard, st.ID)
+		s := streams[key]
+		if s == nil {
+			s = &stream{workflow: ws.Workflow, keyspace: ws.Keyspace, shard: shard, id: st.ID}
+			streams[key] = s
+			byID[st.ID] = append(byID[st.ID], s)
+		}
+		s.doc, s.tablet = e, st.Tablet
+		state, msg, _ := strings.Cut(st.Status, ": ")
+		s.state, s.message = state, msg
+	}
 }
 
 // inError decides from the last word of the evidence: the later of the

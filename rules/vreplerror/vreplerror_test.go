@@ -130,3 +130,35 @@ func commands(f forensics.Finding) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// vitessio/vitess#15963: the status text vtctlclient printed, three
+// streams in the error state on a table missing on the target.
+func TestIssue15963Status(t *testing.T) {
+	in := lines(
+		"$ vtctlclient --server 127.0.0.1:15999 MoveTables cancel sites2023.hourlies",
+		"E0521 02:12:46.851596 1603627 main.go:96] E0521 00:12:46.851158 vtctl.go:2196] ",
+		"cannot remove tables since one or more do not exist in the denylist",
+		"",
+		"The following vreplication streams exist for workflow sites2023.hourlies:",
+		"",
+		"id=87 on -40/vic-eu-central-1-fakelive-0000000300: Status: Error: task error: failed inserting rows: Table 'vt_sites2023.logDataHourlyDeltas' doesn't exist (errno 1146) (sqlstate 42S02) during query: insert into logDataHourlyDeltas(idSite,`timestamp`,idDataAttribute,instance,valueFloat,lastUpdate) values (2441,1555932600,103,0,1.2,1555933525), etc",
+		"id=87 on 40-80/vic-eu-central-1-fakelive-0000000301: Status: Error: task error: failed inserting rows: Table 'vt_sites2023.logDataHourlyDeltas' doesn't exist (errno 1146) (sqlstate 42S02) during query: insert into logDataHourlyDeltas(idSite,`timestamp`,idDataAttribute,instance,valueFloat,lastUpdate) values (2349,1637340300,101,0,0.109238,1637341230), etc",
+	)
+	got := ruletest.Run(t, Rule, ruletest.Read(t, formats, ruletest.File{Path: "case/snapshot-20240521T001500Z/cancel.txt", Text: in}))
+	if len(got) != 2 {
+		t.Fatalf("%d findings", len(got))
+	}
+	var shards []string
+	for _, f := range got {
+		if f.Subject.Workflow != "hourlies" || f.Subject.Keyspace != "sites2023" || f.Subject.Stream != 87 || !strings.Contains(f.Title, "schema mismatch") {
+			t.Errorf("%+v %s", f.Subject, f.Title)
+		}
+		shards = append(shards, f.Subject.Shard)
+	}
+	if strings.Join(shards, ",") != "-40,40-80" && strings.Join(shards, ",") != "40-80,-40" {
+		t.Errorf("shards %v", shards)
+	}
+	if !strings.Contains(commands(got[0]), "vtctldclient Workflow --keyspace sites2023 start --workflow hourlies") {
+		t.Errorf("%s", commands(got[0]))
+	}
+}
