@@ -140,6 +140,12 @@ func SubjectLine(s forensics.FindingSubject) string {
 	add("shards", strings.Join(s.Shards, ","))
 	add("tables", strings.Join(s.Tables, ","))
 	add("workflow", s.Workflow)
+	add("shard", s.Shard)
+	add("old primary", s.OldPrimary)
+	add("new primary", s.NewPrimary)
+	if s.Stream != 0 {
+		add("stream", strconv.FormatInt(s.Stream, 10))
+	}
 	return strings.Join(parts, ", ")
 }
 
