@@ -232,3 +232,44 @@ func (p *vtctldParser) noteRelease(msg []byte) {
 
 // Release returns the release the log says wrote it, or "".
 func (p *vtctldParser) Release() string { return p.release }
+
+// reparentCommand remembers the reparent a vtctldclient command line echoed
+// in the file runs, "vtctldclient PlannedReparentShard [--new-primary
+// <alias>] <keyspace/shard>" (go/cmd/vtctldclient/command/reparents.go):
+// its events carry no keyspace, and its failure is only vtctldclient's own
+// error line.
+func (p *vtctldParser) reparentCommand(line []byte) {
+	if !bytes.Contains(line, []byte("ReparentShard")) {
+		return
+	}
+	c, ok := parseCommand(line)
+	if !ok || !(c.is("PlannedReparentShard") || c.is("EmergencyReparentShard")) || len(c.args) == 0 {
+		return
+	}
+	ks, shard, _ := strings.Cut(c.args[len(c.args)-1], "/")
+	s := &step{keyspace: ks, shard: shard, attrs: []forensics.Attr{{Key: "action", Value: c.name}}}
+	if np := c.flag("new-primary", "new_primary"); np != "" {
+		s.attrs = append(s.attrs, forensics.Attr{Key: "new_primary", Value: np})
+	}
+	p.reparent = s
+}
+
+// reparentError reads vtctldclient's error line after a reparent command
+// (go/cmd/vtctldclient/main.go logs the RPC's error: "E1031 15:38:45.079224
+// 5090 main.go:56] rpc error: code = Unknown desc = …", as
+// vitessio/vitess#17127 shows for another command).
+func (p *vtctldParser) reparentError(first, msg []byte, e *logEntry) (step, bool) {
+	r := p.reparent
+	if r == nil || e.level != 'E' || !bytes.HasPrefix(e.buf[e.caller[0]:e.caller[1]], []byte("main.go:")) || !hasPrefix(first, "rpc error: ") {
+		return step{}, false
+	}
+	p.reparent = nil
+	errText := string(first)
+	if _, desc, ok := strings.Cut(errText, " desc = "); ok {
+		errText = desc
+	}
+	errText += continuation(msg)
+	s := step{kind: KindReparentFailed, name: "client_error", keyspace: r.keyspace, shard: r.shard, err: errText,
+		attrs: append(append([]forensics.Attr(nil), r.attrs...), forensics.Attr{Key: "reason", Value: ReparentReason(errText)})}
+	return s, true
+}

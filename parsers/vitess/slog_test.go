@@ -261,3 +261,24 @@ func TestSnapshotRelease(t *testing.T) {
 		t.Errorf("release %q from a file that names none", got)
 	}
 }
+
+// What vtctldclient prints for the events of a PlannedReparentShard
+// (go/vt/logutil/logger.go EventToBuffer: no thread id, UTC).
+func TestLogutilEvents(t *testing.T) {
+	in := lines(
+		"$ vtctldclient --server vtctld:15999 PlannedReparentShard --new-primary zone1-0000000201 customer/-80",
+		"I0611 09:02:31.556000 planned_reparenter.go:420] demoting current primary: zone1-0000000200",
+		"E0611 11:02:46.507512   48213 main.go:56] rpc error: code = Unknown desc = primary-elect tablet zone1-0000000201 failed to catch up with replication",
+	)
+	res := check(t, VtctldLogFormat, forensics.Origin{Name: "prs.txt", ModTime: time.Date(2025, 6, 11, 12, 0, 0, 0, time.UTC)}, in, []want{
+		{kind: KindReparentStep, line: 2, time: "2025-06-11T09:02:31.556Z", attrs: a{"old_primary": "zone1-0000000200", "caller": "planned_reparenter.go:420"}},
+		{kind: KindReparentFailed, line: 3, keyspace: "customer", shard: "-80", attrs: a{"action": "PlannedReparentShard", "new_primary": "zone1-0000000201",
+			"reason": "replica_not_caught_up", "error": "primary-elect tablet zone1-0000000201 failed to catch up with replication"}},
+	})
+	if res.Events[0].Zone != forensics.ZoneUTC {
+		t.Errorf("zone %v", res.Events[0].Zone)
+	}
+	if got := logScore("prs.txt", []byte(in)); got < 80 {
+		t.Errorf("detected with %d", got)
+	}
+}

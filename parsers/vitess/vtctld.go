@@ -12,12 +12,13 @@ import (
 const maxEntry = 64 << 10
 
 type vtctldParser struct {
-	clock   yearClock
-	ent     logEntry
-	ev      forensics.Event
-	sl      slogLine
-	msg     []byte // a JSON line's message, unescaped
-	release string // the Vitess release the process logged at start
+	reparent *step // the reparent a vtctldclient command line in the file runs
+	clock    yearClock
+	ent      logEntry
+	ev       forensics.Event
+	sl       slogLine
+	msg      []byte // a JSON line's message, unescaped
+	release  string // the Vitess release the process logged at start
 }
 
 // logEntry is the entry being read. Its buffer is reused from entry to
@@ -53,6 +54,7 @@ func (p *vtctldParser) Line(n int64, text []byte, emit forensics.Emit) (forensic
 			p.clock.created(t)
 			return glogStamp(t), nil
 		}
+		p.reparentCommand(text)
 		if e := &p.ent; e.open && !e.full {
 			if len(e.buf)+len(text) < maxEntry {
 				e.buf = append(e.buf, '\n')
@@ -69,6 +71,9 @@ func (p *vtctldParser) Line(n int64, text []byte, emit forensics.Emit) (forensic
 	p.flush(emit)
 	p.noteRelease(text[h.msg:])
 	stamp := glogStamp(p.clock.at(&h))
+	if h.event {
+		stamp.Zone = forensics.ZoneUTC
+	}
 	e := &p.ent
 	e.open, e.full = true, false
 	e.n = n
@@ -116,6 +121,9 @@ func (p *vtctldParser) flush(emit forensics.Emit) {
 	var steps [3]step
 	k := 0
 	if s, ok := classify(first, msg, e.level); ok {
+		steps[k] = s
+		k++
+	} else if s, ok := p.reparentError(first, msg, e); ok {
 		steps[k] = s
 		k++
 	}

@@ -34,7 +34,8 @@ var Rule = &forensics.Rule{
 			"(or EmergencyReparentShard) and the \"Unlocking shard … with error\" that follows. vtctldclient GetShard " +
 			"<keyspace>/<shard>: primary_alias and is_primary_serving. vtctldclient GetTablets --keyspace <keyspace> " +
 			"--shard <shard>: which tablet is PRIMARY now.",
-		Inputs: "The vtctld log (glog or the JSON of v24) or VTOrc's log covering the reparent; ideally GetShard of the " +
+		Inputs: "The vtctld log (glog or the JSON of v24) or VTOrc's log covering the reparent, or what vtctldclient " +
+			"PlannedReparentShard / EmergencyReparentShard printed (with the command line); ideally GetShard of the " +
 			"shard printed afterwards.",
 		Fixes: "Check the shard and its tablets, remove the cause the error names, then run the reparent again with the " +
 			"primary named (PlannedReparentShard --new-primary, or EmergencyReparentShard --new-primary when the shard has " +
@@ -63,6 +64,7 @@ func run(pass *forensics.Pass) error {
 	var attempts []*attempt
 	open := map[string]*attempt{}   // keyspace/shard → the attempt holding the lock
 	bySource := map[string]string{} // source → the shard its last open attempt is on
+	pending := map[string][]forensics.Event{}
 	shards := map[string][]shardDoc{}
 	for i := range evs {
 		e := evs[i]
@@ -93,6 +95,9 @@ func run(pass *forensics.Pass) error {
 		case vitess.KindReparentStep:
 			a := open[bySource[e.Source]]
 			if a == nil {
+				// vtctldclient's output: the events come before the error
+				// line that names the shard.
+				pending[e.Source] = append(pending[e.Source], e)
 				continue
 			}
 			if op := e.Attr("old_primary"); op != "" {
@@ -105,7 +110,17 @@ func run(pass *forensics.Pass) error {
 		case vitess.KindReparentFailed, vitess.KindReparentDone:
 			a := open[key]
 			if a == nil {
-				a = &attempt{keyspace: e.Keyspace, shard: e.Shard, action: e.Attr("action")}
+				a = &attempt{keyspace: e.Keyspace, shard: e.Shard, action: e.Attr("action"), newPrimary: e.Attr("new_primary")}
+				for _, st := range pending[e.Source] {
+					a.lines = append(a.lines, st)
+					if op := st.Attr("old_primary"); op != "" {
+						a.oldPrimary = op
+					}
+					if np := st.Attr("new_primary"); np != "" && a.newPrimary == "" {
+						a.newPrimary = np
+					}
+				}
+				delete(pending, e.Source)
 				attempts = append(attempts, a)
 			}
 			delete(open, key)
@@ -143,7 +158,7 @@ func run(pass *forensics.Pass) error {
 		if len(failed) == 0 {
 			continue
 		}
-		pass.Report(finding(failed, after(shards[k], failed[len(failed)-1].failed.Time)))
+		pass.Report(finding(failed, after(shards[k], failed[len(failed)-1].failed)))
 	}
 	return nil
 }
@@ -153,13 +168,19 @@ type shardDoc struct {
 	shard vitess.Shard
 }
 
-// after returns the shard record printed last after t, or nil.
-func after(docs []shardDoc, t time.Time) *shardDoc {
+// after returns the shard record printed last after the failure, or nil.
+// A glog time has no zone and is read as UTC: a failure logged on local
+// time may seem later than a record printed after it, so then the last
+// record is taken.
+func after(docs []shardDoc, failed *forensics.Event) *shardDoc {
 	var out *shardDoc
 	for i := range docs {
-		if !docs[i].ev.Time.Before(t) {
+		if !docs[i].ev.Time.Before(failed.Time) {
 			out = &docs[i]
 		}
+	}
+	if out == nil && failed.Zone == forensics.ZoneAssumed && len(docs) > 0 {
+		out = &docs[len(docs)-1]
 	}
 	return out
 }
@@ -205,7 +226,9 @@ func finding(failed []*attempt, doc *shardDoc) forensics.Finding {
 		line, text := serving(&doc.ev)
 		ev = append(ev, forensics.Evidence{Source: doc.ev.Source, Line: line, Time: doc.ev.Time, Node: doc.ev.Node,
 			Note: "the shard record afterwards", Text: text})
-		end = doc.ev.Time
+		if doc.ev.Time.After(end) {
+			end = doc.ev.Time
+		}
 	}
 	forensics.SortEvidence(ev)
 

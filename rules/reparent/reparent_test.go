@@ -135,3 +135,24 @@ func commands(f forensics.Finding) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// What vtctldclient printed for a PlannedReparentShard that failed: the
+// command line, its events (logutil, UTC, no thread id) and its error.
+func TestVtctldclientOutput(t *testing.T) {
+	out := lines(
+		"$ vtctldclient --server vtctld:15999 PlannedReparentShard --new-primary zone1-0000000201 customer/-80",
+		"I0611 09:02:31.556000 planned_reparenter.go:420] demoting current primary: zone1-0000000200",
+		"E0611 11:02:46.507512   48213 main.go:56] rpc error: code = Unknown desc = primary-elect tablet zone1-0000000201 failed to catch up with replication MySQL56/5c2e9a7a-0001:1-7734: context deadline exceeded",
+	)
+	tl := ruletest.Read(t, formats,
+		ruletest.File{Path: "case/prs-customer-80.txt", Text: out, ModTime: mod},
+		ruletest.File{Path: "case/snapshot-20250611T091500Z/shard_customer_-80.json", Text: shardServing})
+	got := ruletest.Run(t, Rule, tl)
+	if len(got) != 1 {
+		t.Fatalf("%d findings", len(got))
+	}
+	want := forensics.FindingSubject{Keyspace: "customer", Shard: "-80", OldPrimary: "zone1-0000000200", NewPrimary: "zone1-0000000201"}
+	if f := got[0]; f.Severity != forensics.High || !subjectEqual(f.Subject, want) || len(f.Evidence) != 3 {
+		t.Errorf("%v %+v %d", f.Severity, f.Subject, len(f.Evidence))
+	}
+}
