@@ -282,3 +282,31 @@ func TestLogutilEvents(t *testing.T) {
 		t.Errorf("detected with %d", got)
 	}
 }
+
+// vitessio/vitess#13999 pastes a GetShard with its middle elided ("..."):
+// not JSON, so a problem on the line where it breaks, and the file is still
+// taken for a topology document.
+func TestIssue13999ElidedShard(t *testing.T) {
+	in := lines(
+		"$ vtctlclient --server :15999 GetShard fane_import_sharded/-80",
+		"{",
+		"...",
+		`  "tablet_controls": [`,
+		"    {",
+		`      "tablet_type": 1,`,
+		`      "cells": [],`,
+		`      "denied_tables": [`,
+		`        "sbtest1",`,
+		`        "testing"`,
+		"      ],",
+		"...",
+		"}",
+	)
+	if got := detectSnapshot("shard.txt", []byte(in)); got == 0 {
+		t.Fatal("not detected")
+	}
+	res := parsertest.Parse(SnapshotFormat, origin("x/shard.txt"), []byte(in))
+	if res.EndErr == nil || !strings.Contains(res.EndErr.Error(), "line 3, column 1: malformed JSON document (started on line 2)") || len(res.Events) != 0 {
+		t.Errorf("%v, %d events", res.EndErr, len(res.Events))
+	}
+}
