@@ -352,17 +352,14 @@ func (p *vtctldParser) jsonLine(n int64, text []byte, emit forensics.Emit) (fore
 	return l.stamp, nil
 }
 
-// offsetIn returns the offset of sub, a slice of b, in b.
+// offsetIn returns the offset of sub, a slice of b, in b: sub = b[i:j]
+// has the capacity of b less i.
 func offsetIn(b, sub []byte) int {
-	if len(sub) == 0 || cap(b) == 0 {
+	i := cap(b) - cap(sub)
+	if len(sub) == 0 || i < 0 || i+len(sub) > len(b) {
 		return -1
 	}
-	for i := range b {
-		if &b[i] == &sub[0] {
-			return i
-		}
-	}
-	return -1
+	return i
 }
 
 // Message returns the message of a log event's text, without the glog
