@@ -64,6 +64,7 @@ type headScan struct {
 	jsonLogs int  // of the headers, JSON lines
 	tablet   int  // lines from vttablet's source files
 	vtorc    int  // lines from VTOrc's source files
+	lines    int  // non-empty lines read
 }
 
 var vitessPath = []byte("vitess.io/vitess/go/")
@@ -79,6 +80,10 @@ func scanHead(head []byte) headScan {
 		} else {
 			head = nil // may be cut: a JSON line that does not parse is not counted
 		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		h.lines++
 		if bytes.HasPrefix(line, createdAt) {
 			h.created = true
 			continue
@@ -128,6 +133,10 @@ func scanHead(head []byte) headScan {
 func (h headScan) score(named bool) int {
 	switch {
 	case h.headers == 0:
+		return 0
+	case !h.created && h.headers*2 < h.lines:
+		// Log lines quoted in a report or in notes (a Markdown report's
+		// evidence): in a log, most lines are entries.
 		return 0
 	case h.jsonLogs > 0 && !h.vitess && !named:
 		return 0

@@ -89,6 +89,13 @@ func TestDetectRoles(t *testing.T) {
 		{"v24 JSON vttablet", "log.json", lines(slogVReplV24), "vttablet"},
 		{"another program's JSON log", "app.log", otherJSON, ""},
 		{"markdown", "report.md", "# forensics report\n\n| rule | severity |\n|---|---|\n", ""},
+		{"markdown report quoting log lines", "want.md", lines(
+			"# forensics report", "", "## 1. HIGH: PlannedReparentShard of customer/-80 failed", "", "### Evidence", "", "```text",
+			"# 1. 2025-06-11T09:02:31.504118Z  vtctld.log:128  (the reparent takes the shard lock)",
+			"I0611 09:02:31.504118       1 locks.go:165] Locking shard customer/-80 for action PlannedReparentShard(zone1-0000000201, AvoidPrimary = <nil>)",
+			"", "# 2. 2025-06-11T09:02:46.507118Z  vtctld.log:131  (the reparent fails)",
+			"W0611 09:02:46.507118       1 locks.go:230] Unlocking shard customer/-80 for action PlannedReparentShard(zone1-0000000201, AvoidPrimary = <nil>) with error x",
+			"```", "", "### What to do", "", "1. **Check the state customer/-80 was left in**"), ""},
 	} {
 		got := ""
 		for _, f := range []forensics.Format{VtctldLogFormat, VttabletLogFormat, VtorcLogFormat} {
