@@ -51,6 +51,9 @@ func detectSnapshot(name string, head []byte) int {
 		if line[0] == '{' || line[0] == '[' {
 			return docScore(name, head[start:], cmd)
 		}
+		if _, st, _ := parseGlog(line); st == goodHeader {
+			continue // vtctldclient's error for a command before ("E1031 … main.go:56] rpc error: …")
+		}
 		c, ok := parseCommand(line)
 		if !ok {
 			// Prose, a Markdown heading, another program's output, or the

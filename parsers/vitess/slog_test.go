@@ -199,6 +199,8 @@ func TestWorkflowList(t *testing.T) {
 	}
 }
 
+const shardFields = `{"keyspace": "customer", "name": "-80", "shard": {"primary_alias": {"cell": "zone1", "uid": 200}, "tablet_controls": [], "is_primary_serving": true}}`
+
 // Files that are not evidence are not read as topology (they were, and
 // pulled the timeline's span to their modification time).
 func TestDetectNotEvidence(t *testing.T) {
@@ -217,6 +219,11 @@ func TestDetectNotEvidence(t *testing.T) {
 	}
 	for _, c := range []struct{ name, file, head string }{
 		{"workflow list", "workflow_list_customer.json", `["commerce2customer"]`},
+		{"a failed command first", "session.txt", lines(
+			"$ vtctldclient --server :15999 GetShard customer/-40",
+			"E1031 15:38:45.079224    5090 main.go:56] rpc error: code = NotFound desc = node doesn't exist: keyspaces/customer/shards/-40/Shard",
+			"$ vtctldclient --server :15999 GetShard customer/-80",
+			shardFields)},
 		{"cut shard", "shard.json", `{"keyspace": "dst", "name": "-80", "shard": {"primary_alias": {"cell": "zone1", "uid": 1`},
 		{"malformed rules", "rr.json", `{"rules": [{"from_table": "t1", "to_tables": ["dst.t1"],}]}`},
 	} {
