@@ -35,12 +35,15 @@ type slogLine struct {
 
 var (
 	slogPrefix  = []byte(`{"time":"`)
+	zlogPrefix  = []byte(`{"level":"`)
 	errSlog     = errors.New("JSON log line: not a complete JSON object")
 	errSlogTime = errors.New("JSON log line: unreadable time, want RFC 3339")
 )
 
-// isSlog is the cheap test: slog's JSON handler writes time first.
-func isSlog(b []byte) bool { return bytes.HasPrefix(b, slogPrefix) }
+// isSlog is the cheap test: slog's JSON handler writes time first. The
+// zerolog backend that main carried for a while (go/vt/log/zlog.go, glog.go)
+// writes level first, "caller" as file:line and "message": read as well.
+func isSlog(b []byte) bool { return bytes.HasPrefix(b, slogPrefix) || bytes.HasPrefix(b, zlogPrefix) }
 
 // parseSlog reads a JSON log line. msg is unescaped into buf (reused); the
 // other values are left as they are in the line unless they hold escapes.
@@ -85,6 +88,17 @@ func parseSlog(b []byte, buf []byte, out *slogLine) ([]byte, error) {
 		case "source":
 			if !s.source(out) {
 				return buf, errSlog
+			}
+		case "caller":
+			v, ok := s.rawString()
+			if !ok {
+				return buf, errSlog
+			}
+			if k := bytes.LastIndexByte(v, '/'); k >= 0 {
+				v = v[k+1:]
+			}
+			if c := bytes.LastIndexByte(v, ':'); c > 0 {
+				out.file, out.line = v[:c], v[c+1:]
 			}
 		default:
 			if s.i < len(s.b) && s.b[s.i] == '"' {

@@ -324,3 +324,15 @@ func TestIssue13999ElidedShard(t *testing.T) {
 		t.Errorf("%v, %d events", res.EndErr, len(res.Events))
 	}
 }
+
+// The zerolog form of structured logs (go/vt/log/zlog.go on main for a
+// while): level first, caller as file:line, message.
+func TestZerologLines(t *testing.T) {
+	l := `{"level":"error","time":"2026-01-02T10:00:05Z","caller":"/vt/src/vitess.io/vitess/go/vt/vtctl/workflow/traffic_switcher.go:1187","message":"Cancel migration failed (commerce2customer): could not revert denied tables / shard access: Code: INTERNAL"}`
+	check(t, VtctldLogFormat, forensics.Origin{Name: "vtctld.log"}, lines(l), []want{
+		{kind: KindCancelFailed, line: 1, time: "2026-01-02T10:00:05Z", attrs: a{"caller": "traffic_switcher.go:1187", "level": "E", "workflow": "commerce2customer"}},
+	})
+	if got := logScore("vtctld.log", []byte(lines(l))); got == 0 {
+		t.Error("not detected")
+	}
+}
