@@ -78,6 +78,11 @@ type FindingSubject struct {
 	Store     string   `json:"store,omitempty"`      // "s1", or the store's path when no tag names it
 	Window    string   `json:"window,omitempty"`     // RFC 3339 start/end of the failures
 	Down      []string `json:"down,omitempty"`       // replicas reported down, as logged ("(n3,s3):5")
+	// vitess-reparent-failed, vitess-vreplication-error
+	Shard      string `json:"shard,omitempty"`
+	OldPrimary string `json:"old_primary,omitempty"`
+	NewPrimary string `json:"new_primary,omitempty"`
+	Stream     int64  `json:"stream,omitempty"`
 }
 
 // Evidence is one line that supports a finding.

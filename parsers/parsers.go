@@ -20,7 +20,7 @@ var All = []forensics.Format{
 	indexer.Format,
 	projector.Format,
 	crdb.LogFormat, crdb.JSONLogFormat, crdb.RequestsFormat, crdb.TraceFormat,
-	vitess.SnapshotFormat, vitess.VtctldLogFormat,
+	vitess.SnapshotFormat, vitess.VtctldLogFormat, vitess.VttabletLogFormat, vitess.VtorcLogFormat,
 }
 
 // Kinds returns every event kind the formats emit, with its meaning.

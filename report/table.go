@@ -201,6 +201,12 @@ func SubjectLine(s forensics.FindingSubject) string {
 	add("store", s.Store)
 	add("window", s.Window)
 	add("down", strings.Join(s.Down, " "))
+	add("shard", s.Shard)
+	add("old primary", s.OldPrimary)
+	add("new primary", s.NewPrimary)
+	if s.Stream != 0 {
+		add("stream", strconv.FormatInt(s.Stream, 10))
+	}
 	return strings.Join(parts, ", ")
 }
 

@@ -15,12 +15,16 @@ import (
 	"forensics/rules/kvstream"
 	"forensics/rules/livenesslost"
 	"forensics/rules/nlhepingpong"
+	"forensics/rules/orphancontrols"
 	"forensics/rules/rangeunavailable"
+	"forensics/rules/reparent"
+	"forensics/rules/vreplerror"
 )
 
 // All is every rule forensics runs, in the order `rules list` shows them.
 var All = []*forensics.Rule{kvstream.Rule, nlhepingpong.Rule, deniedtables.Rule,
-	clockoffset.Rule, diskstall.Rule, livenesslost.Rule, rangeunavailable.Rule}
+	clockoffset.Rule, diskstall.Rule, livenesslost.Rule, rangeunavailable.Rule,
+	reparent.Rule, vreplerror.Rule, orphancontrols.Rule}
 
 // Lookup returns the rule with the given name.
 func Lookup(name string) (*forensics.Rule, bool) {

@@ -21,7 +21,7 @@ import (
 // The tools fix commands call. Each is replaced by a stub that records its
 // arguments, so running a command shows exactly what a pasted command would
 // run, and nothing of the real cluster is touched.
-var stubbedTools = []string{"vtctldclient", "cbstats", "couchbase-cli", "cockroach", "curl", "jq"}
+var stubbedTools = []string{"vtctldclient", "cbstats", "couchbase-cli", "cockroach", "curl", "jq", "chronyc", "timedatectl", "dmesg", "iostat", "df", "ntpq", "journalctl"}
 
 // TestFixCommandsRunOnlyTheirTool runs every command of every bundled case,
 // and of cases whose names were made hostile, through bash: each must run

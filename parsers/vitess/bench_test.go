@@ -2,7 +2,9 @@ package vitess
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -77,6 +79,45 @@ func TestBenchInput(t *testing.T) {
 		t.Fatalf("errors: %v", res.Errors[:1])
 	}
 	if n := len(res.Events); n == 0 || n > int(res.Lines)/5 {
+		t.Errorf("%d events in %d lines", n, res.Lines)
+	}
+}
+
+// vtctldJSONInput is vtctldInput as v24 logs it: one JSON object per entry
+// (go/vt/log/flags.go), the glog header's file:line as the source.
+func vtctldJSONInput(size int) []byte {
+	var b bytes.Buffer
+	var sl slogLine
+	for _, l := range bytes.Split(vtctldInput(size), []byte("\n")) {
+		h, st, _ := parseGlog(l)
+		if st != goodHeader {
+			continue // the file header and the stack traces: glog only
+		}
+		t := time.Date(2026, time.Month(h.month), h.day, h.hour, h.min, h.sec, h.micro*1000, time.UTC)
+		caller := string(l[h.caller[0]:h.caller[1]])
+		file, line, _ := strings.Cut(caller, ":")
+		level := map[byte]string{'I': "INFO", 'W': "WARN", 'E': "ERROR"}[h.level]
+		msg, _ := json.Marshal(string(l[h.msg:]))
+		fmt.Fprintf(&b, `{"time":"%s","level":"%s","source":{"function":"vitess.io/vitess/go/vt/vtctl/workflow.(*Server).switchWrites","file":"/vt/src/vitess.io/vitess/go/vt/%s","line":%s},"msg":%s}`+"\n",
+			t.Format("2006-01-02T15:04:05.000Z07:00"), level, file, line, msg)
+	}
+	if _, err := parseSlog(b.Bytes()[:bytes.IndexByte(b.Bytes(), '\n')], nil, &sl); err != nil {
+		panic(err)
+	}
+	return b.Bytes()
+}
+
+func BenchmarkVtctldJSONLog(b *testing.B) {
+	parsertest.Bench(b, VtctldLogFormat, forensics.Origin{Path: "vtctld.log", Name: "vtctld.log"}, vtctldJSONInput(16<<20))
+}
+
+// One line in seven of the noise carries "context canceled", an event.
+func TestBenchJSONInput(t *testing.T) {
+	res := parsertest.Parse(VtctldLogFormat, forensics.Origin{Name: "vtctld.log"}, vtctldJSONInput(256<<10))
+	if len(res.Errors) > 0 {
+		t.Fatalf("errors: %v", res.Errors[:1])
+	}
+	if n := len(res.Events); n == 0 || n > int(res.Lines)/3 {
 		t.Errorf("%d events in %d lines", n, res.Lines)
 	}
 }

@@ -189,13 +189,28 @@ type WorkflowStatus struct {
 
 // StatusStream is one stream in a status output.
 type StatusStream struct {
-	Shard       string `json:"shard"` // "dst/-80"; "" in the text output
+	Shard       string `json:"shard"` // "dst/-80"
 	ID          int64  `json:"id"`
 	Tablet      string `json:"tablet"`
 	SourceShard string `json:"source_shard,omitempty"`
 	Position    string `json:"position,omitempty"`
 	Status      string `json:"status"`
 	Info        string `json:"info,omitempty"`
+}
+
+// WorkflowList is the doc of vitess.workflow_list: which workflows a
+// keyspace has, by name.
+type WorkflowList struct {
+	// Keyspace is the keyspace named on the echoed command line (--keyspace
+	// of Workflow list, the argument of GetWorkflows) or in a file named
+	// workflow_list_<keyspace>.json; "" when neither names it.
+	Keyspace  string   `json:"keyspace"`
+	Workflows []string `json:"workflows"`
+}
+
+// DecodeWorkflowList reads the doc of a vitess.workflow_list event.
+func DecodeWorkflowList(ev *forensics.Event) (WorkflowList, error) {
+	return decodeDoc[WorkflowList](ev, KindWorkflowList)
 }
 
 // SwitchResult is the doc of vitess.switch_result.

@@ -23,6 +23,7 @@ import (
 
 type glogHeader struct {
 	level                             byte
+	event                             bool // no thread id: a logutil event, in UTC
 	month, day, hour, min, sec, micro int
 	caller                            [2]int // file:line, as offsets in the line
 	msg                               int    // offset of the message
@@ -63,10 +64,18 @@ func parseGlog(b []byte) (h glogHeader, st headerState, err error) {
 	for j < len(b) && b[j] >= '0' && b[j] <= '9' {
 		j++
 	}
-	if j == i || j >= len(b) || b[j] != ' ' {
+	switch {
+	case j == i && i == 22 && j < len(b) && b[j] != ' ':
+		// go/vt/logutil/logger.go EventToBuffer, the lines vtctldclient
+		// prints for the events a command streams back (PlannedReparentShard,
+		// EmergencyReparentShard, …): "Lmmdd hh:mm:ss.uuuuuu file:line] msg",
+		// no thread id, the time in UTC.
+		h.event = true
+	case j == i || j >= len(b) || b[j] != ' ':
 		return h, badHeader, errGlogThread
+	default:
+		j++
 	}
-	j++
 	end := bytes.IndexByte(b[j:], ']')
 	if end < 0 {
 		return h, badHeader, errGlogCaller
@@ -170,40 +179,6 @@ func (y *yearClock) at(h *glogHeader) time.Time {
 	return time.Date(year, time.Month(h.month), h.day, h.hour, h.min, h.sec, h.micro*1000, time.UTC)
 }
 
-func detectGlog(name string, head []byte) int {
-	headers, vitess := 0, false
-	created := false
-	for lines := 0; len(head) > 0 && lines < 200 && headers < 5; lines++ {
-		line := head
-		if i := bytes.IndexByte(head, '\n'); i >= 0 {
-			line, head = head[:i], head[i+1:]
-		} else {
-			head = nil
-		}
-		if bytes.HasPrefix(line, createdAt) {
-			created = true
-			continue
-		}
-		h, st, _ := parseGlog(line)
-		if st != goodHeader {
-			continue
-		}
-		headers++
-		if isVitessCaller(line[h.caller[0]:h.caller[1]]) {
-			vitess = true
-		}
-	}
-	switch {
-	case headers == 0:
-		return 0
-	case vitess:
-		return 85
-	case created || headers >= 3:
-		return 60
-	}
-	return 40
-}
-
 // vitessCallers are source files of vtctld, vttablet and vtgate that log
 // early and often.
 var vitessCallers = [][]byte{
@@ -211,6 +186,7 @@ var vitessCallers = [][]byte{
 	[]byte("servenv.go:"), []byte("vtctld.go:"), []byte("tablet.go:"), []byte("tabletserver.go:"),
 	[]byte("healthcheck.go:"), []byte("tm_init.go:"), []byte("keyspace_events.go:"), []byte("plugin_"),
 	[]byte("replication.go:"), []byte("shard_sync.go:"), []byte("tablet_picker.go:"), []byte("engine.go:"),
+	[]byte("planned_reparenter.go:"), []byte("emergency_reparenter.go:"), []byte("reparent_functions.go:"),
 }
 
 func isVitessCaller(c []byte) bool {

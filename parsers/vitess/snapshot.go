@@ -24,79 +24,8 @@ const maxErrors = 20
 // as lines.
 const maxText = 1 << 20
 
-// detectKeys are field names that only vtctldclient topology documents
-// among our inputs carry, in proto and camelCase spelling.
-var detectKeys = [][]byte{
-	[]byte(`"from_table"`), []byte(`"fromTable"`), []byte(`"to_tables"`), []byte(`"toTables"`),
-	[]byte(`"from_keyspace"`), []byte(`"fromKeyspace"`),
-	[]byte(`"tablet_controls"`), []byte(`"tabletControls"`), []byte(`"denied_tables"`), []byte(`"deniedTables"`),
-	[]byte(`"is_primary_serving"`), []byte(`"isPrimaryServing"`), []byte(`"is_master_serving"`),
-	[]byte(`"primary_alias"`), []byte(`"primaryAlias"`), []byte(`"master_alias"`),
-	[]byte(`"shard_references"`), []byte(`"shardReferences"`), []byte(`"served_type"`), []byte(`"servedType"`),
-	[]byte(`"shard_streams"`), []byte(`"shardStreams"`), []byte(`"traffic_state"`), []byte(`"trafficState"`),
-	[]byte(`"binlog_source"`), []byte(`"binlogSource"`),
-	[]byte(`"durability_policy"`), []byte(`"durabilityPolicy"`), []byte(`"sidecar_db_name"`), []byte(`"sidecarDbName"`),
-	[]byte(`"keyspace_type"`), []byte(`"routing_rules"`), []byte(`"routingRules"`),
-	[]byte(`"start_state"`), []byte(`"startState"`), []byte(`"current_state"`), []byte(`"currentState"`),
-}
-
-// weakKeys appear in these documents but also elsewhere: {"rules": []} is
-// what GetRoutingRules prints once a workflow is completed, and a list of
-// {"name", "keyspace": {}} what GetKeyspaces prints for keyspaces with
-// nothing set.
-var weakKeys = [][]byte{[]byte(`"rules"`), []byte(`"workflows"`), []byte(`"partitions"`)}
-
-// textMarkers start the text vtctldclient prints for SwitchTraffic,
-// ReverseTraffic and status (go/cmd/vtctldclient/command/vreplication/common).
-var textMarkers = [][]byte{
-	[]byte("SwitchTraffic was successful for workflow "),
-	[]byte("ReverseTraffic was successful for workflow "),
-	[]byte("SwitchTraffic dry run results for workflow "),
-	[]byte("ReverseTraffic dry run results for workflow "),
-	[]byte("The following vreplication streams exist for workflow "),
-}
-
-func detectSnapshot(name string, head []byte) int {
-	head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
-	off := 0
-	for lines := 0; off < len(head) && lines < 50; lines++ {
-		end := len(head)
-		if i := bytes.IndexByte(head[off:], '\n'); i >= 0 {
-			end = off + i
-		}
-		line := bytes.TrimSpace(head[off:end])
-		doc := head[off:]
-		off = end + 1
-		if len(line) == 0 {
-			continue
-		}
-		for _, m := range textMarkers {
-			if bytes.HasPrefix(line, m) {
-				return 90
-			}
-		}
-		if line[0] != '{' && line[0] != '[' {
-			continue // a command line or a note before the document
-		}
-		for _, k := range detectKeys {
-			if bytes.Contains(doc, k) {
-				return 90
-			}
-		}
-		for _, k := range weakKeys {
-			if bytes.Contains(doc, k) {
-				return 60
-			}
-		}
-		if line[0] == '[' && bytes.Contains(doc, []byte(`"name"`)) && bytes.Contains(doc, []byte(`"keyspace"`)) {
-			return 60
-		}
-		return 0
-	}
-	return 0
-}
-
 type snapshotParser struct {
+	release  string
 	origin   forensics.Origin
 	stamp    forensics.Stamp
 	snapshot string
@@ -166,6 +95,9 @@ func (p *snapshotParser) End(emit forensics.Emit) error {
 		}
 		end := lineEnd(p.buf, pos)
 		text := p.buf[pos:end]
+		if r := versionOf(text); r != "" && p.release == "" {
+			p.release = r
+		}
 		if c, ok := parseCommand(text); ok {
 			cmd = c
 			pos = end
@@ -280,6 +212,10 @@ func (p *snapshotParser) document(doc any, raw []byte, line int64, cmd command, 
 		wfs, err := o.list("workflows", "$")
 		if err != nil {
 			return err
+		}
+		if len(wfs) == 0 {
+			p.workflowList([]string{}, cmd, line, text, emit) // GetWorkflows of a keyspace without workflows
+			return nil
 		}
 		for i, wraw := range wfs {
 			w, err := decode(wraw, fmt.Sprintf("$.workflows[%d]", i), readWorkflow)
@@ -420,7 +356,14 @@ func (p *snapshotParser) list(l []any, line int64, text string, cmd command, emi
 		if cmd.is("GetKeyspaces") {
 			p.keyspaces(nil, line, text, emit)
 		}
+		if cmd.is("Workflow") {
+			p.workflowList([]string{}, cmd, line, text, emit)
+		}
 		return nil // GetKeyspaces or GetSrvVSchemas with nothing to list
+	}
+	if names, ok := stringList(l); ok {
+		p.workflowList(names, cmd, line, text, emit)
+		return nil
 	}
 	kss := make([]Keyspace, 0, len(l))
 	for i, e := range l {
@@ -658,3 +601,69 @@ func snapshotTime(s string) (forensics.Stamp, bool) {
 	}
 	return forensics.Stamp{}, false
 }
+
+// stringList reports whether a JSON list holds only strings, and returns them.
+func stringList(l []any) ([]string, bool) {
+	out := make([]string, 0, len(l))
+	for _, e := range l {
+		s, ok := e.(string)
+		if !ok {
+			return nil, false
+		}
+		out = append(out, s)
+	}
+	return out, true
+}
+
+// workflowList reads what `vtctldclient Workflow --keyspace <ks> list`
+// prints (go/cmd/vtctldclient/command/vreplication/workflow/get.go: the
+// workflow names as a JSON array), or an empty GetWorkflows.
+func (p *snapshotParser) workflowList(names []string, cmd command, line int64, text string, emit forensics.Emit) {
+	d := WorkflowList{Workflows: names}
+	switch {
+	case cmd.flag("keyspace", "k") != "":
+		d.Keyspace = cmd.flag("keyspace", "k")
+	case cmd.is("GetWorkflows") && len(cmd.args) > 0:
+		d.Keyspace = cmd.args[0]
+	default:
+		base := baseName(p.origin.Name)
+		for _, pre := range []string{"workflow_list_", "workflows_", "workflow-list-"} {
+			if ks, ok := strings.CutPrefix(base, pre); ok && ks != "" {
+				d.Keyspace = ks
+			}
+		}
+	}
+	if len(names) == 0 && d.Keyspace == "" {
+		return // an empty list that names no keyspace says nothing
+	}
+	ev := p.start(KindWorkflowList, line, text)
+	ev.Keyspace = d.Keyspace
+	set(ev, "keyspace", d.Keyspace)
+	set(ev, "workflows", strings.Join(names, ","))
+	p.finish(ev, d, emit)
+}
+
+// versionOf reads the release from what `vtctldclient --version` prints
+// (go/vt/servenv/buildinfo.go versionInfo, as quoted in
+// vitessio/vitess#17127): "vtctldclient version Version: 19.0.0-SNAPSHOT (Git
+// revision b30be77 branch 'latest-19.0') built on … using go1.22.4
+// darwin/arm64".
+func versionOf(line []byte) string {
+	i := bytes.Index(line, []byte("Version: "))
+	if i < 0 || (i > 0 && !bytes.HasSuffix(line[:i], []byte(" version "))) || !bytes.Contains(line[i:], []byte(" (Git revision ")) {
+		return ""
+	}
+	v := line[i+len("Version: "):]
+	if len(v) == 0 || v[0] < '0' || v[0] > '9' {
+		return ""
+	}
+	end := bytes.IndexByte(v, ' ')
+	if end < 0 {
+		return ""
+	}
+	return string(v[:end])
+}
+
+// Release returns the release of the vtctldclient that printed the file,
+// when the file holds its --version output, or "".
+func (p *snapshotParser) Release() string { return p.release }

@@ -150,7 +150,11 @@ func (p *snapshotParser) textBlock(s *scan, pos int, cmd command, emit forensics
 			switch {
 			case t == "":
 			case strings.HasPrefix(t, "id="):
-				ws.Streams = append(ws.Streams, parseStatusStream(t))
+				st := parseStatusStream(t)
+				if st.Shard != "" && ks != "" {
+					st.Shard = ks + "/" + st.Shard // as the JSON output keys it
+				}
+				ws.Streams = append(ws.Streams, st)
 			case t == "Table Copy Status:":
 				inTables = true
 			case inTables && len(raw) > 0 && raw[0] == '\t':
@@ -192,7 +196,7 @@ func startsOutput(t []byte) bool {
 	return false
 }
 
-// parseStatusStream reads "id=1 on customer/zone1-1: Status: Copying. VStream
+// parseStatusStream reads "id=1 on -80/zone1-1: Status: Copying. VStream
 // Lag: -1s; ; Tx time: Thu Oct 30 13:05:02 2025." The tablet is printed as
 // cell-uid without padding; it is returned padded, as elsewhere.
 func parseStatusStream(t string) StatusStream {
@@ -201,8 +205,13 @@ func parseStatusStream(t string) StatusStream {
 	id, rest, _ := strings.Cut(rest, " on ")
 	st.ID, _ = strconv.ParseInt(id, 10, 64)
 	where, rest, _ := strings.Cut(rest, ": Status: ")
-	if _, tablet, ok := strings.Cut(where, "/"); ok {
-		st.Tablet = padAlias(tablet)
+	// "<shard>/<tablet>" (vtctlclient, vitessio/vitess#15963) or
+	// "<keyspace>/<shard>/<tablet>".
+	switch parts := strings.Split(where, "/"); len(parts) {
+	case 2:
+		st.Shard, st.Tablet = parts[0], padAlias(parts[1])
+	case 3:
+		st.Shard, st.Tablet = parts[1], padAlias(parts[2])
 	}
 	status, info, _ := strings.Cut(rest, ". ")
 	st.Status = strings.TrimSuffix(status, ".")

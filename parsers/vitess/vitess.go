@@ -24,6 +24,7 @@ const (
 	KindWorkflow          forensics.Kind = "vitess.workflow"
 	KindWorkflowStatus    forensics.Kind = "vitess.workflow_status"
 	KindSwitchResult      forensics.Kind = "vitess.switch_result"
+	KindWorkflowList      forensics.Kind = "vitess.workflow_list"
 )
 
 // Kinds of the vtctld (and vttablet) log.
@@ -70,11 +71,12 @@ var SnapshotFormat = forensics.Format{
 		{Kind: KindWorkflow, Doc: "a VReplication workflow with its streams and the target shards' tablet controls (Workflow show); doc is a vitess.Workflow"},
 		{Kind: KindWorkflowStatus, Doc: "a workflow's traffic state and streams (MoveTables status); doc is a vitess.WorkflowStatus"},
 		{Kind: KindSwitchResult, Doc: "the result SwitchTraffic or ReverseTraffic printed, with the start and current state; doc is a vitess.SwitchResult"},
+		{Kind: KindWorkflowList, Doc: "the names of a keyspace's workflows (Workflow list, or GetWorkflows with none); doc is a vitess.WorkflowList"},
 	},
 }
 
-// VtctldLogFormat reads glog files of vtctld (and of vttablet and vtgate,
-// which log in the same grammar). Lines have no year and no zone: the year
+// VtctldLogFormat reads the logs of vtctld (and of vtgate, which logs in the
+// same grammar): glog, or one JSON object per line from v24 on (see slog.go). Lines have no year and no zone: the year
 // comes from the "Log file created at:" header, else from the file's
 // modification time, else from the current date (a date that would lie more
 // than two days after that time is taken to be from the year before); the
@@ -82,9 +84,9 @@ var SnapshotFormat = forensics.Format{
 var VtctldLogFormat = forensics.Format{
 	Name:      "vtctld",
 	Component: "vtctld",
-	Detect:    detectGlog,
+	Detect:    detectRole(roleVtctld),
 	New:       newVtctld,
-	Kinds: []forensics.KindDoc{
+	Kinds: append([]forensics.KindDoc{
 		{Kind: KindSwitchStart, Doc: "a SwitchTraffic/ReverseTraffic step began: a keyspace or workflow lock for the switch, reads switching, or writes switching (journals checked)"},
 		{Kind: KindStopStreams, Doc: "writes switching: stopping the workflow streams"},
 		{Kind: KindStopSourceWrites, Doc: "writes switching: stopping writes on the source (denied tables added on the source, removed on the target)"},
@@ -103,5 +105,26 @@ var VtctldLogFormat = forensics.Format{
 		{Kind: KindCancelFailed, Doc: "a step of the cancel failed: denied tables or streams may be left as the failed switch set them"},
 		{Kind: KindContextError, Doc: "a log entry carrying context deadline exceeded or context canceled"},
 		{Kind: KindDeniedTables, Doc: "a tablet applied or enforced denied tables, or changing them failed"},
-	},
+	}, opKinds...),
+}
+
+// VttabletLogFormat reads the logs of vttablet, glog or (v24) JSON: the
+// denied tables a tablet applies and enforces, and its VReplication streams.
+// It shares the vtctld format's grammar and kinds.
+var VttabletLogFormat = forensics.Format{
+	Name:      "vttablet",
+	Component: "vttablet",
+	Detect:    detectRole(roleVttablet),
+	New:       newVtctld,
+	Kinds:     VtctldLogFormat.Kinds,
+}
+
+// VtorcLogFormat reads the logs of VTOrc, whose recoveries run
+// EmergencyReparentShard under the shard lock as vtctld does.
+var VtorcLogFormat = forensics.Format{
+	Name:      "vtorc",
+	Component: "vtorc",
+	Detect:    detectRole(roleVtorc),
+	New:       newVtctld,
+	Kinds:     VtctldLogFormat.Kinds,
 }

@@ -12,9 +12,13 @@ import (
 const maxEntry = 64 << 10
 
 type vtctldParser struct {
-	clock yearClock
-	ent   logEntry
-	ev    forensics.Event
+	reparent *step // the reparent a vtctldclient command line in the file runs
+	clock    yearClock
+	ent      logEntry
+	ev       forensics.Event
+	sl       slogLine
+	msg      []byte // a JSON line's message, unescaped
+	release  string // the Vitess release the process logged at start
 }
 
 // logEntry is the entry being read. Its buffer is reused from entry to
@@ -28,6 +32,10 @@ type logEntry struct {
 	caller [2]int // offsets of file:line in buf
 	msg    int    // offset of the message in buf
 	buf    []byte // the header line and the continuation lines, joined by '\n'
+	// raw is a JSON line as logged, the entry's text; buf then holds
+	// "file:line] message", as glog would have written it.
+	raw   []byte
+	attrs [3][2]int // keyspace, shard, workflow attributes of a JSON line: offsets in raw
 }
 
 func newVtctld(o forensics.Origin) forensics.Parser {
@@ -35,6 +43,9 @@ func newVtctld(o forensics.Origin) forensics.Parser {
 }
 
 func (p *vtctldParser) Line(n int64, text []byte, emit forensics.Emit) (forensics.Stamp, error) {
+	if isSlog(text) {
+		return p.jsonLine(n, text, emit)
+	}
 	h, st, err := parseGlog(text)
 	switch st {
 	case notHeader:
@@ -43,6 +54,7 @@ func (p *vtctldParser) Line(n int64, text []byte, emit forensics.Emit) (forensic
 			p.clock.created(t)
 			return glogStamp(t), nil
 		}
+		p.reparentCommand(text)
 		if e := &p.ent; e.open && !e.full {
 			if len(e.buf)+len(text) < maxEntry {
 				e.buf = append(e.buf, '\n')
@@ -57,12 +69,17 @@ func (p *vtctldParser) Line(n int64, text []byte, emit forensics.Emit) (forensic
 		return forensics.Stamp{}, err
 	}
 	p.flush(emit)
+	p.noteRelease(text[h.msg:])
 	stamp := glogStamp(p.clock.at(&h))
+	if h.event {
+		stamp.Zone = forensics.ZoneUTC
+	}
 	e := &p.ent
 	e.open, e.full = true, false
 	e.n = n
 	e.stamp = stamp
 	e.level = h.level
+	e.raw = e.raw[:0]
 	e.buf = append(e.buf[:0], text[:min(len(text), maxEntry)]...)
 	e.caller = h.caller
 	if e.caller[1] > len(e.buf) {
@@ -106,6 +123,9 @@ func (p *vtctldParser) flush(emit forensics.Emit) {
 	if s, ok := classify(first, msg, e.level); ok {
 		steps[k] = s
 		k++
+	} else if s, ok := p.reparentError(first, msg, e); ok {
+		steps[k] = s
+		k++
 	}
 	if ctx := contextError(msg); ctx != "" {
 		s := step{kind: KindContextError, err: ctx}
@@ -126,6 +146,17 @@ func (p *vtctldParser) flush(emit forensics.Emit) {
 		return
 	}
 	text := string(e.buf)
+	if len(e.raw) > 0 {
+		text = string(e.raw)
+		for i := range steps[:k] {
+			s := &steps[i]
+			for j, f := range []*string{&s.keyspace, &s.shard, &s.workflow} {
+				if a := e.attrs[j]; *f == "" && a[1] > a[0] {
+					*f = string(e.raw[a[0]:a[1]])
+				}
+			}
+		}
+	}
 	for _, s := range steps[:k] {
 		ev := &p.ev
 		ev.Reset()
@@ -158,6 +189,9 @@ func (p *vtctldParser) flush(emit forensics.Emit) {
 func classify(first, msg []byte, level byte) (step, bool) {
 	if len(first) == 0 {
 		return step{}, false
+	}
+	if s, ok := classifyOps(first, msg); ok {
+		return s, true
 	}
 	switch first[0] {
 	case 'A':
@@ -476,6 +510,10 @@ var switchErrors = []struct{ prefix, step string }{
 	{"failed to finalize the traffic switch", "finalize"},
 	{"failed to start the reverse workflow", "start_reverse"},
 	{"failed to freeze the workflow in the ", "freeze"},
+	// v22+ server.go WorkflowSwitchTraffic (and MoveTablesComplete, …) lock
+	// the workflow by name: "failed to lock the %s workflow: %v" with
+	// "<keyspace>/<workflow>" (server_test.go: "failed to lock the %s
+	// workflow: deadline exceeded: internal/named_locks/%s").
 	{"failed to lock the ", "lock_keyspace"},
 	{"failed to read journal in the ", "read_journal"},
 	{"failed to switch read traffic for the ", "switch_reads"},
@@ -500,6 +538,10 @@ func switchError(msg []byte) (step, bool) {
 				s := step{kind: KindSwitchFailed, name: se.step}
 				text := string(line)
 				head, cause, hasCause := strings.Cut(text, ": ")
+				if name, ok := strings.CutSuffix(strings.TrimPrefix(head, "failed to lock the "), " workflow"); ok && se.step == "lock_keyspace" {
+					s.name = "lock_workflow"
+					s.keyspace, s.workflow, _ = strings.Cut(name, "/")
+				}
 				if se.step == "lock_tables" {
 					s.kind = KindLockTablesFailed
 					s.name = "attempt"

@@ -239,9 +239,9 @@ func TestVtctldBadHeaders(t *testing.T) {
 	res := parsertest.Parse(VtctldLogFormat, forensics.Origin{Name: "vtctld.log"}, []byte(lines(
 		"I1202 16:41:55.004512       1 server.go:3662] Stopping source writes",
 		"I1202 16:41:5", // truncated
-		"E1302 16:41:55.004512       1 server.go:3662] x",        // month 13
-		"W1202 16:41:55.004512 server.go:3662] no thread id",     // no thread id
-		"I1202 16:41:55.004512       1 server.go 3662 no caller", // no file:line]
+		"E1302 16:41:55.004512       1 server.go:3662] x",           // month 13
+		"W1202 16:41:55.004512    x1 server.go:3662] bad thread id", // not a thread id (none at all is a logutil event)
+		"I1202 16:41:55.004512       1 server.go 3662 no caller",    // no file:line]
 		"I1202 16:41:55.004512       1 server.go:3668] Stopping streams",
 	)))
 	var got []int64
@@ -349,7 +349,7 @@ func TestDetectGlog(t *testing.T) {
 		{"prose", "SwitchTraffic was successful for workflow dst.wf1\n", 0, 0},
 	}
 	for _, c := range cases {
-		if got := detectGlog("x.log", []byte(c.head)); got < c.min || got > c.max {
+		if got := logScore("x.log", []byte(c.head)); got < c.min || got > c.max {
 			t.Errorf("%s: score %d, want %d..%d", c.name, got, c.min, c.max)
 		}
 	}

@@ -47,9 +47,9 @@ var Rule = &forensics.Rule{
 			"Files may be named anything. Snapshots taken at different times may be given together; the timeline " +
 			"reads identical files once, so a snapshot that lacks a document the snapshot before it has takes that " +
 			"one (the evidence then points at the earlier file). Without Workflow show the direction of the move is " +
-			"unknown: the written side is still checked, the other side only for a split. vtctld logs have no time " +
-			"zone; their times are read as UTC, so a vtctld on local time may fall outside the window and its lines " +
-			"are then left out.",
+			"unknown: the written side is still checked, the other side only for a split. vtctld's glog lines have " +
+			"no time zone; their times are read as UTC, so a vtctld on local time may fall outside the window and its " +
+			"lines are then left out (the JSON logs of v24 carry their zone).",
 		Fixes: "Remove the denial from the shards of the keyspace that receives the writes (SetShardTabletControl " +
 			"--denied-tables=<exactly the listed tables> --remove <keyspace>/<shard> PRIMARY), RefreshStateByShard, " +
 			"RebuildKeyspaceGraph and RebuildVSchemaGraph; deny the tables again on the keyspace that must not take " +

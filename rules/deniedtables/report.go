@@ -244,7 +244,9 @@ func attemptStory(a *attempt, m *move) string {
 	} else {
 		b.WriteString("; the routing rules were never switched.")
 	}
-	b.WriteString(" (vtctld log times carry no zone and are read as UTC.)")
+	if a.start.Zone == forensics.ZoneAssumed {
+		b.WriteString(" (vtctld log times carry no zone and are read as UTC.)")
+	}
 	return b.String()
 }
 
@@ -428,13 +430,11 @@ func stamp(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC"
 func clock(t time.Time) string { return t.UTC().Format("15:04:05.000") }
 
 // message returns the message of a log entry without the glog header
-// ("E1202 16:42:31.534219       1 file.go:123] "), its lines joined: the
-// cause of an error is often on the continuation lines.
+// ("E1202 16:42:31.534219       1 file.go:123] ") or the JSON around it
+// (v24), its lines joined: the cause of an error is often on the
+// continuation lines.
 func message(s string) string {
-	if i := strings.Index(s, "] "); i > 0 && i < 80 && !strings.Contains(s[:i], "\n") {
-		s = s[i+2:]
-	}
-	return strings.Join(strings.Fields(s), " ")
+	return strings.Join(strings.Fields(vitess.Message(s)), " ")
 }
 
 // cancelNote says what a failed cancel step left undone, from the step the

@@ -1,22 +1,25 @@
 // Package ruletest runs a rule over events held in memory, for the rules'
-// tests: the events come from parsing log text with the real parsers, and
-// the timeline answers queries the way the store does (kinds, nodes, time
-// window, range), so a rule reads only what it declares.
+// tests: the events come from parsing log text with the real parsers (or
+// are built in the test), and the timeline answers queries the way the
+// store does (kinds, nodes, time window, range, in timeline order), serving
+// a rule only the kinds it declares.
 package ruletest
 
 import (
 	"context"
 	"fmt"
+	"path"
 	"slices"
 	"sort"
 	"testing"
+	"time"
 
 	"forensics"
 	"forensics/parsers/parsertest"
 )
 
-// Source is one input file: its display path, the node its path names
-// (a debug zip's debug/nodes/N) and its text.
+// Source is one input file read with a given format: its display path,
+// the node its path names (a debug zip's debug/nodes/N) and its text.
 type Source struct {
 	Path, Node, Text string
 	Format           forensics.Format
@@ -37,20 +40,56 @@ func Parse(t testing.TB, srcs ...Source) []forensics.Event {
 			out = append(out, e)
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := &out[i], &out[j]
-		if !a.Time.Equal(b.Time) {
-			return a.Time.Before(b.Time)
-		}
-		if a.Source != b.Source {
-			return a.Source < b.Source
-		}
-		return a.Line < b.Line
-	})
+	sortEvents(out)
 	return out
 }
 
-// Timeline answers queries from events in timeline order.
+// File is one input whose format is detected: its display path, its
+// content and modification time.
+type File struct {
+	Path    string
+	Text    string
+	ModTime time.Time
+}
+
+// Read parses files with the format of each (the one of formats whose
+// Detect is surest) and returns their events, with Source set to the path.
+func Read(t testing.TB, formats []forensics.Format, files ...File) Timeline {
+	t.Helper()
+	var out Timeline
+	for _, f := range files {
+		name := path.Base(f.Path)
+		best, score := -1, 0
+		for i, fm := range formats {
+			if s := fm.Detect(name, []byte(f.Text)); s > score {
+				best, score = i, s
+			}
+		}
+		if best < 0 {
+			t.Fatalf("%s: no format detects it", f.Path)
+		}
+		res := parsertest.Parse(formats[best], forensics.Origin{Path: f.Path, Name: name, ModTime: f.ModTime}, []byte(f.Text))
+		if len(res.Errors) > 0 || res.EndErr != nil {
+			t.Fatalf("%s: %v %v", f.Path, res.Errors, res.EndErr)
+		}
+		for _, e := range res.Events {
+			e.Source = f.Path
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Event builds an event; attrs are key, value pairs.
+func Event(kind forensics.Kind, node string, at forensics.Stamp, attrs ...string) forensics.Event {
+	e := forensics.Event{Stamp: at, Node: node, Kind: kind, Subject: forensics.Subject{VB: forensics.NoVB}}
+	for i := 0; i+1 < len(attrs); i += 2 {
+		e.Set(attrs[i], attrs[i+1])
+	}
+	return e
+}
+
+// Timeline answers queries from the events it holds.
 type Timeline []forensics.Event
 
 func (tl Timeline) Events(_ context.Context, q forensics.Query) ([]forensics.Event, error) {
@@ -66,18 +105,43 @@ func (tl Timeline) Events(_ context.Context, q forensics.Query) ([]forensics.Eve
 		}
 		out = append(out, e)
 	}
+	sortEvents(out)
 	return out, nil
 }
 
+func sortEvents(evs []forensics.Event) {
+	sort.SliceStable(evs, func(i, j int) bool {
+		a, b := &evs[i], &evs[j]
+		if !a.Time.Equal(b.Time) {
+			return a.Time.Before(b.Time)
+		}
+		if a.Source != b.Source {
+			return a.Source < b.Source
+		}
+		return a.Line < b.Line
+	})
+}
+
 // Run runs the rule over the events, giving it only the kinds it declares,
-// and returns its findings with their rule names and ids set.
+// and returns its findings with their rule names and ids set. Events built
+// without a source, line or text get one, so that evidence is told apart.
 func Run(t testing.TB, r *forensics.Rule, evs []forensics.Event) []forensics.Finding {
 	t.Helper()
 	var own Timeline
-	for _, e := range evs {
-		if slices.Contains(r.Kinds, e.Kind) {
-			own = append(own, e)
+	for i, e := range evs {
+		if !slices.Contains(r.Kinds, e.Kind) {
+			continue
 		}
+		if e.Source == "" {
+			e.Source = fmt.Sprintf("%s/test.log", e.Node)
+		}
+		if e.Line == 0 {
+			e.Line = int64(i + 1)
+		}
+		if e.Text == "" {
+			e.Text = string(e.Kind)
+		}
+		own = append(own, e)
 	}
 	var out []forensics.Finding
 	pass := &forensics.Pass{
