@@ -301,6 +301,7 @@ func buildReport(ctx context.Context, db *store.DB, res ingest.Result, findings 
 	for _, f := range findings {
 		rep.Summary.Findings[f.Severity.String()]++
 	}
+	rep.Summary.Releases = report.NodeReleases(rep.Sources)
 	return rep, nil
 }
 

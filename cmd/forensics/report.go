@@ -125,6 +125,7 @@ func storedReport(ctx context.Context, db *store.DB, run int64) (*report.Report,
 		rep.Problems = append(rep.Problems, s.Problems...)
 	}
 	rep.Summary.Problems = len(rep.Problems)
+	rep.Summary.Releases = report.NodeReleases(rep.Sources)
 	return rep, run, nil
 }
 

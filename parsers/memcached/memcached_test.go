@@ -549,3 +549,25 @@ func benchInput(n int) []byte {
 	}
 	return []byte(sb.String())
 }
+
+// The release is the version of the last start: a file that spans an
+// upgrade was written last by the newer release.
+func TestRelease(t *testing.T) {
+	p := Format.New(origin).(forensics.Releaser)
+	if got := p.Release(); got != "" {
+		t.Errorf("release before any line = %q", got)
+	}
+	lines := []string{
+		"2024-11-05T09:12:40.118923+00:00 INFO Couchbase version 7.2.4-7070 starting.",
+		"2024-11-05T09:12:40.119001+00:00 INFO Process identifier: 2306",
+		"2025-03-18T14:02:11.540217+00:00 INFO Couchbase version 7.6.4-5146 starting.",
+	}
+	pp := p.(forensics.Parser)
+	for i, l := range lines {
+		pp.Line(int64(i+1), []byte(l), func(*forensics.Event) {})
+	}
+	pp.End(func(*forensics.Event) {})
+	if got := p.Release(); got != "7.6.4-5146" {
+		t.Errorf("release = %q, want 7.6.4-5146", got)
+	}
+}

@@ -16,11 +16,12 @@ import (
 type parser struct {
 	ev forensics.Event
 
-	started     bool // a start was seen in this source
-	graceful    bool // "Initiating graceful shutdown." since the last start
-	prevClosing bool // the last timestamped line was "Closing logfile"
-	opened      bool // an "Opening logfile" since the last start
-	openedClean bool // the last "Opening logfile" came right after a "Closing logfile"
+	started     bool   // a start was seen in this source
+	release     string // the version of the last start ("7.6.4-5146")
+	graceful    bool   // "Initiating graceful shutdown." since the last start
+	prevClosing bool   // the last timestamped line was "Closing logfile"
+	opened      bool   // an "Opening logfile" since the last start
+	openedClean bool   // the last "Opening logfile" came right after a "Closing logfile"
 
 	traffic map[string]traffic
 	pending []openProducer
@@ -134,6 +135,10 @@ func (p *parser) stamp(b []byte) (forensics.Stamp, int, bool) {
 	}
 	return st, n, ok
 }
+
+// Release is the version the last process start in the file announced: a
+// file that spans an upgrade was written last by the newer release.
+func (p *parser) Release() string { return p.release }
 
 func (p *parser) End(emit forensics.Emit) error {
 	p.flushPending(emit, len(p.pending))
@@ -263,7 +268,8 @@ func (p *parser) start(l *line, version []byte, prevClosing bool, emit forensics
 	p.flushPending(emit, len(p.pending))
 	clear(p.traffic)
 	e := p.event(l, Start)
-	e.Set("version", string(version))
+	p.release = string(version)
+	e.Set("version", p.release)
 	if p.started {
 		closed := prevClosing
 		if p.opened {
