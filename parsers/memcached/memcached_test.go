@@ -482,6 +482,11 @@ func FuzzParse(f *testing.F) {
 	f.Add(benchInput(40))
 	f.Add([]byte("2022-07-21T17:39:17.1-07:00 INFO 1: (a) DCP (Producer) eq_dcpq:x - (vb:1) (sid:"))
 	f.Add([]byte("2022-07-21T17:39:17.100000-07:00 INFO 9: DCP connection opened successfully. PRODUCER [ a - b (c) ]\n2022-07-21T17:39:17.100000-07:00 INFO 9: (b) DCP (Producer) eq_dcpq:y - x"))
+	// The 8.0 form: message, then a JSON context (whole, cut, odd).
+	f.Add([]byte(strings.Join([]string{banner80, dcpOpen80, dcpCtl80, streamOK80, rollback80, traffic80, setState80, refused80}, "\n")))
+	f.Add([]byte(rollback80[:len(rollback80)-30]))
+	f.Add([]byte(`2025-06-11T10:15:10.016101+00:00 INFO Creating stream {"vb":"vb:","snapshot":[1],"takeover":true}`))
+	f.Add([]byte(`2025-06-11T10:15:10.016101+00:00 INFO Stream request requires rollback to seqno {"vb":"vb:1","snapshot":[1,2] } x`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		parsertest.Check(t, Format, origin, data)
 	})

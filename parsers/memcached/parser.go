@@ -25,6 +25,7 @@ type parser struct {
 
 	traffic map[string]traffic
 	pending []openProducer
+	ctx     lineContext // scratch for the context of an 8.0 line
 
 	// The minute of the last timestamp and its instant: most lines share
 	// their minute with the line before, so only seconds are read for them.
@@ -103,6 +104,11 @@ func (p *parser) Line(n int64, text []byte, emit forensics.Emit) (forensics.Stam
 		}
 		return st, p.core(&l, r, prevClosing, emit)
 	default:
+		if text, ctx, ok := ctxSplit(msg); ok {
+			if known, err := p.structured(&l, text, ctx, prevClosing, emit); known {
+				return st, err
+			}
+		}
 		return st, p.core(&l, msg, prevClosing, emit)
 	}
 	return st, nil
