@@ -50,6 +50,20 @@ type Summary struct {
 	Problems int            `json:"problems"`           // problems with inputs that did not stop the run
 	Findings map[string]int `json:"findings"`           // findings by severity
 	Releases []NodeRelease  `json:"releases,omitempty"` // the releases recognised, by node
+	Empty    int            `json:"empty,omitempty"`    // sources read that hold no entry: no timed line, no event
+}
+
+// EmptySources counts the sources that were recognised but hold no entry
+// (a log of only cbcollect_info's header, an empty file): read, and so not
+// skipped, but nothing in them.
+func EmptySources(srcs []Source) int {
+	n := 0
+	for _, s := range srcs {
+		if s.First == nil && s.Events == 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // NodeRelease is a release recognised on a node: the release one of its

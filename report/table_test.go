@@ -29,13 +29,16 @@ func TestSourcesRelease(t *testing.T) {
 			t.Errorf("NodeReleases[%d] = %v, want %v", i, got[i], want[i])
 		}
 	}
-	r := &Report{Sources: srcs, Summary: Summary{Read: len(srcs), Releases: got}}
+	r := &Report{Sources: srcs, Summary: Summary{Read: len(srcs), Releases: got, Empty: EmptySources(srcs)}}
+	if r.Summary.Empty != len(srcs) {
+		t.Errorf("EmptySources = %d for sources with no time and no event, want %d", r.Summary.Empty, len(srcs))
+	}
 	var b strings.Builder
 	if err := WriteSources(&b, r); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
-	for _, s := range []string{"Release", "│ memcached │ 8.0.0-3777 │", "release: ns_1@10.1.2.3 memcached 7.6.4-5146\n", "release: ns_1@10.1.2.4 memcached 8.0.0-3777\n"} {
+	for _, s := range []string{"Release", "│ memcached │ 8.0.0-3777 │", "release: ns_1@10.1.2.3 memcached 7.6.4-5146\n", "release: ns_1@10.1.2.4 memcached 8.0.0-3777\n", "empty: 5 sources hold no entry"} {
 		if !strings.Contains(out, s) {
 			t.Errorf("sources output lacks %q:\n%s", s, out)
 		}

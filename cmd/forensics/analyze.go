@@ -302,6 +302,7 @@ func buildReport(ctx context.Context, db *store.DB, res ingest.Result, findings 
 		rep.Summary.Findings[f.Severity.String()]++
 	}
 	rep.Summary.Releases = report.NodeReleases(rep.Sources)
+	rep.Summary.Empty = report.EmptySources(rep.Sources)
 	return rep, nil
 }
 

@@ -126,6 +126,7 @@ func storedReport(ctx context.Context, db *store.DB, run int64) (*report.Report,
 	}
 	rep.Summary.Problems = len(rep.Problems)
 	rep.Summary.Releases = report.NodeReleases(rep.Sources)
+	rep.Summary.Empty = report.EmptySources(rep.Sources)
 	return rep, run, nil
 }
 
