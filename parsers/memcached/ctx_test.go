@@ -17,7 +17,7 @@ import (
 // engines/ep/src/dcp/active_stream.cc, dcp/producer.cc, ep_engine.cc,
 // vbucket.cc, warmup.cc, kv_bucket.cc; names and numbers are made up.
 const (
-	projName80   = "eq_dcpq:secidx:proj-test3-MAINT_STREAM_TOPIC_5f1c7e9a0b2d4c6e8f0a1b2c3d4e5f60-8812763054411092233/0"
+	projName80   = "eq_dcpq:DCPT:MAINT_STREAM_TOPIC_5f1c7e9a0b2d4c6e8f0a1b2c3d4e5f60:test3:8812763054411092233:##1:0" // 8.0's projector (indexing dcp_feed.go DcpFeedname2)
 	banner80     = `2025-06-11T10:15:02.112418+00:00 INFO Couchbase version starting {"version":"8.0.0-3777"}`
 	pid80        = `2025-06-11T10:15:02.112460+00:00 INFO Process identifier {"pid":2306}`
 	create80     = `2025-06-11T10:15:09.401220+00:00 INFO Create bucket {"conn_id":47,"bucket":"test3","type":"Couchbase"}`
@@ -46,7 +46,7 @@ func TestStructured80(t *testing.T) {
 		vb    int
 		attrs map[string]string
 	}
-	const proj = "secidx:proj-test3-MAINT_STREAM_TOPIC_5f1c7e9a0b2d4c6e8f0a1b2c3d4e5f60-8812763054411092233/0"
+	const proj = "DCPT:MAINT_STREAM_TOPIC_5f1c7e9a0b2d4c6e8f0a1b2c3d4e5f60:test3:8812763054411092233:##1:0"
 	wants := []want{
 		{Start, 1, forensics.NoVB, map[string]string{"version": "8.0.0-3777", "unclean": "-"}},
 		{BucketCreate, 3, forensics.NoVB, map[string]string{"conn_id": "47", "type": "Couchbase"}},

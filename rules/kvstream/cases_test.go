@@ -81,7 +81,6 @@ func seedLikeOn(name string, noMemcachedLog bool, rel *release, date time.Time, 
 	const (
 		topic    = "MAINT_STREAM_TOPIC_0765f2d280c663c382dea1a1b49ab1cd"
 		kvdata   = uint64(2556451229124417097)
-		proj     = "secidx:proj-test3-" + topic + "-2556451229124417097/1"
 		cluster  = "127.0.0.1:8091"
 		bucket   = "test3"
 		cidProj  = 382
@@ -95,6 +94,7 @@ func seedLikeOn(name string, noMemcachedLog bool, rel *release, date time.Time, 
 		indexLog = "ns_server.indexer.log"
 		projLog  = "ns_server.projector.log"
 	)
+	proj := c.projName(bucket, topic, kvdata, feedOp, 1)
 	vbs := []int{139, 140, 141, 142, 143, 144, 145, 146}
 	type vbstate struct {
 		uuid             uint64
@@ -114,7 +114,7 @@ func seedLikeOn(name string, noMemcachedLog bool, rel *release, date time.Time, 
 	// a. 12.111: the indexer loses the streams (its clock reads a little
 	// behind .15's: the stream ends precede ns_server's exit line).
 	tEnd := day(17, 39, 12, 0.111)
-	c.gsi(n15, projLog, day(17, 39, 12, 0.109), "Info", fmt.Sprintf("DCPT[%s] EOF received", proj))
+	c.gsi(n15, projLog, day(17, 39, 12, 0.109), "Info", c.dcpt(proj)+" EOF received")
 	for i, vb := range append([]int{141}, vbs...) {
 		if i > 0 && vb == 141 {
 			continue
@@ -162,20 +162,31 @@ func seedLikeOn(name string, noMemcachedLog bool, rel *release, date time.Time, 
 
 	// c. 16.284: the indexer repairs the stream from what it had.
 	tRep := day(17, 39, 16, 0.284)
-	c.gsi(n19, indexLog, tRep, "Info", fmt.Sprintf("Indexer::handleKVStreamRepair Initiate Stream Repair %s Bucket %s StreamId 1", stream, bucket))
+	ksWord := "Bucket"
+	if c.gsi7() {
+		ksWord = "KeyspaceId"
+	}
+	c.gsi(n19, indexLog, tRep, "Info", fmt.Sprintf("Indexer::handleKVStreamRepair Initiate Stream Repair %s %s %s StreamId 1", stream, ksWord, bucket))
 	ts := fmt.Sprintf("Indexer::startBucketStream Stream: %s Bucket: %s SessionId 1 RestartTS bucket: %s, vbuckets: 1024 Crc64: 0 snapType NO_SNAP -\n    {vbno, vbuuid, seqno, snapshot-start, snapshot-end}", stream, bucket, bucket)
+	if c.gsi7() {
+		ts = fmt.Sprintf("Indexer::startKeyspaceIdStream Stream: %s KeyspaceId: %s SessionId 1 RestartTS bucket: %s, scopeId: , collectionId: , vbuckets: 1024 Crc64: 0 snapType NO_SNAP OpenOSOSnap false -\n    {vbno, vbuuid, manifest, seqno, snapshot-start, snapshot-end}", stream, bucket, bucket)
+	}
 	for vb := range 1024 {
 		s, ok := st[vb]
 		if !ok {
 			seq := uint64(3900 + (vb*37)%500)
 			s = vbstate{uuid: vbuuid(15, vb), seq: seq, snapS: seq - uint64(vb%5)}
 		}
+		if c.gsi7() {
+			ts += fmt.Sprintf("\n    {%5d %16x %v %10d %10d %10d}", vb, s.uuid, 0, s.seq, s.snapS, s.seq)
+			continue
+		}
 		ts += fmt.Sprintf("\n    {%5d %16x %10d %10d %10d}", vb, s.uuid, s.seq, s.snapS, s.seq)
 	}
 	c.gsi(n19, indexLog, tRep, "Info", ts)
 
 	// d. 17.7: the projector on .15 reconnects; memcached answers.
-	c.gsi(n15, projLog, day(17, 39, 17, 0.648), "Info", fmt.Sprintf("DCPT[%s] ##%x feed started ...", proj, feedOp))
+	c.feedStarted(n15, day(17, 39, 17, 0.648), proj, feedOp)
 	c.dcpOpen(n15, day(17, 39, 17, 0.652118), cidProj)
 	tAns := day(17, 39, 17, 0.706652)
 	opq := 0x10
@@ -191,13 +202,13 @@ func seedLikeOn(name string, noMemcachedLog bool, rel *release, date time.Time, 
 			t2 := c.streamRollback(n15, at, cidProj, bucket, proj, proj, opq, vb, s.rbTo, s.seq, s.snapS, s.seq, s.uuid, reason)
 			c.backch(n15, t2, topic, cluster, feedOp, "ROLLBACK", bucket, vb, s.uuid, s.rbTo, opq, kvdata)
 			ti := c.jitter(t2.Add(400*time.Microsecond), 1)
-			c.gsi(n19, indexLog, ti, "Info", fmt.Sprintf("TK StreamBegin %s %s %d %d %d 1", stream, bucket, vb, s.uuid, s.rbTo))
-			c.gsi(n19, indexLog, ti, "Warn", fmt.Sprintf("Timekeeper::handleStreamBegin StreamBegin rollback for StreamId %s Bucket %s vbucket %d. Rollback (%d, %16x). ", stream, bucket, vb, s.rbTo, s.uuid))
+			c.gsi(n19, indexLog, ti, "Info", c.streamBegin(stream, bucket, vb, s.uuid, s.rbTo, 1, n15, s.snapS, s.seq, s.seq))
+			c.gsi(n19, indexLog, ti, "Warn", fmt.Sprintf("Timekeeper::handleStreamBegin StreamBegin rollback for StreamId %s %s %s vbucket %d. Rollback (%d, %16x). ", stream, ksWord, bucket, vb, s.rbTo, s.uuid))
 		} else {
 			c.streamCreated(n15, at, cidProj, bucket, proj, vb, s.seq, s.snapS, s.seq)
 			t2 := c.jitter(at.Add(300*time.Microsecond), 1)
 			c.backch(n15, t2, topic, cluster, feedOp, "SUCCESS", bucket, vb, entries[vb][0], s.seq, opq, kvdata)
-			c.gsi(n19, indexLog, c.jitter(t2.Add(400*time.Microsecond), 1), "Info", fmt.Sprintf("TK StreamBegin %s %s %d %d %d 1", stream, bucket, vb, entries[vb][0], s.seq))
+			c.gsi(n19, indexLog, c.jitter(t2.Add(400*time.Microsecond), 1), "Info", c.streamBegin(stream, bucket, vb, entries[vb][0], s.seq, 1, n15, s.snapS, s.seq, s.seq))
 		}
 	}
 	// The indexer restarts the rolled-back vbuckets from the rollback
@@ -238,8 +249,8 @@ func seedLikeOn(name string, noMemcachedLog bool, rel *release, date time.Time, 
 
 	// f. The indexer moves to .16 and is told to roll back again: .16 never
 	// saw the branches .15 created at warmup.
-	proj16 := "secidx:proj-test3-" + topic + "-2556451229124417097/1"
-	c.gsi(n16, projLog, day(17, 39, 21, 0.402), "Info", fmt.Sprintf("DCPT[%s] ##%x feed started ...", proj16, feedOp))
+	proj16 := c.projName(bucket, topic, kvdata, feedOp, 1)
+	c.feedStarted(n16, day(17, 39, 21, 0.402), proj16, feedOp)
 	c.dcpOpen(n16, day(17, 39, 21, 0.405530), 611)
 	tSecond := day(17, 39, 21, 0.447203)
 	for i, vb := range vbs {
@@ -254,8 +265,8 @@ func seedLikeOn(name string, noMemcachedLog bool, rel *release, date time.Time, 
 		t2 := c.streamRollback(n16, at, 611, bucket, proj16, proj16, opq, vb, 0, start, start, start, entries[vb][0], reason)
 		c.backch(n16, t2, topic, cluster, feedOp, "ROLLBACK", bucket, vb, entries[vb][0], 0, opq, kvdata)
 		ti := c.jitter(t2.Add(500*time.Microsecond), 1)
-		c.gsi(n19, indexLog, ti, "Info", fmt.Sprintf("TK StreamBegin %s %s %d %d 0 2", stream, bucket, vb, entries[vb][0]))
-		c.gsi(n19, indexLog, ti, "Warn", fmt.Sprintf("Timekeeper::handleStreamBegin StreamBegin rollback for StreamId %s Bucket %s vbucket %d. Rollback (0, %16x). ", stream, bucket, vb, entries[vb][0]))
+		c.gsi(n19, indexLog, ti, "Info", c.streamBegin(stream, bucket, vb, entries[vb][0], 0, 2, n16, start, start, start))
+		c.gsi(n19, indexLog, ti, "Warn", fmt.Sprintf("Timekeeper::handleStreamBegin StreamBegin rollback for StreamId %s %s %s vbucket %d. Rollback (0, %16x). ", stream, ksWord, bucket, vb, entries[vb][0]))
 	}
 
 	c.description = "The seed incident (MB-53076 spin-off, Couchbase 7.1, July 2022): memcached on 172.23.100.15 killed with status 137, the GSI projector's stream requests for test3 answered (rollbacks and accepts) while warming up, then .15 failed over before traffic was enabled and the indexer rolled back again on .16. Must give exactly one critical finding for .15/test3."
@@ -314,10 +325,12 @@ func trafficBeforeStreamOn(name string, rel *release, date time.Time, stamp stri
 	const (
 		bucket = "travel-sample"
 		topic  = "MAINT_STREAM_TOPIC_9f1e4c0b5a7d4e21b3c8a6d0e2f41b77"
-		proj   = "secidx:proj-" + bucket + "-" + topic + "-8812649925543120311/0"
-		short  = "secidx:proj-" + topic + "-8812649925543120311/0"
 		stream = "MAINT_STREAM"
 	)
+	proj, short := c.projName(bucket, topic, 8812649925543120311, 3, 0), "secidx:proj-"+topic+"-8812649925543120311/0"
+	if c.kv8() {
+		short = proj // 8.0 sends the name unchanged (dcp_feed.go truncFeedName)
+	}
 	vbs := []int{352, 353, 354, 355}
 	tCrash := day(11, 8, 41, 0.530)
 	for _, vb := range vbs {
@@ -342,7 +355,7 @@ func trafficBeforeStreamOn(name string, rel *release, date time.Time, stamp stri
 	// The indexer repairs after traffic is on.
 	tRep := day(11, 8, 47, 0.902)
 	c.gsi(n44, "ns_server.indexer.log", tRep, "Info", fmt.Sprintf("Indexer::handleKVStreamRepair Initiate Stream Repair %s KeyspaceId %s StreamId 3", stream, bucket))
-	c.gsi(n42, "ns_server.projector.log", day(11, 8, 48, 0.101), "Info", fmt.Sprintf("DCPT[%s] ##%x feed started ...", proj, 0x3))
+	c.feedStarted(n42, day(11, 8, 48, 0.101), proj, 0x3)
 	c.dcpOpen(n42, day(11, 8, 48, 0.104772), 733)
 	for i, vb := range vbs {
 		at := day(11, 8, 48, 0.140213).Add(time.Duration(i*190) * time.Microsecond)

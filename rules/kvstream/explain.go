@@ -201,7 +201,7 @@ func fixes(node, bucket string, consumers []string, other string, warmup string,
 	fs := []forensics.Fix{failoverFix, consumerFix}
 	gsi := false
 	for _, c := range consumers {
-		if strings.HasPrefix(c, "secidx:") || strings.HasPrefix(c, "GSI ") {
+		if strings.HasPrefix(c, "secidx:") || strings.HasPrefix(c, "GSI ") || strings.HasPrefix(c, "DCPT:") { // DCPT: 8.0's projector
 			gsi = true
 		}
 	}

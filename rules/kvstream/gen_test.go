@@ -97,6 +97,54 @@ var rel800 = &release{version: "8.0.0-3777-enterprise", kv: "8.0", mfl: map[stri
 
 func (c *cluster) kv8() bool { return c.rel.kv == "8.0" }
 
+// gsi7 reports whether GSI lines follow indexing trinity and morpheus
+// (secondary/indexer/indexer.go, timekeeper.go): KeyspaceId where 6.6 said
+// Bucket, startKeyspaceIdStream with a manifest column (common/timestamp.go
+// TsVbuuid.String), TK StreamBegin with the KV host and the high-water mark,
+// and the projector's "feed started. useMutationQueue: …".
+func (c *cluster) gsi7() bool { return c.rel != rel711 }
+
+// projName is the name of a projector feed's DCP connection as memcached
+// and the projector log it. Up to 7.6: "secidx:proj-<keyspace>-<topic>-<uuid>/<n>"
+// (dcp_feed.go DcpFeedPrefix). 8.0 (morpheus dcp_feed.go DcpFeedname2
+// StreamLogPrefix): "DCPT:<topic>:<keyspace>:<uuid>:##<opaque>:<n>", which
+// truncFeedName leaves as it is, so memcached gets it unchanged.
+func (c *cluster) projName(keyspace, topic string, uuid uint64, opaque, n int) string {
+	if c.kv8() {
+		return fmt.Sprintf("DCPT:%s:%s:%d:##%x:%d", topic, keyspace, uuid, opaque, n)
+	}
+	return fmt.Sprintf("secidx:proj-%s-%s-%d/%d", keyspace, topic, uuid, n)
+}
+
+// dcpt is the prefix of a projector DCP connection's lines: DCPT[name] up
+// to 7.6, the name itself in 8.0 (it starts with DCPT:).
+func (c *cluster) dcpt(name string) string {
+	if c.kv8() {
+		return name
+	}
+	return "DCPT[" + name + "]"
+}
+
+// streamBegin is timekeeper.go's TK StreamBegin: "TK StreamBegin {stream}
+// {keyspace} {vb} {vbuuid} {seqno} {opaque}" (indexing 6.6, the seed's), then
+// " {kv host}. HWT [{snap start}-{snap end},{seqno}]." from 7.x.
+func (c *cluster) streamBegin(stream, keyspace string, vb int, uuid, seqno uint64, opaque int, kv *cbnode, ss, se, hwt uint64) string {
+	s := fmt.Sprintf("TK StreamBegin %s %s %d %d %d %d", stream, keyspace, vb, uuid, seqno, opaque)
+	if c.gsi7() {
+		s += fmt.Sprintf(" %s:8091. HWT [%d-%d,%d].", kv.host, ss, se, hwt)
+	}
+	return s
+}
+
+// feedStarted writes dcp_feed.go's line when a feed's connection is up.
+func (c *cluster) feedStarted(n *cbnode, t time.Time, name string, opaque int) {
+	if c.gsi7() {
+		c.gsi(n, "ns_server.projector.log", t, "Info", fmt.Sprintf("%s ##%x feed started. useMutationQueue: true ...", c.dcpt(name), opaque))
+		return
+	}
+	c.gsi(n, "ns_server.projector.log", t, "Info", fmt.Sprintf("DCPT[%s] ##%x feed started ...", name, opaque))
+}
+
 type cbnode struct {
 	otp, host string
 	loc       *time.Location
@@ -379,9 +427,9 @@ func (c *cluster) noise(n *cbnode, from, to time.Time, every int, buckets []stri
 		for range count / 4 {
 			t := at()
 			// dcp/transport/client/dcp_feed.go logStats
-			name := fmt.Sprintf("secidx:proj-%s-MAINT_STREAM_TOPIC_%s-%d/0", bucket(), c.hex(32), c.rng.Int64N(1e18))
-			c.gsi(n, "ns_server.projector.log", t, "Info", fmt.Sprintf(`DCPT[%s] ##%x stats: {"bytes":%d,"bufferacks":%d,"toAckBytes":%d,"streamreqs":%d,"snapshots":%d,"mutations":%d,"deletions":%d,"expires":%d,"streamends":0,"closestreams":0,"lastAckTime":%.6fs,"lastNoopSend":%.6fs,"lastNoopRecv":%.6fs,"lastMsgSend":%.6fs,"lastMsgRecv":%.6fs,"rcvchLen":0,"rcvchCap":10000,"incomingMsg":%d}`,
-				name, c.rng.IntN(255), c.rng.Int64N(1e9), c.rng.IntN(5000), c.rng.IntN(1<<20), c.rng.IntN(400), c.rng.IntN(99999), c.rng.IntN(999999),
+			name := c.projName(bucket(), "MAINT_STREAM_TOPIC_"+c.hex(32), uint64(c.rng.Int64N(1e18)), 1, 0)
+			c.gsi(n, "ns_server.projector.log", t, "Info", fmt.Sprintf(`%s ##%x stats: {"bytes":%d,"bufferacks":%d,"toAckBytes":%d,"streamreqs":%d,"snapshots":%d,"mutations":%d,"deletions":%d,"expires":%d,"streamends":0,"closestreams":0,"lastAckTime":%.6fs,"lastNoopSend":%.6fs,"lastNoopRecv":%.6fs,"lastMsgSend":%.6fs,"lastMsgRecv":%.6fs,"rcvchLen":0,"rcvchCap":10000,"incomingMsg":%d}`,
+				c.dcpt(name), c.rng.IntN(255), c.rng.Int64N(1e9), c.rng.IntN(5000), c.rng.IntN(1<<20), c.rng.IntN(400), c.rng.IntN(99999), c.rng.IntN(999999),
 				c.rng.IntN(999), c.rng.IntN(99), c.rng.Float64()*60, c.rng.Float64()*60, c.rng.Float64()*60, c.rng.Float64()*2, c.rng.Float64()*2, c.rng.IntN(1e7)))
 		}
 		for range count / 6 {
@@ -552,7 +600,7 @@ func (c *cluster) streamRollback(n *cbnode, t time.Time, cid int, bucket, mcName
 	}
 	t2 := c.jitter(t.Add(300*time.Microsecond), 1)
 	if projName != "" {
-		c.gsi(n, "ns_server.projector.log", t2, "Warn", fmt.Sprintf("DCPT[%s] ##%x STREAMREQ(%d) with rollback %d", projName, opaque, vb, to))
+		c.gsi(n, "ns_server.projector.log", t2, "Warn", fmt.Sprintf("%s ##%x STREAMREQ(%d) with rollback %d", c.dcpt(projName), opaque, vb, to))
 	}
 	return t2
 }
