@@ -26,7 +26,9 @@ type service struct {
 // src and morpheus cbcollect_info.in) that are neither ns_server's own ale
 // logs (parsers/nsserver) nor the indexer's and projector's (parsers/indexer,
 // parsers/projector). key.log is ns_server's TLS key log (ns_common.hrl
-// TLS_KEY_LOG_FILENAME, 7.6); sigar_port.log is sigar's (sigar.erl, 7.6);
+// TLS_KEY_LOG_FILENAME, 7.6) and trace.log its trace log (TRACE_LOG_FILENAME):
+// ns_server writes both without ale's formatter (ns_server.erl
+// ale_noop_formatter); sigar_port.log is sigar's (sigar.erl, 7.6);
 // cont_backup.log and projector_stats.log are new in 8.0.
 var services = []service{
 	{"couchbase-query", "query", []string{"query.log"}},
@@ -41,6 +43,7 @@ var services = []service{
 	{"couchbase-projector-stats", "projector", []string{"projector_stats.log"}},
 	{"couchbase-sigar", "sigar", []string{"sigar_port.log", "sigar_port.*"}},
 	{"couchbase-tls-keylog", "tls_key", []string{"key.log"}},
+	{"couchbase-ns-server-trace", "ns_server", []string{"trace.log"}},
 }
 
 // Formats are the service logs' formats, one a component.

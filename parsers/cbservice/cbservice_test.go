@@ -30,7 +30,7 @@ func TestEveryServiceLogHasItsComponent(t *testing.T) {
 	}{
 		{"ns_server.debug.log", "ns_server", "nsserver", "[ns_server:debug,2025-06-11T10:15:02.112-07:00,ns_1@10.1.2.3:<0.1.0>:ns_doctor:x:1]x\n[ns_server:debug,2025-06-11T10:15:02.113-07:00,ns_1@10.1.2.3:<0.1.0>:ns_doctor:x:1]y\n"},
 		{"ns_server.error.log", "ns_server", "nsserver", header("error.log")},
-		{"ns_server.trace.log", "ns_server", "nsserver", header("trace.log")},
+		{"ns_server.trace.log", "ns_server", "couchbase-ns-server-trace", header("trace.log")},
 		{"ns_server.indexer.log", "indexer", "indexer", header("indexer.log") + "2025-06-11T10:15:02.112-07:00 [Info] Indexer::handleKVStreamRepair Initiate Stream Repair MAINT_STREAM KeyspaceId test3 StreamId 1\n"},
 		{"ns_server.projector.log", "projector", "projector", header("projector.log")},
 		{"ns_server.eventing.log", "eventing", "couchbase-eventing", header("eventing.log") + goService},

@@ -169,7 +169,7 @@ func (p *aleParser) nodeName(raw []byte) string {
 var serviceLogs = []string{
 	"indexer", "projector", "fts", "query", "goxdcr", "eventing", "analytics", "http_access",
 	"backup_service", "prometheus", "indexer_stats", "memcached", "cbas",
-	"sigar_port", "key", "cont_backup", // 7.6, 8.0 (parsers/cbservice)
+	"sigar_port", "key", "cont_backup", "trace", // 7.6, 8.0 (parsers/cbservice)
 }
 
 func detectALE(name string, head []byte) int {
