@@ -20,8 +20,10 @@ import (
 //	go test ./cmd/forensics -run 'TestScenarios/couchbase' -update
 //
 // Every line follows a template read in the upstream source of the
-// release it claims (kv_engine v7.1.1, ns_server v7.1.1, indexing 6.6.1
-// and 7.1.x; the files are named next to each writer below). The signal
+// release it claims (kv_engine v7.1.1, v7.6.4 and v8.0.0; ns_server neo,
+// trinity and morpheus; indexing 6.6.1, 7.1.x, trinity and morpheus; the
+// files are named next to each writer below). A case's release (rel711,
+// rel764, rel800) picks the templates. The signal
 // lines are written out per case; the noise around them is drawn from the
 // same templates with a fixed seed, so the output is stable.
 var gen = flag.Bool("gen", false, "rewrite testdata/couchbase from the generator")
