@@ -50,7 +50,7 @@ type Summary struct {
 	Problems int            `json:"problems"`           // problems with inputs that did not stop the run
 	Findings map[string]int `json:"findings"`           // findings by severity
 	Releases []NodeRelease  `json:"releases,omitempty"` // the releases recognised, by node
-	Empty    int            `json:"empty,omitempty"`    // sources read that hold no entry: no timed line, no event
+	Empty    int            `json:"empty,omitempty"`    // sources read that put nothing on the timeline: no timed line, no event
 }
 
 // EmptySources counts the sources that were recognised but hold no entry

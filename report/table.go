@@ -99,7 +99,7 @@ func WriteSources(w io.Writer, r *Report) error {
 	fmt.Fprintf(&b, "%d sources read, %d already in the timeline, %d files skipped, %d problems.\n",
 		r.Summary.Read, r.Summary.Reused, r.Summary.Skipped, r.Summary.Problems)
 	if r.Summary.Empty > 0 {
-		fmt.Fprintf(&b, "  empty: %d sources hold no entry (only a header, or nothing)\n", r.Summary.Empty)
+		fmt.Fprintf(&b, "  empty: %d sources put nothing on the timeline (no timed line, no event), such as logs of only cbcollect_info's header\n", r.Summary.Empty)
 	}
 	for _, nr := range r.Summary.Releases {
 		node := nr.Node

@@ -38,7 +38,7 @@ func TestSourcesRelease(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
-	for _, s := range []string{"Release", "│ memcached │ 8.0.0-3777 │", "release: ns_1@10.1.2.3 memcached 7.6.4-5146\n", "release: ns_1@10.1.2.4 memcached 8.0.0-3777\n", "empty: 5 sources hold no entry"} {
+	for _, s := range []string{"Release", "│ memcached │ 8.0.0-3777 │", "release: ns_1@10.1.2.3 memcached 7.6.4-5146\n", "release: ns_1@10.1.2.4 memcached 8.0.0-3777\n", "empty: 5 sources put nothing on the timeline"} {
 		if !strings.Contains(out, s) {
 			t.Errorf("sources output lacks %q:\n%s", s, out)
 		}
