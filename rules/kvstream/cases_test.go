@@ -68,6 +68,9 @@ func seedLikeOn(name string, noMemcachedLog bool, rel *release, date time.Time, 
 		c.noise(n, from, to, 4, []string{"test3", "default"}, peers, true, false)
 	}
 	c.noise(n19, from, to, 3, []string{"test3", "default"}, kv, false, true)
+	if c.gsi7() {
+		c.indexerUp(n19, day(17, 31, 2, 0.771))
+	}
 
 	// The morning's clean start of every KV node, in the same memcached.log.
 	for i, n := range kv {

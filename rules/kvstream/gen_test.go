@@ -138,6 +138,19 @@ func (c *cluster) streamBegin(stream, keyspace string, vb int, uuid, seqno uint6
 	return s
 }
 
+// indexerUp writes the line the indexer logs once it is up (indexing
+// trinity and morpheus indexer.go NewIndexer): its version
+// (common.INDEXER_CUR_VERSION: 9 in 7.6, 10 in 8.0), its priority
+// (ServerPriority of the build, and GetVersion of it) and the build.
+func (c *cluster) indexerUp(n *cbnode, t time.Time) {
+	build, _, _ := strings.Cut(c.rel.version, "-enterprise")
+	cur, prio := 9, "7060451"
+	if c.kv8() {
+		cur, prio = 10, "8000037"
+	}
+	c.gsi(n, "ns_server.indexer.log", t, "Info", fmt.Sprintf("Indexer::indexer version %d with priority %s (%s) PRODUCT_VERSION - %s", cur, build, prio, build))
+}
+
 // feedStarted writes dcp_feed.go's line when a feed's connection is up.
 func (c *cluster) feedStarted(n *cbnode, t time.Time, name string, opaque int) {
 	if c.gsi7() {
