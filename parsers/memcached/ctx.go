@@ -18,7 +18,9 @@ import (
 // dcp/producer.cc setLogContext), and vbuckets are strings ("vb:141").
 // Messages logged the old fmt way get the same context (an empty one adds
 // nothing), and every { and } in a message is written as [ and ], so the
-// first " {" of a line starts its context.
+// first " {" of a line starts its context. 8.0's file sink writes no
+// "Opening logfile" or "Closing logfile" markers (logger/custom_rotating_file_sink.h
+// v8.0.0), so a start after a kill is told by the missing graceful shutdown alone.
 
 // ctxSplit splits an 8.0 line's message from its context.
 func ctxSplit(msg []byte) (text, ctx []byte, ok bool) {

@@ -477,8 +477,9 @@ func peerHost(c *cluster, peers []*cbnode, n *cbnode) string {
 
 // boot writes a memcached start, as after a kill when killed is true:
 // the new process opens a new log file with no Closing line before it.
-// 8.0 writes no Opening logfile line and logs the banner with its context
-// (daemon/memcached.cc v8.0.0).
+// 8.0 writes no Opening logfile line (logger/custom_rotating_file_sink.h
+// has the opening and closing markers in v7.6.4, none in v8.0.0) and logs
+// the banner with its context (daemon/memcached.cc v8.0.0).
 func (c *cluster) boot(n *cbnode, t time.Time, version string) time.Time {
 	if c.kv8() {
 		c.mc(n, t, "INFO", fmt.Sprintf(`Couchbase version starting {"version":"%s"}`, version))
