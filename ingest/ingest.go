@@ -523,6 +523,9 @@ func (p *parse) run(r io.Reader) error {
 		p.src.Errors++
 		p.src.Problems = append(p.src.Problems, forensics.Problem{Path: p.src.Path, Reason: err.Error()})
 	}
+	if r, ok := p.parser.(forensics.Releaser); ok {
+		p.src.Release = r.Release()
+	}
 	if len(p.pending) > 0 {
 		t := p.first
 		if t.IsZero() {

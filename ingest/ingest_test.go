@@ -31,12 +31,21 @@ var testFormat = forensics.Format{
 	Kinds: []forensics.KindDoc{{Kind: "test.event", Doc: "a test event"}},
 }
 
-type testParser struct{ ev forensics.Event }
+type testParser struct {
+	ev      forensics.Event
+	release string // what follows "RELEASE " on the last line that has it
+}
+
+// Release makes the test format a forensics.Releaser.
+func (p *testParser) Release() string { return p.release }
 
 func (p *testParser) Line(n int64, text []byte, emit forensics.Emit) (forensics.Stamp, error) {
 	st, _, ok := logtime.ISO(text)
 	if !ok {
 		return forensics.Stamp{}, nil
+	}
+	if _, r, ok := bytes.Cut(text, []byte("RELEASE ")); ok {
+		p.release = string(r)
 	}
 	if bytes.Contains(text, []byte("EVENT")) {
 		p.ev.Reset()
@@ -60,7 +69,7 @@ cat test.log
 2022-07-21T17:39:12.120-07:00 INFO first
 2022-07-21T17:39:13.000-07:00 INFO EVENT one
   continuation of the event
-2022-07-21T17:39:14.000-07:00 INFO plain
+2022-07-21T17:39:14.000-07:00 INFO plain RELEASE 7.6.4-5146
 `
 
 func gz(t *testing.T, s string) []byte {
@@ -156,6 +165,9 @@ func TestRunReadsZipMembersOnce(t *testing.T) {
 		}
 		if strings.HasSuffix(s.Path, "test.log") && (s.Lines != 8 || s.Events != 1 || s.Plain != 7) {
 			t.Errorf("%s: lines %d events %d plain %d, want 8, 1, 7", s.Path, s.Lines, s.Events, s.Plain)
+		}
+		if want := map[bool]string{true: "7.6.4-5146"}[strings.HasSuffix(s.Path, "test.log")]; s.Release != want {
+			t.Errorf("%s: release %q, want %q (asked of the parser after End)", s.Path, s.Release, want)
 		}
 		if !strings.HasSuffix(s.Path, "inner.log") && s.Node != node {
 			t.Errorf("%s: node %q, want %q", s.Path, s.Node, node)

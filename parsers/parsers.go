@@ -4,6 +4,7 @@ package parsers
 
 import (
 	"forensics"
+	"forensics/parsers/cbservice"
 	"forensics/parsers/crdb"
 	"forensics/parsers/indexer"
 	"forensics/parsers/memcached"
@@ -14,14 +15,14 @@ import (
 
 // All is every format, in no particular order: detection picks the format
 // that is surest about each file.
-var All = []forensics.Format{
-	memcached.Format,
+var All = append([]forensics.Format{
+	memcached.Format, memcached.BreakpadFormat,
 	nsserver.Format, nsserver.DiagFormat, nsserver.EventLogFormat, nsserver.MasterEventsFormat,
 	indexer.Format,
 	projector.Format,
 	crdb.LogFormat, crdb.JSONLogFormat, crdb.RequestsFormat, crdb.TraceFormat,
 	vitess.SnapshotFormat, vitess.VtctldLogFormat, vitess.VttabletLogFormat, vitess.VtorcLogFormat,
-}
+}, cbservice.Formats...)
 
 // Kinds returns every event kind the formats emit, with its meaning.
 func Kinds() []forensics.KindDoc {

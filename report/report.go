@@ -25,6 +25,7 @@ type Source struct {
 	Node      string     `json:"node,omitempty"`
 	Format    string     `json:"format"`
 	Component string     `json:"component"`
+	Release   string     `json:"release,omitempty"` // the release that wrote it, as the file says
 	Bytes     int64      `json:"bytes"`
 	Lines     int64      `json:"lines"`
 	Events    int64      `json:"events"`
@@ -43,11 +44,61 @@ type Skipped struct {
 
 // Summary counts what the run did.
 type Summary struct {
-	Read     int            `json:"read"`     // sources read in this run
-	Reused   int            `json:"reused"`   // sources already in the timeline
-	Skipped  int            `json:"skipped"`  // files not read
-	Problems int            `json:"problems"` // problems with inputs that did not stop the run
-	Findings map[string]int `json:"findings"` // findings by severity
+	Read     int            `json:"read"`               // sources read in this run
+	Reused   int            `json:"reused"`             // sources already in the timeline
+	Skipped  int            `json:"skipped"`            // files not read
+	Problems int            `json:"problems"`           // problems with inputs that did not stop the run
+	Findings map[string]int `json:"findings"`           // findings by severity
+	Releases []NodeRelease  `json:"releases,omitempty"` // the releases recognised, by node
+	Empty    int            `json:"empty,omitempty"`    // sources read that put nothing on the timeline: no timed line, no event
+}
+
+// EmptySources counts the sources that were recognised but hold no entry
+// (a log of only cbcollect_info's header, an empty file): read, and so not
+// skipped, but nothing in them.
+func EmptySources(srcs []Source) int {
+	n := 0
+	for _, s := range srcs {
+		if s.First == nil && s.Events == 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// NodeRelease is a release recognised on a node: the release one of its
+// components' files named.
+type NodeRelease struct {
+	Node      string `json:"node"`
+	Component string `json:"component"`
+	Release   string `json:"release"`
+}
+
+// NodeReleases lists the releases the sources named, one per node,
+// component and release, in that order. A node that names two releases of
+// one component (an upgrade during the files' span) lists both.
+func NodeReleases(srcs []Source) []NodeRelease {
+	seen := map[NodeRelease]bool{}
+	var out []NodeRelease
+	for _, s := range srcs {
+		nr := NodeRelease{Node: s.Node, Component: s.Component, Release: s.Release}
+		if s.Release == "" || seen[nr] {
+			continue
+		}
+		seen[nr] = true
+		out = append(out, nr)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Node != b.Node {
+			return a.Node < b.Node
+		}
+		if a.Component != b.Component {
+			return a.Component < b.Component
+		}
+		return a.Release < b.Release
+	})
+	return out
 }
 
 // ReasonCount is how many files were skipped for one reason.
@@ -73,7 +124,7 @@ func (r *Report) SkippedByReason() []ReasonCount {
 // NewSource converts a source's accounting for output.
 func NewSource(s forensics.Source) Source {
 	out := Source{
-		Path: s.Path, Node: s.Node, Format: s.Format, Component: s.Component,
+		Path: s.Path, Node: s.Node, Format: s.Format, Component: s.Component, Release: s.Release,
 		Bytes: s.Bytes, Lines: s.Lines, Events: s.Events, Plain: s.Plain, Skipped: s.Skipped, Errors: s.Errors,
 	}
 	if !s.First.IsZero() {

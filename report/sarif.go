@@ -63,12 +63,16 @@ func buildRun(r *Report, rules []*forensics.Rule) sarifRun {
 		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRuleOf(rule))
 	}
 	for _, s := range r.Sources {
+		props := map[string]any{
+			"node": s.Node, "format": s.Format, "component": s.Component, "lines": s.Lines, "events": s.Events,
+		}
+		if s.Release != "" {
+			props["release"] = s.Release
+		}
 		run.Artifacts = append(run.Artifacts, sarifArtifact{
-			Location: artifactLocation(s.Path),
-			Length:   s.Bytes,
-			Properties: map[string]any{
-				"node": s.Node, "format": s.Format, "component": s.Component, "lines": s.Lines, "events": s.Events,
-			},
+			Location:   artifactLocation(s.Path),
+			Length:     s.Bytes,
+			Properties: props,
 		})
 	}
 	for _, f := range r.Findings {

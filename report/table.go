@@ -90,9 +90,9 @@ func writeFinding(w io.Writer, f forensics.Finding) error {
 func WriteSources(w io.Writer, r *Report) error {
 	if len(r.Sources) > 0 {
 		t := newTable(w)
-		t.Header("Source", "Node", "Format", "Lines", "Events", "Plain", "Skipped", "Errors")
+		t.Header("Source", "Node", "Format", "Release", "Lines", "Events", "Plain", "Skipped", "Errors")
 		for _, s := range r.Sources {
-			t.Append(ClipName(s.Path, maxName), ClipName(s.Node, maxNode), Escape(s.Format), strconv.FormatInt(s.Lines, 10), strconv.FormatInt(s.Events, 10),
+			t.Append(ClipName(s.Path, maxName), ClipName(s.Node, maxNode), Escape(s.Format), Escape(s.Release), strconv.FormatInt(s.Lines, 10), strconv.FormatInt(s.Events, 10),
 				strconv.FormatInt(s.Plain, 10), strconv.FormatInt(s.Skipped, 10), strconv.FormatInt(s.Errors, 10))
 		}
 		if err := t.Render(); err != nil {
@@ -102,6 +102,16 @@ func WriteSources(w io.Writer, r *Report) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d sources read, %d already in the timeline, %d files skipped, %d problems.\n",
 		r.Summary.Read, r.Summary.Reused, r.Summary.Skipped, r.Summary.Problems)
+	if r.Summary.Empty > 0 {
+		fmt.Fprintf(&b, "  empty: %d sources put nothing on the timeline (no timed line, no event), such as logs of only cbcollect_info's header\n", r.Summary.Empty)
+	}
+	for _, nr := range r.Summary.Releases {
+		node := nr.Node
+		if node == "" {
+			node = "(no node)"
+		}
+		fmt.Fprintf(&b, "  release: %s %s %s\n", Escape(node), nr.Component, Escape(nr.Release))
+	}
 	for _, rc := range r.SkippedByReason() {
 		fmt.Fprintf(&b, "  skipped %d: %s\n", rc.Files, EscapeLines(rc.Reason, "    "))
 	}

@@ -10,7 +10,15 @@ import (
 	"forensics"
 )
 
-const sourceSelect = `SELECT id, key, path, node, format, component, bytes, lines, events, plain, skipped, errors, first_ns, last_ns, problems FROM main.sources`
+// sourceSelect reads the sources table; a timeline written before sources
+// had a release column reads "" for it.
+func (db *DB) sourceSelect() string {
+	release := "release"
+	if !db.hasRelease {
+		release = "''"
+	}
+	return `SELECT id, key, path, node, format, component, ` + release + `, bytes, lines, events, plain, skipped, errors, first_ns, last_ns, problems FROM main.sources`
+}
 
 func scanSources(rows *sql.Rows) ([]forensics.Source, error) {
 	defer rows.Close()
@@ -19,7 +27,7 @@ func scanSources(rows *sql.Rows) ([]forensics.Source, error) {
 		var s forensics.Source
 		var first, last sql.NullInt64
 		var problems string
-		if err := rows.Scan(&s.ID, &s.Key, &s.Path, &s.Node, &s.Format, &s.Component, &s.Bytes, &s.Lines, &s.Events, &s.Plain, &s.Skipped, &s.Errors, &first, &last, &problems); err != nil {
+		if err := rows.Scan(&s.ID, &s.Key, &s.Path, &s.Node, &s.Format, &s.Component, &s.Release, &s.Bytes, &s.Lines, &s.Events, &s.Plain, &s.Skipped, &s.Errors, &first, &last, &problems); err != nil {
 			return nil, err
 		}
 		if first.Valid {
@@ -39,7 +47,7 @@ func scanSources(rows *sql.Rows) ([]forensics.Source, error) {
 
 // Sources returns the complete sources of a run (all of them when run is 0), by path.
 func (db *DB) Sources(ctx context.Context, run int64) ([]forensics.Source, error) {
-	q := sourceSelect + ` WHERE complete = 1`
+	q := db.sourceSelect() + ` WHERE complete = 1`
 	var args []any
 	if run != 0 {
 		q += ` AND id IN (SELECT source_id FROM main.run_sources WHERE run_id = ?)`

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -29,10 +30,14 @@ var registerReadOnly = sync.OnceFunc(func() {
 			if err := c.RegisterFunc("forensics_block_lines", blockLinesJSON, true); err != nil {
 				return err
 			}
-			if _, err := c.Exec(viewsSQL, nil); err != nil {
+			release, err := releaseColumn(c)
+			if err != nil {
+				return err
+			}
+			if _, err := c.Exec(viewsSQL(release), nil); err != nil {
 				return fmt.Errorf("create views: %w", err)
 			}
-			if _, err := c.Exec(`PRAGMA query_only = 1`, nil); err != nil {
+			if _, err = c.Exec(`PRAGMA query_only = 1`, nil); err != nil {
 				return err
 			}
 			c.RegisterAuthorizer(refuseWritingPragmas)
@@ -108,6 +113,7 @@ var Views = []View{
 		{"node", "node the file belongs to (cbcollect_info folder, debug/nodes/N, or the lines)"},
 		{"format", "format the file was read as"},
 		{"component", "component that wrote it: memcached, ns_server, indexer, projector, distsender, vtctld, topo, …"},
+		{"release", "release that wrote it, as the file says (version banner, binary: header); empty when it does not"},
 		{"bytes", "bytes read"},
 		{"lines", "lines read = events + plain + skipped"},
 		{"events", "lines that produced an event"},
@@ -162,9 +168,27 @@ var Views = []View{
 
 const zoneName = `CASE %s WHEN 0 THEN 'logged' WHEN 1 THEN 'utc' WHEN 2 THEN 'assumed-utc' ELSE 'inherited' END`
 
-var viewsSQL = fmt.Sprintf(`
+// releaseColumn is what the sources view reads as release: the column, or
+// ” in a timeline written before it existed.
+func releaseColumn(c *sqlite3.SQLiteConn) (string, error) {
+	rows, err := c.Query(`SELECT name FROM pragma_table_info('sources', 'main') WHERE name = 'release'`, nil)
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	if rows.Next(make([]driver.Value, 1)) == nil {
+		return "release", nil
+	}
+	return "''", nil
+}
+
+func viewsSQL(release string) string {
+	return fmt.Sprintf(viewsTemplate, release)
+}
+
+var viewsTemplate = fmt.Sprintf(`
 CREATE TEMP VIEW sources AS
-	SELECT id, path, node, format, component, bytes, lines, events, plain, skipped, errors,
+	SELECT id, path, node, format, component, %%s AS release, bytes, lines, events, plain, skipped, errors,
 		forensics_time(first_ns) AS first, forensics_time(last_ns) AS last
 	FROM main.sources WHERE complete = 1;
 CREATE TEMP VIEW events AS

@@ -14,6 +14,7 @@ CREATE TABLE IF NOT EXISTS sources (
 	node      TEXT NOT NULL,
 	format    TEXT NOT NULL,
 	component TEXT NOT NULL,
+	release   TEXT NOT NULL DEFAULT '', -- the release that wrote it, as the file says; added after schema 1 (see store.go addRelease)
 	bytes     INTEGER NOT NULL DEFAULT 0,
 	lines     INTEGER NOT NULL DEFAULT 0,
 	events    INTEGER NOT NULL DEFAULT 0,

@@ -28,10 +28,11 @@ const schemaVersion = "1"
 
 // DB is an open timeline.
 type DB struct {
-	sql      *sql.DB
-	path     string
-	readOnly bool
-	release  func() // the writer lock, for a database open for writing
+	sql        *sql.DB
+	path       string
+	readOnly   bool
+	release    func() // the writer lock, for a database open for writing
+	hasRelease bool   // sources has the release column (timelines written before it do not)
 }
 
 // Open opens the timeline at path for reading and writing, creating it if needed.
@@ -158,6 +159,9 @@ func (db *DB) migrate() error {
 	if _, err := db.sql.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
 		return err
 	}
+	if err := db.addRelease(ctx); err != nil {
+		return fmt.Errorf("add the release column: %w", err)
+	}
 	var v string
 	err := db.sql.QueryRowContext(ctx, `SELECT value FROM main.meta WHERE key = 'schema'`).Scan(&v)
 	switch {
@@ -185,5 +189,33 @@ func (db *DB) checkVersion() error {
 	if v != schemaVersion {
 		return fmt.Errorf("timeline schema version %s, this forensics reads version %s", v, schemaVersion)
 	}
+	db.hasRelease, err = hasReleaseColumn(db.sql.QueryContext)
+	return err
+}
+
+// addRelease adds sources.release to a timeline written before it existed:
+// the column is additive, so the schema version stays and older timelines
+// stay openable (read-only ones read "" for it).
+func (db *DB) addRelease(ctx context.Context) error {
+	has, err := hasReleaseColumn(db.sql.QueryContext)
+	if err != nil || has {
+		db.hasRelease = has
+		return err
+	}
+	if _, err := db.sql.ExecContext(ctx, `ALTER TABLE main.sources ADD COLUMN release TEXT NOT NULL DEFAULT ''`); err != nil {
+		return err
+	}
+	db.hasRelease = true
 	return nil
+}
+
+// hasReleaseColumn reports whether main.sources has the release column.
+func hasReleaseColumn(query func(context.Context, string, ...any) (*sql.Rows, error)) (bool, error) {
+	rows, err := query(context.Background(), `SELECT name FROM pragma_table_info('sources', 'main') WHERE name = 'release'`)
+	if err != nil {
+		return false, err
+	}
+	defer rows.Close()
+	has := rows.Next()
+	return has, rows.Err()
 }

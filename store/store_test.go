@@ -86,6 +86,7 @@ func fill(t *testing.T, db *DB, path string, base time.Time, n int) {
 		t.Fatal(err)
 	}
 	src.Lines = int64(n)
+	src.Release = "7.6.4-5146"
 	if err := w.EndSource(src); err != nil {
 		t.Fatal(err)
 	}
@@ -334,5 +335,55 @@ func TestAttrsRoundTrip(t *testing.T) {
 		if err != nil || fmt.Sprint(got) != fmt.Sprint(attrs) {
 			t.Errorf("decodeAttrs(%s) = %v, %v; want %v", b.String(), got, err, attrs)
 		}
+	}
+}
+
+// TestRelease checks that a source's release is kept, and that a timeline
+// written before sources had a release column still opens: read-only it
+// reads "" for it, read-write it gains the column.
+func TestRelease(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "t.db")
+	db, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fill(t, db, "a.log", time.Unix(0, 0), 10)
+	srcs, err := db.Sources(ctx, 0)
+	if err != nil || len(srcs) != 1 || srcs[0].Release != "7.6.4-5146" {
+		t.Fatalf("sources = %+v, %v; want release 7.6.4-5146", srcs, err)
+	}
+	// A timeline of the first schema: no release column.
+	if _, err := db.sql.Exec(`ALTER TABLE main.sources DROP COLUMN release`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	ro, err := OpenReadOnly(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srcs, err = ro.Sources(ctx, 0)
+	if err != nil || len(srcs) != 1 || srcs[0].Release != "" || srcs[0].Path != "a.log" {
+		t.Errorf("old timeline, read-only: sources = %+v, %v", srcs, err)
+	}
+	var rel []any
+	if err := ro.QuerySQL(ctx, `SELECT path, release FROM sources`, nil, func(_ []string, vals []any) error { rel = append(rel, vals...); return nil }); err != nil {
+		t.Errorf("old timeline: sources view: %v", err)
+	}
+	if fmt.Sprint(rel) != "[a.log ]" {
+		t.Errorf("old timeline: sources view = %v", rel)
+	}
+	ro.Close()
+
+	db, err = Open(path)
+	if err != nil {
+		t.Fatalf("old timeline, read-write: %v", err)
+	}
+	defer db.Close()
+	fill(t, db, "b.log", time.Unix(100, 0), 10)
+	srcs, err = db.Sources(ctx, 0)
+	if err != nil || len(srcs) != 2 || srcs[0].Release != "" || srcs[1].Release != "7.6.4-5146" {
+		t.Errorf("old timeline after a new load: sources = %+v, %v", srcs, err)
 	}
 }

@@ -134,7 +134,7 @@ func (w *Writer) Loaded(key string) (forensics.Source, bool, error) {
 	if err := w.begin(); err != nil {
 		return forensics.Source{}, false, err
 	}
-	rows, err := w.tx.QueryContext(w.ctx, sourceSelect+` WHERE key = ? AND complete = 1`, key)
+	rows, err := w.tx.QueryContext(w.ctx, w.db.sourceSelect()+` WHERE key = ? AND complete = 1`, key)
 	if err != nil {
 		return forensics.Source{}, false, err
 	}
@@ -226,9 +226,9 @@ func (w *Writer) EndSource(src *forensics.Source) error {
 	if !src.First.IsZero() {
 		first, last = src.First.UnixNano(), src.Last.UnixNano()
 	}
-	_, err := w.tx.ExecContext(w.ctx, `UPDATE main.sources SET key = ?, node = ?, bytes = ?, lines = ?, events = ?, plain = ?, skipped = ?, errors = ?,
+	_, err := w.tx.ExecContext(w.ctx, `UPDATE main.sources SET key = ?, node = ?, release = ?, bytes = ?, lines = ?, events = ?, plain = ?, skipped = ?, errors = ?,
 		first_ns = ?, last_ns = ?, problems = ?, complete = 1 WHERE id = ?`,
-		src.Key, src.Node, src.Bytes, src.Lines, src.Events, src.Plain, src.Skipped, src.Errors, first, last, string(problems), src.ID)
+		src.Key, src.Node, src.Release, src.Bytes, src.Lines, src.Events, src.Plain, src.Skipped, src.Errors, first, last, string(problems), src.ID)
 	if err != nil {
 		if isUnique(err) {
 			if _, derr := w.tx.ExecContext(w.ctx, `DELETE FROM main.sources WHERE id = ?`, src.ID); derr != nil {

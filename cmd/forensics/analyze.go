@@ -303,6 +303,8 @@ func buildReport(ctx context.Context, db *store.DB, res ingest.Result, findings 
 	for _, f := range findings {
 		rep.Summary.Findings[f.Severity.String()]++
 	}
+	rep.Summary.Releases = report.NodeReleases(rep.Sources)
+	rep.Summary.Empty = report.EmptySources(rep.Sources)
 	return rep, nil
 }
 

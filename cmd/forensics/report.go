@@ -125,6 +125,8 @@ func storedReport(ctx context.Context, db *store.DB, run int64) (*report.Report,
 		rep.Problems = append(rep.Problems, s.Problems...)
 	}
 	rep.Summary.Problems = len(rep.Problems)
+	rep.Summary.Releases = report.NodeReleases(rep.Sources)
+	rep.Summary.Empty = report.EmptySources(rep.Sources)
 	return rep, run, nil
 }
 

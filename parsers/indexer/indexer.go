@@ -79,8 +79,9 @@ type dump struct {
 }
 
 type parser struct {
-	ev   forensics.Event
-	dump dump
+	ev      forensics.Event
+	dump    dump
+	release string // the build the indexer named at start (release.go)
 }
 
 func (p *parser) Line(n int64, text []byte, emit forensics.Emit) (forensics.Stamp, error) {
@@ -119,6 +120,8 @@ func (p *parser) Line(n int64, text []byte, emit forensics.Emit) (forensics.Stam
 			err = p.streamRestart(n, text, h, msg[len("Indexer::startKeyspaceIdStream Stream: "):], emit)
 		case hasPrefix(msg, "Indexer::startBucketStream Stream: "):
 			err = p.streamRestart(n, text, h, msg[len("Indexer::startBucketStream Stream: "):], emit)
+		case hasPrefix(msg, versionPrefix):
+			p.readVersion(msg)
 		}
 	case 'S':
 		switch {

@@ -368,3 +368,17 @@ func TestBucketOf(t *testing.T) {
 		}
 	}
 }
+
+// The indexer names its build once it is up (trinity, morpheus).
+func TestRelease(t *testing.T) {
+	p := Format.New(forensics.Origin{Name: "ns_server.indexer.log"})
+	for i, l := range []string{
+		"2025-10-21T09:12:44.771-07:00 [Info] Indexer::indexer version 10 with priority 8.0.0-3777 (8000037) PRODUCT_VERSION - 8.0.0-3777",
+		"2025-10-21T09:12:44.772-07:00 [Info] Indexer::indexer version 10 with priority  (0) PRODUCT_VERSION - 0.0.0-0000",
+	} {
+		p.Line(int64(i+1), []byte(l), func(*forensics.Event) {})
+	}
+	if got := p.(forensics.Releaser).Release(); got != "8.0.0-3777" {
+		t.Errorf("release = %q, want 8.0.0-3777 (a build without a version says nothing)", got)
+	}
+}

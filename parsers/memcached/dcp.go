@@ -365,7 +365,9 @@ func refusalStatus(reason []byte) string {
 // secidx, mapreduce_view, spatial_view; the rest is "other"). The projector
 // names its feeds "secidx:proj-<bucket>-<topic>-<uuid>/<n>" (indexing
 // secondary/dcp/transport/client/dcp_feed.go); the indexer's other connections are
-// "secidx:getseqnos…". Sync Gateway's cbgt feeds use "sg:"; cbbackupmgr's
+// "secidx:getseqnos…". 8.0's projector names them "DCPT:<topic>:<keyspace>:…"
+// (indexing morpheus dcp_feed.go DcpFeedname2, which truncFeedName sends
+// as it is). Sync Gateway's cbgt feeds use "sg:"; cbbackupmgr's
 // "cbbackupmgr" prefix is taken from support notes, not source.
 func consumerKind(name string) string {
 	prefix, _, _ := strings.Cut(name, ":")
@@ -392,6 +394,9 @@ func consumerKind(name string) string {
 	}
 	if strings.HasPrefix(name, "cbbackupmgr") {
 		return "backup"
+	}
+	if strings.HasPrefix(name, "DCPT:") {
+		return "projector"
 	}
 	return "other"
 }

@@ -1,6 +1,7 @@
 // Package memcached reads memcached.log, the log of Couchbase's data service
-// (kv_engine 7.0–7.6): the process and the ep-engine of every bucket write to
-// it through spdlog.
+// (kv_engine 7.0–8.0): the process and the ep-engine of every bucket write to
+// it through spdlog. 8.0 writes each message followed by a JSON object of
+// context (ctx.go); both forms are read, in one file too.
 //
 // In a cbcollect_info zip, memcached.log is every rotated
 // memcached.log.NNNNNN.txt concatenated in modification-time order, after a
@@ -52,7 +53,7 @@ var Format = forensics.Format{
 	Kinds: []forensics.KindDoc{
 		{Kind: LogOpened, Doc: "memcached opened a log file (---------- Opening logfile): at process start or at rotation"},
 		{Kind: LogClosed, Doc: "memcached closed a log file (---------- Closing logfile): at rotation or at a clean exit; absent when the process was killed"},
-		{Kind: Start, Doc: "the memcached process started (Couchbase version … starting.); unclean=true when the previous start in this file had no graceful shutdown or log close after it (killed, e.g. status 137)"},
+		{Kind: Start, Doc: "the memcached process started (Couchbase version … starting.; 8.0: Couchbase version starting {\"version\":…}); unclean=true when the previous start in this file had no graceful shutdown or log close after it (killed, e.g. status 137)"},
 		{Kind: Shutdown, Doc: "memcached began a graceful shutdown (Initiating graceful shutdown.)"},
 		{Kind: BucketCreate, Doc: "memcached began creating a bucket (Create … bucket […]); type is the bucket type"},
 		{Kind: BucketCreated, Doc: "a bucket was created and its engine initialised (Bucket […] created successfully); warmup runs from here"},

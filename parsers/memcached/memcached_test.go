@@ -482,6 +482,11 @@ func FuzzParse(f *testing.F) {
 	f.Add(benchInput(40))
 	f.Add([]byte("2022-07-21T17:39:17.1-07:00 INFO 1: (a) DCP (Producer) eq_dcpq:x - (vb:1) (sid:"))
 	f.Add([]byte("2022-07-21T17:39:17.100000-07:00 INFO 9: DCP connection opened successfully. PRODUCER [ a - b (c) ]\n2022-07-21T17:39:17.100000-07:00 INFO 9: (b) DCP (Producer) eq_dcpq:y - x"))
+	// The 8.0 form: message, then a JSON context (whole, cut, odd).
+	f.Add([]byte(strings.Join([]string{banner80, dcpOpen80, dcpCtl80, streamOK80, rollback80, traffic80, setState80, refused80}, "\n")))
+	f.Add([]byte(rollback80[:len(rollback80)-30]))
+	f.Add([]byte(`2025-06-11T10:15:10.016101+00:00 INFO Creating stream {"vb":"vb:","snapshot":[1],"takeover":true}`))
+	f.Add([]byte(`2025-06-11T10:15:10.016101+00:00 INFO Stream request requires rollback to seqno {"vb":"vb:1","snapshot":[1,2] } x`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		parsertest.Check(t, Format, origin, data)
 	})
@@ -548,4 +553,26 @@ func benchInput(n int) []byte {
 		sb.WriteByte('\n')
 	}
 	return []byte(sb.String())
+}
+
+// The release is the version of the last start: a file that spans an
+// upgrade was written last by the newer release.
+func TestRelease(t *testing.T) {
+	p := Format.New(origin).(forensics.Releaser)
+	if got := p.Release(); got != "" {
+		t.Errorf("release before any line = %q", got)
+	}
+	lines := []string{
+		"2024-11-05T09:12:40.118923+00:00 INFO Couchbase version 7.2.4-7070 starting.",
+		"2024-11-05T09:12:40.119001+00:00 INFO Process identifier: 2306",
+		"2025-03-18T14:02:11.540217+00:00 INFO Couchbase version 7.6.4-5146 starting.",
+	}
+	pp := p.(forensics.Parser)
+	for i, l := range lines {
+		pp.Line(int64(i+1), []byte(l), func(*forensics.Event) {})
+	}
+	pp.End(func(*forensics.Event) {})
+	if got := p.Release(); got != "7.6.4-5146" {
+		t.Errorf("release = %q, want 7.6.4-5146", got)
+	}
 }

@@ -16,14 +16,16 @@ import (
 type parser struct {
 	ev forensics.Event
 
-	started     bool // a start was seen in this source
-	graceful    bool // "Initiating graceful shutdown." since the last start
-	prevClosing bool // the last timestamped line was "Closing logfile"
-	opened      bool // an "Opening logfile" since the last start
-	openedClean bool // the last "Opening logfile" came right after a "Closing logfile"
+	started     bool   // a start was seen in this source
+	release     string // the version of the last start ("7.6.4-5146")
+	graceful    bool   // "Initiating graceful shutdown." since the last start
+	prevClosing bool   // the last timestamped line was "Closing logfile"
+	opened      bool   // an "Opening logfile" since the last start
+	openedClean bool   // the last "Opening logfile" came right after a "Closing logfile"
 
 	traffic map[string]traffic
 	pending []openProducer
+	ctx     lineContext // scratch for the context of an 8.0 line
 
 	// The minute of the last timestamp and its instant: most lines share
 	// their minute with the line before, so only seconds are read for them.
@@ -102,6 +104,11 @@ func (p *parser) Line(n int64, text []byte, emit forensics.Emit) (forensics.Stam
 		}
 		return st, p.core(&l, r, prevClosing, emit)
 	default:
+		if text, ctx, ok := ctxSplit(msg); ok {
+			if known, err := p.structured(&l, text, ctx, prevClosing, emit); known {
+				return st, err
+			}
+		}
 		return st, p.core(&l, msg, prevClosing, emit)
 	}
 	return st, nil
@@ -134,6 +141,10 @@ func (p *parser) stamp(b []byte) (forensics.Stamp, int, bool) {
 	}
 	return st, n, ok
 }
+
+// Release is the version the last process start in the file announced: a
+// file that spans an upgrade was written last by the newer release.
+func (p *parser) Release() string { return p.release }
 
 func (p *parser) End(emit forensics.Emit) error {
 	p.flushPending(emit, len(p.pending))
@@ -263,7 +274,8 @@ func (p *parser) start(l *line, version []byte, prevClosing bool, emit forensics
 	p.flushPending(emit, len(p.pending))
 	clear(p.traffic)
 	e := p.event(l, Start)
-	e.Set("version", string(version))
+	p.release = string(version)
+	e.Set("version", p.release)
 	if p.started {
 		closed := prevClosing
 		if p.opened {

@@ -79,12 +79,18 @@ func parseALE(b []byte) (h header, st headerState, err error) {
 		return h, badHeader, errALEClose
 	}
 	seg := b[k : k+end]
-	// The line number ends the segment: …:module:function:294.
+	// The line number ends the segment: …:module:function:294. Entries
+	// logged through ale:log/4 without the macros (xdcr's user log, ns_log
+	// replays) carry "unknown:-1": no function, no line.
 	c := bytes.LastIndexByte(seg, ':')
 	if c < 0 || c == len(seg)-1 {
 		return h, badHeader, errALEOrigin
 	}
-	for _, d := range seg[c+1:] {
+	lineNo := seg[c+1:]
+	if len(lineNo) > 1 && lineNo[0] == '-' {
+		lineNo = lineNo[1:]
+	}
+	for _, d := range lineNo {
 		if d < '0' || d > '9' {
 			return h, badHeader, errALEOrigin
 		}
@@ -163,6 +169,7 @@ func (p *aleParser) nodeName(raw []byte) string {
 var serviceLogs = []string{
 	"indexer", "projector", "fts", "query", "goxdcr", "eventing", "analytics", "http_access",
 	"backup_service", "prometheus", "indexer_stats", "memcached", "cbas",
+	"sigar_port", "key", "cont_backup", "trace", // 7.6, 8.0 (parsers/cbservice)
 }
 
 func detectALE(name string, head []byte) int {
@@ -174,7 +181,7 @@ func detectALE(name string, head []byte) int {
 			}
 		}
 	}
-	headers := 0
+	headers, whole := 0, head
 	for lines := 0; len(head) > 0 && lines < 200 && headers < 3; lines++ {
 		line := head
 		if i := bytes.IndexByte(head, '\n'); i >= 0 {
@@ -186,15 +193,43 @@ func detectALE(name string, head []byte) int {
 			headers++
 		}
 	}
+	named := strings.HasPrefix(base, "ns_server.") || knownALEName(base)
 	switch {
+	case headers == 0 && named && headerOnly(whole):
+		// A log with nothing in it yet (error.log on a healthy node): an
+		// empty log, not an unknown file.
+		return 50
 	case headers == 0:
 		return 0
-	case strings.HasPrefix(base, "ns_server.") || knownALEName(base):
+	case named:
 		return 95
 	case headers >= 2:
 		return 80
 	}
 	return 50
+}
+
+// headerOnly reports whether head is empty or only the header block
+// cbcollect_info writes before each file (cbcollect_info Task.header: a rule
+// of '=', the task's description, its command, a rule).
+func headerOnly(head []byte) bool {
+	var ls [][]byte
+	for _, l := range bytes.Split(head, []byte("\n")) {
+		if l = bytes.TrimRight(l, " \r"); len(l) > 0 {
+			ls = append(ls, l)
+		}
+		if len(ls) > 4 {
+			return false
+		}
+	}
+	rule := func(l []byte) bool { return len(l) >= 20 && len(bytes.Trim(l, "=")) == 0 }
+	switch len(ls) {
+	case 0:
+		return true
+	case 4:
+		return rule(ls[0]) && rule(ls[3]) && !rule(ls[1])
+	}
+	return false
 }
 
 // knownALEName reports whether a file name is one of ns_server's own ale

@@ -83,6 +83,11 @@ func (p *diagParser) Line(n int64, text []byte, emit forensics.Emit) (forensics.
 			p.section = diagBetween
 			return forensics.Stamp{}, nil
 		}
+		if string(bytes.TrimRight(text, " ")) == "Event Logs:" { // an excerpt without the dashes
+			p.out.flush(&p.ent, emit)
+			p.section = diagEventsOpen
+			return forensics.Stamp{}, nil
+		}
 		d, st, err := parseDiagEntry(text)
 		return p.out.line(&p.ent, n, text, d, st, emit), err
 	case diagEvents:
@@ -105,6 +110,14 @@ func (p *diagParser) Line(n int64, text []byte, emit forensics.Emit) (forensics.
 		}
 		p.section = diagEvents
 		return p.Line(n, text, emit)
+	}
+	// An excerpt of the logs section, pasted without its "logs:" opening
+	// (as in issue reports), starts with an entry.
+	if p.section == diagPreamble && len(text) > 0 && text[0] >= '0' && text[0] <= '9' {
+		if _, st, _ := parseDiagEntry(text); st == goodHeader {
+			p.section = diagLogs
+			return p.Line(n, text, emit)
+		}
 	}
 	// Outside the two sections only their openings matter, and only before
 	// the Erlang terms that end the file.
@@ -174,15 +187,51 @@ func parseDiagEntry(b []byte) (d header, st headerState, err error) {
 func detectDiag(name string, head []byte) int {
 	logs := bytes.Contains(head, []byte("\nlogs:\n---")) || bytes.HasPrefix(head, []byte("logs:\n---"))
 	named := name == "diag.log" || (len(name) > 8 && name[:8] == "ns-diag-")
+	entries := 0
+	if !logs {
+		entries = diagEntries(head)
+	}
 	switch {
 	case logs && named:
 		return 95
 	case logs:
 		return 85
+	case entries >= 2 && named:
+		return 90
+	case entries >= 2:
+		return 75
 	case named && bytes.Contains(head, []byte("couchbase diags")):
 		return 60
 	case named:
 		return 30
 	}
 	return 0
+}
+
+// diagEntries counts the lines at the start of head that are logs: entries
+// or their continuations, stopping at the first line that is neither an
+// entry nor indented text: an excerpt of the logs section must be one from
+// its first line to be taken for one.
+func diagEntries(head []byte) int {
+	entries := 0
+	for lines := 0; len(head) > 0 && lines < 100; lines++ {
+		line := head
+		if i := bytes.IndexByte(head, '\n'); i >= 0 {
+			line, head = head[:i], head[i+1:]
+		} else {
+			head = nil
+		}
+		line = bytes.TrimRight(line, "\r")
+		if len(line) == 0 {
+			continue
+		}
+		if _, st, _ := parseDiagEntry(line); st == goodHeader {
+			entries++
+			continue
+		}
+		if entries == 0 {
+			return 0
+		}
+	}
+	return entries
 }

@@ -62,7 +62,22 @@ func (p *masterParser) Line(n int64, text []byte, emit forensics.Emit) (forensic
 		kind = BucketFailoverStart
 	case "bucketFailoverEnded":
 		kind = BucketFailoverEnd
+	case "rebalanceStart":
+		kind = MasterRebalanceStart
+	case "rebalanceEnd":
+		kind = MasterRebalanceEnd
 	default:
+		return st, nil
+	}
+	if kind == MasterRebalanceStart || kind == MasterRebalanceEnd {
+		ev := &p.ev
+		ev.Reset()
+		ev.Stamp, ev.Line, ev.Text = st, n, string(text)
+		if ok, err := p.rebalance(b, kind, ev); !ok {
+			return st, err
+		}
+		ev.Set("via", "master_events")
+		emit(ev)
 		return st, nil
 	}
 	var m masterEvent

@@ -51,5 +51,5 @@ var MasterEventsFormat = forensics.Format{
 	Component: "ns_server",
 	Detect:    detectMaster,
 	New:       newMaster,
-	Kinds:     docs(VBucketState, VBucketMap, FailoverStart, FailoverEnd, BucketFailoverStart, BucketFailoverEnd),
+	Kinds:     append(docs(VBucketState, VBucketMap, FailoverStart, FailoverEnd, BucketFailoverStart, BucketFailoverEnd), rebalanceDocs...),
 }

@@ -28,8 +28,26 @@ func projectorOnlyCase() *cluster {
 	return seedLike("projector-only", true)
 }
 
+// seedRelease is the seed incident on the nodes of a later release, on a
+// day that release was current: the same story and numbers, every memcached
+// and ns_server line in that release's grammar.
+func seedRelease(rel *release) *cluster {
+	switch rel {
+	case rel764:
+		return seedLikeOn("seed-7.6.4", false, rel, time.Date(2025, 3, 18, 0, 0, 0, 0, pdt), "20250319-004733")
+	case rel800:
+		return seedLikeOn("seed-8.0.0", false, rel, time.Date(2025, 10, 21, 0, 0, 0, 0, pdt), "20251022-004733")
+	}
+	panic("no seed case for " + rel.version)
+}
+
 func seedLike(name string, noMemcachedLog bool) *cluster {
-	c := newCluster(name, "20220722-004733", 53076)
+	return seedLikeOn(name, noMemcachedLog, rel711, time.Date(2022, 7, 21, 0, 0, 0, 0, pdt), "20220722-004733")
+}
+
+func seedLikeOn(name string, noMemcachedLog bool, rel *release, date time.Time, stamp string) *cluster {
+	c := newCluster(name, stamp, 53076)
+	c.rel = rel
 	n15 := c.node("ns_1@172.23.100.15", pdt)
 	n16 := c.node("ns_1@172.23.100.16", pdt)
 	n17 := c.node("ns_1@172.23.100.17", pdt)
@@ -37,7 +55,7 @@ func seedLike(name string, noMemcachedLog bool) *cluster {
 	kv := []*cbnode{n15, n16, n17}
 
 	day := func(h, m, s int, frac float64) time.Time {
-		return time.Date(2022, 7, 21, h, m, s, int(frac*1e9), pdt)
+		return time.Date(date.Year(), date.Month(), date.Day(), h, m, s, int(frac*1e9), pdt)
 	}
 	from, to := day(17, 31, 0, 0), day(17, 46, 30, 0)
 	for _, n := range kv {
@@ -50,10 +68,13 @@ func seedLike(name string, noMemcachedLog bool) *cluster {
 		c.noise(n, from, to, 4, []string{"test3", "default"}, peers, true, false)
 	}
 	c.noise(n19, from, to, 3, []string{"test3", "default"}, kv, false, true)
+	if c.gsi7() {
+		c.indexerUp(n19, day(17, 31, 2, 0.771))
+	}
 
 	// The morning's clean start of every KV node, in the same memcached.log.
 	for i, n := range kv {
-		t := c.boot(n, day(17, 2, 11+i, 0.204311), version711)
+		t := c.boot(n, day(17, 2, 11+i, 0.204311), c.rel.version)
 		for _, b := range []string{"default", "test3"} {
 			t = c.createBucket(n, t.Add(900*time.Millisecond), b, nil, false)
 			c.trafficOn(n, t.Add(3*time.Second), b, t.Add(-time.Second), nil)
@@ -63,7 +84,6 @@ func seedLike(name string, noMemcachedLog bool) *cluster {
 	const (
 		topic    = "MAINT_STREAM_TOPIC_0765f2d280c663c382dea1a1b49ab1cd"
 		kvdata   = uint64(2556451229124417097)
-		proj     = "secidx:proj-test3-" + topic + "-2556451229124417097/1"
 		cluster  = "127.0.0.1:8091"
 		bucket   = "test3"
 		cidProj  = 382
@@ -77,6 +97,7 @@ func seedLike(name string, noMemcachedLog bool) *cluster {
 		indexLog = "ns_server.indexer.log"
 		projLog  = "ns_server.projector.log"
 	)
+	proj := c.projName(bucket, topic, kvdata, feedOp, 1)
 	vbs := []int{139, 140, 141, 142, 143, 144, 145, 146}
 	type vbstate struct {
 		uuid             uint64
@@ -96,7 +117,7 @@ func seedLike(name string, noMemcachedLog bool) *cluster {
 	// a. 12.111: the indexer loses the streams (its clock reads a little
 	// behind .15's: the stream ends precede ns_server's exit line).
 	tEnd := day(17, 39, 12, 0.111)
-	c.gsi(n15, projLog, day(17, 39, 12, 0.109), "Info", fmt.Sprintf("DCPT[%s] EOF received", proj))
+	c.gsi(n15, projLog, day(17, 39, 12, 0.109), "Info", c.dcpt(proj)+" EOF received")
 	for i, vb := range append([]int{141}, vbs...) {
 		if i > 0 && vb == 141 {
 			continue
@@ -106,13 +127,19 @@ func seedLike(name string, noMemcachedLog bool) *cluster {
 	}
 	// b. 12.120: memcached exited.
 	last := []string{
-		"2022-07-21T17:39:05.120144-07:00 INFO 97: (test3) DCP (Producer) eq_dcpq:replication:ns_1@172.23.100.15->ns_1@172.23.100.16:test3 - Removing connection",
-		"2022-07-21T17:39:11.998812-07:00 WARNING (test3) Slow runtime for 'Checkpoint Remover' on thread nonIO_worker_0: 1062 ms",
+		day(17, 39, 5, 0.120144).Format("2006-01-02T15:04:05.000000-07:00") + " INFO 97: (test3) DCP (Producer) eq_dcpq:replication:ns_1@172.23.100.15->ns_1@172.23.100.16:test3 - Removing connection",
+		day(17, 39, 11, 0.998812).Format("2006-01-02T15:04:05.000000-07:00") + " WARNING (test3) Slow runtime for 'Checkpoint Remover' on thread nonIO_worker_0: 1062 ms",
+	}
+	if c.kv8() {
+		last = []string{
+			day(17, 39, 5, 0.120144).Format("2006-01-02T15:04:05.000000-07:00") + ` INFO Removing connection {"conn_id":97,"bucket":"test3","dcp":"producer","dcp_name":"eq_dcpq:replication:ns_1@172.23.100.15->ns_1@172.23.100.16:test3","description":{"peer":{"ip":"172.23.100.16","port":50112},"socket":{"ip":"172.23.100.15","port":11209},"user":{"name":"<ud>@ns_server</ud>","system":true}}}`,
+			day(17, 39, 11, 0.998812).Format("2006-01-02T15:04:05.000000-07:00") + ` WARNING Slow runtime {"bucket":"test3","task":"Checkpoint Remover","thread":"nonIO_worker_0","runtime":"1062 ms"}`,
+		}
 	}
 	c.crash(n15, day(17, 39, 12, 0.120), 137, last)
 
 	// The new memcached: no Closing logfile before it.
-	t := c.boot(n15, day(17, 39, 13, 0.208877), version711)
+	t := c.boot(n15, day(17, 39, 13, 0.208877), c.rel.version)
 	t = c.createBucket(n15, t.Add(400*time.Millisecond), "default", nil, false)
 	entries := map[int][2]uint64{}
 	for _, vb := range vbs {
@@ -128,30 +155,41 @@ func seedLike(name string, noMemcachedLog bool) *cluster {
 		entries[vb] = [2]uint64{u, persisted}
 	}
 	t = c.createBucket(n15, t.Add(200*time.Millisecond), bucket, entries, true)
-	c.mc(n15, t.Add(3*time.Millisecond), "INFO", "(test3) Warmup::processCreateVBucketsComplete unblocking 1 cookie(s)")
+	c.warmupUnblock(n15, t.Add(3*time.Millisecond), bucket, 1)
 
 	// The orchestrator (.15) janitor waits for the bucket.
 	for i := range 4 {
-		c.ale(n15, "ns_server.info.log", day(17, 39, 14+i, 0.512+0.01*float64(i)), "ns_server", "info", n15.proc(), "ns_janitor:cleanup_with_membase_bucket_vbucket_map:127",
+		c.ale(n15, "ns_server.info.log", day(17, 39, 14+i, 0.512+0.01*float64(i)), "ns_server", "info", n15.proc(), c.rel.mfl["not_ready"],
 			fmt.Sprintf("Bucket %q not yet ready on ['%s']", bucket, n15.otp))
 	}
 
 	// c. 16.284: the indexer repairs the stream from what it had.
 	tRep := day(17, 39, 16, 0.284)
-	c.gsi(n19, indexLog, tRep, "Info", fmt.Sprintf("Indexer::handleKVStreamRepair Initiate Stream Repair %s Bucket %s StreamId 1", stream, bucket))
+	ksWord := "Bucket"
+	if c.gsi7() {
+		ksWord = "KeyspaceId"
+	}
+	c.gsi(n19, indexLog, tRep, "Info", fmt.Sprintf("Indexer::handleKVStreamRepair Initiate Stream Repair %s %s %s StreamId 1", stream, ksWord, bucket))
 	ts := fmt.Sprintf("Indexer::startBucketStream Stream: %s Bucket: %s SessionId 1 RestartTS bucket: %s, vbuckets: 1024 Crc64: 0 snapType NO_SNAP -\n    {vbno, vbuuid, seqno, snapshot-start, snapshot-end}", stream, bucket, bucket)
+	if c.gsi7() {
+		ts = fmt.Sprintf("Indexer::startKeyspaceIdStream Stream: %s KeyspaceId: %s SessionId 1 RestartTS bucket: %s, scopeId: , collectionId: , vbuckets: 1024 Crc64: 0 snapType NO_SNAP OpenOSOSnap false -\n    {vbno, vbuuid, manifest, seqno, snapshot-start, snapshot-end}", stream, bucket, bucket)
+	}
 	for vb := range 1024 {
 		s, ok := st[vb]
 		if !ok {
 			seq := uint64(3900 + (vb*37)%500)
 			s = vbstate{uuid: vbuuid(15, vb), seq: seq, snapS: seq - uint64(vb%5)}
 		}
+		if c.gsi7() {
+			ts += fmt.Sprintf("\n    {%5d %16x %v %10d %10d %10d}", vb, s.uuid, 0, s.seq, s.snapS, s.seq)
+			continue
+		}
 		ts += fmt.Sprintf("\n    {%5d %16x %10d %10d %10d}", vb, s.uuid, s.seq, s.snapS, s.seq)
 	}
 	c.gsi(n19, indexLog, tRep, "Info", ts)
 
 	// d. 17.7: the projector on .15 reconnects; memcached answers.
-	c.gsi(n15, projLog, day(17, 39, 17, 0.648), "Info", fmt.Sprintf("DCPT[%s] ##%x feed started ...", proj, feedOp))
+	c.feedStarted(n15, day(17, 39, 17, 0.648), proj, feedOp)
 	c.dcpOpen(n15, day(17, 39, 17, 0.652118), cidProj)
 	tAns := day(17, 39, 17, 0.706652)
 	opq := 0x10
@@ -167,13 +205,13 @@ func seedLike(name string, noMemcachedLog bool) *cluster {
 			t2 := c.streamRollback(n15, at, cidProj, bucket, proj, proj, opq, vb, s.rbTo, s.seq, s.snapS, s.seq, s.uuid, reason)
 			c.backch(n15, t2, topic, cluster, feedOp, "ROLLBACK", bucket, vb, s.uuid, s.rbTo, opq, kvdata)
 			ti := c.jitter(t2.Add(400*time.Microsecond), 1)
-			c.gsi(n19, indexLog, ti, "Info", fmt.Sprintf("TK StreamBegin %s %s %d %d %d 1", stream, bucket, vb, s.uuid, s.rbTo))
-			c.gsi(n19, indexLog, ti, "Warn", fmt.Sprintf("Timekeeper::handleStreamBegin StreamBegin rollback for StreamId %s Bucket %s vbucket %d. Rollback (%d, %16x). ", stream, bucket, vb, s.rbTo, s.uuid))
+			c.gsi(n19, indexLog, ti, "Info", c.streamBegin(stream, bucket, vb, s.uuid, s.rbTo, 1, n15, s.snapS, s.seq, s.seq))
+			c.gsi(n19, indexLog, ti, "Warn", fmt.Sprintf("Timekeeper::handleStreamBegin StreamBegin rollback for StreamId %s %s %s vbucket %d. Rollback (%d, %16x). ", stream, ksWord, bucket, vb, s.rbTo, s.uuid))
 		} else {
 			c.streamCreated(n15, at, cidProj, bucket, proj, vb, s.seq, s.snapS, s.seq)
 			t2 := c.jitter(at.Add(300*time.Microsecond), 1)
 			c.backch(n15, t2, topic, cluster, feedOp, "SUCCESS", bucket, vb, entries[vb][0], s.seq, opq, kvdata)
-			c.gsi(n19, indexLog, c.jitter(t2.Add(400*time.Microsecond), 1), "Info", fmt.Sprintf("TK StreamBegin %s %s %d %d %d 1", stream, bucket, vb, entries[vb][0], s.seq))
+			c.gsi(n19, indexLog, c.jitter(t2.Add(400*time.Microsecond), 1), "Info", c.streamBegin(stream, bucket, vb, entries[vb][0], s.seq, 1, n15, s.snapS, s.seq, s.seq))
 		}
 	}
 	// The indexer restarts the rolled-back vbuckets from the rollback
@@ -190,28 +228,32 @@ func seedLike(name string, noMemcachedLog bool) *cluster {
 		c.streamCreated(n15, at, cidProj, bucket, proj, vb, s.rbTo, s.rbTo, s.rbTo)
 		c.backch(n15, c.jitter(at.Add(300*time.Microsecond), 1), topic, cluster, feedOp, "SUCCESS", bucket, vb, entries[vb][0], s.rbTo, opq, kvdata)
 	}
-	c.mc(n15, day(17, 39, 17, 0.998301), "INFO", "(test3) Warmup completed: 41277 keys and 41277 values loaded in 4252 ms (9707.65 keys/s), mem_used now at 61.432896 MB (14.447766 MB/s)")
+	c.warmupCompleted(n15, day(17, 39, 17, 0.998301), bucket, "(test3) Warmup completed: 41277 keys and 41277 values loaded in 4252 ms (9707.65 keys/s), mem_used now at 61.432896 MB (14.447766 MB/s)", 41277, 4252, 58.59)
 
 	// e. 18.234: .15 is failed over (hard failover, run on the orchestrator .15).
 	opID := c.hex(32)
-	c.user(n15, day(17, 39, 18, 0.230), "ns_orchestrator", "ns_orchestrator:handle_start_failover:1600", fmt.Sprintf("Starting failover of nodes ['%s']. Operation Id = %s", n15.otp, opID))
+	startMsg := fmt.Sprintf("Starting failover of nodes ['%s']. Operation Id = %s", n15.otp, opID)
+	if c.rel != rel711 {
+		// ns_orchestrator.erl handle_start_failover (trinity, morpheus).
+		startMsg = fmt.Sprintf("Starting failover of nodes ['%s'] AllowUnsafe = false Operation Id = %s", n15.otp, opID)
+	}
+	c.user(n15, day(17, 39, 18, 0.230), "ns_orchestrator", c.rel.mfl["start_failover"], startMsg)
 	nodesInfo := map[string]any{"active_nodes": []string{n15.otp, n16.otp, n17.otp, n19.otp}, "failover_nodes": []string{n15.otp}, "master_node": n15.otp}
 	c.event(n15, day(17, 39, 18, 0.231), 10, "ns_server", "Hard failover initiated", "info", map[string]any{"operation_id": opID, "nodes_info": nodesInfo, "allow_unsafe": false})
-	c.user(n15, day(17, 39, 18, 0.234), "failover", "failover:orchestrate:151", fmt.Sprintf("Starting failing over ['%s']", n15.otp))
+	c.user(n15, day(17, 39, 18, 0.234), "failover", c.rel.mfl["failing_over"], fmt.Sprintf("Starting failing over ['%s']", n15.otp))
 	// .16 and .17 take over .15's vbuckets: replica to active.
 	for i, vb := range vbs {
 		s := st[vb]
-		c.mc(n16, day(17, 39, 19, 0.112).Add(time.Duration(i*97)*time.Microsecond), "INFO",
-			fmt.Sprintf(`(test3) VBucket::setState: transitioning vb:%d with high seqno:%d from:replica to:active meta:{"topology":[["%s",null]]}`, vb, s.seq, n16.otp))
+		c.vbSetState(n16, day(17, 39, 19, 0.112).Add(time.Duration(i*97)*time.Microsecond), bucket, vb, s.seq, fmt.Sprintf(`{"topology":[["%s",null]]}`, n16.otp))
 	}
-	c.user(n15, day(17, 39, 19, 0.301), "failover", "failover:orchestrate:161", fmt.Sprintf("Failed over ['%s']: ok", n15.otp))
-	c.user(n15, day(17, 39, 19, 0.308), "ns_orchestrator", "ns_orchestrator:log_rebalance_completion:1429", "Failover completed successfully.\nRebalance Operation Id = "+opID)
+	c.user(n15, day(17, 39, 19, 0.301), "failover", c.rel.mfl["failed_over"], fmt.Sprintf("Failed over ['%s']: ok", n15.otp))
+	c.user(n15, day(17, 39, 19, 0.308), "ns_orchestrator", c.rel.mfl["completion"], "Failover completed successfully.\nRebalance Operation Id = "+opID)
 	c.event(n15, day(17, 39, 19, 0.309), 11, "ns_server", "Hard failover completed", "info", map[string]any{"operation_id": opID, "nodes_info": nodesInfo, "time_taken": 1077, "completion_message": "Failover completed successfully."})
 
 	// f. The indexer moves to .16 and is told to roll back again: .16 never
 	// saw the branches .15 created at warmup.
-	proj16 := "secidx:proj-test3-" + topic + "-2556451229124417097/1"
-	c.gsi(n16, projLog, day(17, 39, 21, 0.402), "Info", fmt.Sprintf("DCPT[%s] ##%x feed started ...", proj16, feedOp))
+	proj16 := c.projName(bucket, topic, kvdata, feedOp, 1)
+	c.feedStarted(n16, day(17, 39, 21, 0.402), proj16, feedOp)
 	c.dcpOpen(n16, day(17, 39, 21, 0.405530), 611)
 	tSecond := day(17, 39, 21, 0.447203)
 	for i, vb := range vbs {
@@ -226,11 +268,15 @@ func seedLike(name string, noMemcachedLog bool) *cluster {
 		t2 := c.streamRollback(n16, at, 611, bucket, proj16, proj16, opq, vb, 0, start, start, start, entries[vb][0], reason)
 		c.backch(n16, t2, topic, cluster, feedOp, "ROLLBACK", bucket, vb, entries[vb][0], 0, opq, kvdata)
 		ti := c.jitter(t2.Add(500*time.Microsecond), 1)
-		c.gsi(n19, indexLog, ti, "Info", fmt.Sprintf("TK StreamBegin %s %s %d %d 0 2", stream, bucket, vb, entries[vb][0]))
-		c.gsi(n19, indexLog, ti, "Warn", fmt.Sprintf("Timekeeper::handleStreamBegin StreamBegin rollback for StreamId %s Bucket %s vbucket %d. Rollback (0, %16x). ", stream, bucket, vb, entries[vb][0]))
+		c.gsi(n19, indexLog, ti, "Info", c.streamBegin(stream, bucket, vb, entries[vb][0], 0, 2, n16, start, start, start))
+		c.gsi(n19, indexLog, ti, "Warn", fmt.Sprintf("Timekeeper::handleStreamBegin StreamBegin rollback for StreamId %s %s %s vbucket %d. Rollback (0, %16x). ", stream, ksWord, bucket, vb, entries[vb][0]))
 	}
 
 	c.description = "The seed incident (MB-53076 spin-off, Couchbase 7.1, July 2022): memcached on 172.23.100.15 killed with status 137, the GSI projector's stream requests for test3 answered (rollbacks and accepts) while warming up, then .15 failed over before traffic was enabled and the indexer rolled back again on .16. Must give exactly one critical finding for .15/test3."
+	if c.rel != rel711 {
+		c.description = fmt.Sprintf("The seed incident on Couchbase %s (%s): the same kill, warmup, answered stream requests and failover, every memcached and ns_server line in that release's grammar%s. Must give exactly one critical finding for .15/test3.",
+			c.rel.version, date.Format("January 2006"), map[bool]string{true: " (memcached.log: message plus JSON context, no Opening logfile marker)", false: " (the rollback's (sid:none), flags and filter on stream creation, the reworded enableTraffic, failover start with AllowUnsafe)"}[c.kv8()])
+	}
 	if noMemcachedLog {
 		c.skipFiles[n15.otp+"/memcached.log"] = true
 		c.description = "The seed incident without the restarted node's memcached.log: the restart is known from ns_server (babysitter, ns_log, event log) and the answers from .15's projector log only. Must still give one critical finding for .15/test3."
@@ -246,20 +292,34 @@ func seedLike(name string, noMemcachedLog bool) *cluster {
 // enables traffic on the bucket before the indexer's stream repair reaches
 // it, and nothing is failed over. Every answered request is after traffic.
 func trafficBeforeStreamCase() *cluster {
-	c := newCluster("traffic-before-stream", "20230314-182002", 2)
+	return trafficBeforeStreamOn("traffic-before-stream", rel711, time.Date(2023, 3, 14, 0, 0, 0, 0, pdt), "20230314-182002")
+}
+
+// trafficBeforeStreamRelease is the near-miss on a later release.
+func trafficBeforeStreamRelease(rel *release) *cluster {
+	c := trafficBeforeStreamOn("traffic-before-stream-8.0.0", rel, time.Date(2025, 10, 28, 0, 0, 0, 0, pdt), "20251028-182002")
+	c.description = "Near-miss on Couchbase " + rel.version + ": memcached on 10.144.210.42 is killed and restarts, ns_server enables traffic on travel-sample (and beer-sample) before the first stream request of the indexer's repair reaches the node (8.0's memcached.log: message plus JSON context), and no failover follows. Every stream request is answered after traffic: no finding."
+	return c
+}
+
+func trafficBeforeStreamOn(name string, rel *release, date time.Time, stamp string) *cluster {
+	c := newCluster(name, stamp, 2)
+	c.rel = rel
 	n41 := c.node("ns_1@10.144.210.41", pdt)
 	n42 := c.node("ns_1@10.144.210.42", pdt)
 	n43 := c.node("ns_1@10.144.210.43", pdt)
 	n44 := c.node("ns_1@10.144.210.44", pdt)
 	kv := []*cbnode{n41, n42, n43}
-	day := func(h, m, s int, frac float64) time.Time { return time.Date(2023, 3, 14, h, m, s, int(frac*1e9), pdt) }
+	day := func(h, m, s int, frac float64) time.Time {
+		return time.Date(date.Year(), date.Month(), date.Day(), h, m, s, int(frac*1e9), pdt)
+	}
 	buckets := []string{"travel-sample", "beer-sample"}
 	for _, n := range kv {
 		c.noise(n, day(11, 3, 0, 0), day(11, 17, 0, 0), 4, buckets, others(kv, n), true, false)
 	}
 	c.noise(n44, day(11, 3, 0, 0), day(11, 17, 0, 0), 3, buckets, kv, false, true)
 	for i, n := range kv {
-		t := c.boot(n, day(10, 51, 30+i, 0.004417), version711)
+		t := c.boot(n, day(10, 51, 30+i, 0.004417), c.rel.version)
 		for _, b := range buckets {
 			t = c.createBucket(n, t.Add(700*time.Millisecond), b, nil, false)
 			c.trafficOn(n, t.Add(2*time.Second), b, t.Add(-time.Second), nil)
@@ -268,31 +328,37 @@ func trafficBeforeStreamCase() *cluster {
 	const (
 		bucket = "travel-sample"
 		topic  = "MAINT_STREAM_TOPIC_9f1e4c0b5a7d4e21b3c8a6d0e2f41b77"
-		proj   = "secidx:proj-" + bucket + "-" + topic + "-8812649925543120311/0"
-		short  = "secidx:proj-" + topic + "-8812649925543120311/0"
 		stream = "MAINT_STREAM"
 	)
+	proj, short := c.projName(bucket, topic, 8812649925543120311, 3, 0), "secidx:proj-"+topic+"-8812649925543120311/0"
+	if c.kv8() {
+		short = proj // 8.0 sends the name unchanged (dcp_feed.go truncFeedName)
+	}
 	vbs := []int{352, 353, 354, 355}
 	tCrash := day(11, 8, 41, 0.530)
 	for _, vb := range vbs {
 		c.gsi(n44, "ns_server.indexer.log", tCrash.Add(-4*time.Millisecond), "Info", fmt.Sprintf("TK StreamEnd %s %s %d %d %d", stream, bucket, vb, vbuuid(42, vb), 1800+vb))
 	}
-	c.crash(n42, tCrash, 137, []string{"2023-03-14T11:08:40.981204-07:00 INFO 211: (travel-sample) DCP (Producer) eq_dcpq:replication:ns_1@10.144.210.42->ns_1@10.144.210.43:travel-sample - (vb:371) ActiveStream::transitionState: Transitioning from backfilling to in-memory"})
-	t := c.boot(n42, day(11, 8, 42, 0.611903), version711)
+	lastLine := day(11, 8, 40, 0.981204).Format("2006-01-02T15:04:05.000000-07:00") + " INFO 211: (travel-sample) DCP (Producer) eq_dcpq:replication:ns_1@10.144.210.42->ns_1@10.144.210.43:travel-sample - (vb:371) ActiveStream::transitionState: Transitioning from backfilling to in-memory"
+	if c.kv8() {
+		lastLine = day(11, 8, 40, 0.981204).Format("2006-01-02T15:04:05.000000-07:00") + ` INFO ActiveStream::transitionState: Transitioning {"conn_id":211,"bucket":"travel-sample","dcp":"producer","dcp_name":"eq_dcpq:replication:ns_1@10.144.210.42->ns_1@10.144.210.43:travel-sample","vb":"vb:371","from":"backfilling","to":"in-memory","details":""}`
+	}
+	c.crash(n42, tCrash, 137, []string{lastLine})
+	t := c.boot(n42, day(11, 8, 42, 0.611903), c.rel.version)
 	t = c.createBucket(n42, t.Add(300*time.Millisecond), "beer-sample", nil, false)
 	entries := map[int][2]uint64{}
 	for _, vb := range vbs {
 		entries[vb] = [2]uint64{vbuuid(4242, vb), uint64(1800 + vb)}
 	}
 	t = c.createBucket(n42, t.Add(150*time.Millisecond), bucket, entries, true)
-	c.mc(n42, t.Add(900*time.Millisecond), "INFO", "(travel-sample) Warmup completed: 31591 keys and 31591 values loaded in 1108 ms (28511.73 keys/s), mem_used now at 88.113536 MB (79.524852 MB/s)")
+	c.warmupCompleted(n42, t.Add(900*time.Millisecond), bucket, "(travel-sample) Warmup completed: 31591 keys and 31591 values loaded in 1108 ms (28511.73 keys/s), mem_used now at 88.113536 MB (79.524852 MB/s)", 31591, 1108, 84.03)
 	started := day(11, 8, 42, 0.611903)
 	c.trafficOn(n42, day(11, 8, 45, 0.208), bucket, started, []*cbnode{n41, n43, n44})
 	c.trafficOn(n42, day(11, 8, 45, 0.331), "beer-sample", started, []*cbnode{n41, n43, n44})
 	// The indexer repairs after traffic is on.
 	tRep := day(11, 8, 47, 0.902)
 	c.gsi(n44, "ns_server.indexer.log", tRep, "Info", fmt.Sprintf("Indexer::handleKVStreamRepair Initiate Stream Repair %s KeyspaceId %s StreamId 3", stream, bucket))
-	c.gsi(n42, "ns_server.projector.log", day(11, 8, 48, 0.101), "Info", fmt.Sprintf("DCPT[%s] ##%x feed started ...", proj, 0x3))
+	c.feedStarted(n42, day(11, 8, 48, 0.101), proj, 0x3)
 	c.dcpOpen(n42, day(11, 8, 48, 0.104772), 733)
 	for i, vb := range vbs {
 		at := day(11, 8, 48, 0.140213).Add(time.Duration(i*190) * time.Microsecond)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 
 	"forensics"
@@ -172,7 +173,10 @@ func capList(s []string, n int) string {
 
 // fixes says what the operator and the consumers' owners should do, with
 // the node, bucket and a cluster node to run the commands against.
-func fixes(node, bucket string, consumers []string, other string, warmup string, critical bool) []forensics.Fix {
+//
+// version is the release the restarted memcached announced ("" when its
+// log is missing); it tells whether the indexer fix is already there.
+func fixes(node, bucket string, consumers []string, other string, warmup string, critical bool, version string) []forensics.Fix {
 	h, oh := host(node), host(other)
 	timeout := "SECONDS"
 	wstep := "The logs given do not show how long " + bucket + " takes to warm up on " + h +
@@ -211,7 +215,7 @@ func fixes(node, bucket string, consumers []string, other string, warmup string,
 	fs := []forensics.Fix{failoverFix, consumerFix}
 	gsi := false
 	for _, c := range consumers {
-		if strings.HasPrefix(c, "secidx:") || strings.HasPrefix(c, "GSI ") {
+		if strings.HasPrefix(c, "secidx:") || strings.HasPrefix(c, "GSI ") || strings.HasPrefix(c, "DCPT:") { // DCPT: 8.0's projector
 			gsi = true
 		}
 	}
@@ -220,10 +224,46 @@ func fixes(node, bucket string, consumers []string, other string, warmup string,
 			"MB-53111 (indexing, \"Use all disk snapshots on DCP rollback\") lets the indexer roll back to any of its disk snapshots instead of only the latest, so a second rollback on the new active costs less and is less often a rollback to zero.",
 			"It is in 7.1.2 and later (backport MB-53057) and in 7.0.x through MB-53252 (which 7.0.x release first carries it is not known here). It mitigates the second rollback; it does not stop the first.",
 		}
+		title := "Run an indexer that has MB-53111"
+		if carriesMB53111(version) {
+			// The KV node's release; the index nodes run the same one
+			// unless the cluster is mid-upgrade.
+			title = "No indexer upgrade is needed: MB-53111 is already in " + version
+			steps = []string{
+				"The node runs Couchbase " + version + ", which has MB-53111 (indexing, \"Use all disk snapshots on DCP rollback\", in 7.1.2 and later): where the index nodes run the same release, the indexer already rolled back to its best disk snapshot, and upgrading does not shorten the window.",
+			}
+		}
 		if critical {
 			steps = append(steps, "Check the indexes of "+bucket+" on the index nodes: after a rollback to zero they are rebuilt from scratch and serve stale or no results until the rebuild ends.")
 		}
-		fs = append(fs, forensics.Fix{Title: "Run an indexer that has MB-53111", Steps: steps})
+		fs = append(fs, forensics.Fix{Title: title, Steps: steps})
 	}
 	return fs
+}
+
+// carriesMB53111 reports whether a Couchbase version ("7.6.4-5146-enterprise")
+// is 7.1.2 or later, the first 7.x releases with MB-53111. A version it
+// cannot read, or a 7.0.x (where the backport's release is not known here),
+// does not.
+func carriesMB53111(version string) bool {
+	v, _, _ := strings.Cut(version, "-")
+	parts := strings.Split(v, ".")
+	if len(parts) < 3 {
+		return false
+	}
+	var n [3]int
+	for i := range n {
+		x, err := strconv.Atoi(parts[i])
+		if err != nil {
+			return false
+		}
+		n[i] = x
+	}
+	switch {
+	case n[0] != 7:
+		return n[0] > 7
+	case n[1] != 1:
+		return n[1] > 1
+	}
+	return n[2] >= 2
 }

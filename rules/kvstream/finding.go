@@ -172,7 +172,13 @@ func (ix *events) incident(r *restart, bucket string) (forensics.Finding, bool) 
 		f.End = f.Start
 	}
 	f.Explanation = explain(r, exit, bucket, entries, as, vbs, consumers, closer, fo, again)
-	f.Fixes = fixes(node, bucket, consumers, ix.otherNode(node), ix.warmupTook(node, bucket), critical)
+	version := ""
+	for _, s := range r.signals {
+		if s.Kind == mcStart {
+			version = s.Attr("version")
+		}
+	}
+	f.Fixes = fixes(node, bucket, consumers, ix.otherNode(node), ix.warmupTook(node, bucket), critical, version)
 	return f, true
 }
 

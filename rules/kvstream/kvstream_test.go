@@ -349,3 +349,16 @@ func TestDiagCopiesAreOneEvidenceLine(t *testing.T) {
 		t.Errorf("the failover start appears %d times in the evidence, want once", n)
 	}
 }
+
+// The indexer fix is offered only where the node's release lacks it.
+func TestCarriesMB53111(t *testing.T) {
+	for v, want := range map[string]bool{
+		"7.1.1-3175-enterprise": false, "7.1.2-3454-enterprise": true, "7.0.5-7658-enterprise": false,
+		"7.6.4-5146-enterprise": true, "8.0.0-3777-enterprise": true, "6.6.5-10080-enterprise": false,
+		"": false, "7.6": false, "x.y.z": false,
+	} {
+		if got := carriesMB53111(v); got != want {
+			t.Errorf("carriesMB53111(%q) = %v, want %v", v, got, want)
+		}
+	}
+}

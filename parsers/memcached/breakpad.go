@@ -1,0 +1,100 @@
+package memcached
+
+import (
+	"bytes"
+	"strings"
+
+	"forensics"
+)
+
+// BreakpadCrash is a crash memcached's Breakpad handler reported.
+const BreakpadCrash forensics.Kind = "memcached.breakpad_crash"
+
+// BreakpadFormat reads memcached.log.breakpad.crash.txt, which memcached's
+// Breakpad handler writes when the process crashes (kv_engine
+// utilities/breakpad.cc dumpCallback, 7.x–8.0), and cbcollect_info collects
+// because a process that did not restart never logged it ("Memcached
+// breakpad output"):
+//
+//	Breakpad caught a crash (Couchbase version 7.6.4-5146). Writing crash dump to /opt/couchbase/var/lib/couchbase/crash/….dmp before terminating. Writing dump succeeded: yes
+//	Stack backtrace of crashed thread:
+//	   /opt/couchbase/bin/memcached() [0x400000+0x13a7e5]
+//	   …
+//
+// It has no times: the crash is placed at the file's modification time,
+// which the handler's write set.
+var BreakpadFormat = forensics.Format{
+	Name:      "memcached-breakpad",
+	Component: "memcached",
+	Detect:    detectBreakpad,
+	New:       func(forensics.Origin) forensics.Parser { return &breakpadParser{} },
+	Kinds: []forensics.KindDoc{
+		{Kind: BreakpadCrash, Doc: "memcached crashed and Breakpad wrote a minidump (memcached.log.breakpad.crash.txt, timed by the file); version, dump, dump_written, top_frame"},
+	},
+}
+
+const breakpadName = "memcached.log.breakpad.crash.txt"
+
+var breakpadBanner = []byte("Breakpad caught a crash (Couchbase version ")
+
+func detectBreakpad(name string, head []byte) int {
+	named := strings.TrimSuffix(name, ".gz") == breakpadName
+	marked := bytes.HasPrefix(head, breakpadBanner) || bytes.Contains(head, append([]byte("\n"), breakpadBanner...))
+	switch {
+	case named:
+		return 99 // memcached's detect also claims memcached.log.* names
+	case marked:
+		return 80
+	}
+	return 0
+}
+
+type breakpadParser struct {
+	ev      forensics.Event
+	release string
+	open    bool // the crash's event waits for its top frame
+}
+
+func (p *breakpadParser) Release() string { return p.release }
+
+func (p *breakpadParser) Line(n int64, text []byte, emit forensics.Emit) (forensics.Stamp, error) {
+	if r, ok := bytes.CutPrefix(text, breakpadBanner); ok {
+		p.flush(emit)
+		e := &p.ev
+		e.Reset()
+		e.Kind, e.Line, e.Text = BreakpadCrash, n, string(text)
+		if i := bytes.IndexByte(r, ')'); i > 0 {
+			p.release = string(r[:i])
+			e.Set("version", p.release)
+			r = r[i+1:]
+		}
+		if r, ok := bytes.CutPrefix(r, []byte(". Writing crash dump to ")); ok {
+			if i := bytes.Index(r, []byte(" before terminating.")); i > 0 {
+				e.Set("dump", string(r[:i]))
+			}
+		}
+		if _, v, ok := bytes.Cut(r, []byte("Writing dump succeeded: ")); ok {
+			e.Set("dump_written", string(bytes.TrimSpace(v)))
+		}
+		p.open = true
+		return forensics.Stamp{}, nil
+	}
+	// The first frame after "Stack backtrace of crashed thread:" is where it crashed.
+	if p.open && len(text) > 3 && text[0] == ' ' && bytes.HasPrefix(text, []byte("   ")) {
+		p.ev.Set("top_frame", string(bytes.TrimSpace(text)))
+		p.flush(emit)
+	}
+	return forensics.Stamp{}, nil
+}
+
+func (p *breakpadParser) flush(emit forensics.Emit) {
+	if p.open {
+		emit(&p.ev)
+		p.open = false
+	}
+}
+
+func (p *breakpadParser) End(emit forensics.Emit) error {
+	p.flush(emit)
+	return nil
+}
