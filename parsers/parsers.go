@@ -8,6 +8,7 @@ import (
 	"forensics/parsers/indexer"
 	"forensics/parsers/memcached"
 	"forensics/parsers/nsserver"
+	"forensics/parsers/oslog"
 	"forensics/parsers/projector"
 	"forensics/parsers/vitess"
 )
@@ -19,6 +20,7 @@ var All = []forensics.Format{
 	nsserver.Format, nsserver.DiagFormat, nsserver.EventLogFormat, nsserver.MasterEventsFormat,
 	indexer.Format,
 	projector.Format,
+	oslog.CouchbaseLogFormat, oslog.SyslogFormat,
 	crdb.LogFormat, crdb.JSONLogFormat, crdb.RequestsFormat, crdb.TraceFormat,
 	vitess.SnapshotFormat, vitess.VtctldLogFormat,
 }
