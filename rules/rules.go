@@ -9,13 +9,20 @@ import (
 	"sync"
 
 	"forensics"
+	"forensics/rules/autofailover"
+	"forensics/rules/clockskew"
 	"forensics/rules/deniedtables"
+	"forensics/rules/diskfull"
 	"forensics/rules/kvstream"
 	"forensics/rules/nlhepingpong"
+	"forensics/rules/oomkill"
+	"forensics/rules/rebalance"
+	"forensics/rules/rollbackzero"
 )
 
 // All is every rule forensics runs, in the order `rules list` shows them.
-var All = []*forensics.Rule{kvstream.Rule, nlhepingpong.Rule, deniedtables.Rule}
+var All = []*forensics.Rule{kvstream.Rule, nlhepingpong.Rule, deniedtables.Rule,
+	oomkill.Rule, autofailover.Rule, rebalance.Rule, rollbackzero.Rule, diskfull.Rule, clockskew.Rule}
 
 // Lookup returns the rule with the given name.
 func Lookup(name string) (*forensics.Rule, bool) {
