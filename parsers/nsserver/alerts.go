@@ -186,7 +186,7 @@ func rebalanceEnd(r []byte, ev *forensics.Event, out found) bool {
 			reason = reason[:i]
 		}
 		reason = trimSpace(reason)
-		ev.Set("reason", string(reason))
+		ev.Set("reason", compactTerm(reason))
 		tag, bucket := reasonHead(reason)
 		if tag != "" {
 			ev.Set("reason_tag", tag)
@@ -205,6 +205,25 @@ func rebalanceEnd(r []byte, ev *forensics.Event, out found) bool {
 	}
 	out(ev, nil)
 	return true
+}
+
+// compactTerm drops the line breaks and indentation ~p puts into a long
+// term, so that the reason reads the same in info.log (wrapped) and in
+// diag.log (whose entries hold no line breaks).
+func compactTerm(b []byte) string {
+	out := make([]byte, 0, len(b))
+	inString := false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if c == '"' && (i == 0 || b[i-1] != '\\') {
+			inString = !inString
+		}
+		if !inString && isSpace(c) && (len(out) == 0 || out[len(out)-1] == ',' || out[len(out)-1] == '{' || out[len(out)-1] == '[' || c == '\n') {
+			continue
+		}
+		out = append(out, c)
+	}
+	return string(out)
 }
 
 // reasonHead returns the leading atom of an exit reason ({mover_crashed, …}

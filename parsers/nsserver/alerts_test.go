@@ -40,7 +40,7 @@ func TestAlertsALE(t *testing.T) {
 		{AutoFailoverRefused, map[string]string{"nodes": "ns_1@10.20.0.13", "reason": "There was at least another node down."}},
 		{AutoFailoverRefused, map[string]string{"nodes": "ns_1@10.20.0.13", "reason": "Maximum number of auto-failover nodes (1) has been reached."}},
 		{RebalanceStart, map[string]string{"keep_nodes": "ns_1@10.20.0.11,ns_1@10.20.0.12,ns_1@10.20.0.13", "operation_id": "8a1c2d9e0f6b4e4c9a1b2c3d4e5f6a7b"}},
-		{RebalanceEnd, map[string]string{"result": "failed", "reason_tag": "pre_rebalance_janitor_run_failed", "reason_nodes": "ns_1@10.20.0.12", "operation_id": "8a1c2d9e0f6b4e4c9a1b2c3d4e5f6a7b"}},
+		{RebalanceEnd, map[string]string{"result": "failed", "reason": `{pre_rebalance_janitor_run_failed,"travel-sample",{error,wait_for_memcached_failed,['ns_1@10.20.0.12']}}`, "reason_tag": "pre_rebalance_janitor_run_failed", "reason_nodes": "ns_1@10.20.0.12", "operation_id": "8a1c2d9e0f6b4e4c9a1b2c3d4e5f6a7b"}},
 		{RebalanceEnd, map[string]string{"result": "stopped", "operation_id": "1d2c3b4a"}},
 		{DiskAlert, map[string]string{"path": "/data", "alert_host": "10.20.0.12", "percent": "91"}},
 		{WriteCommitFailed, map[string]string{"alert_host": "10.20.0.12"}},

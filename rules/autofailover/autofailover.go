@@ -130,7 +130,9 @@ func failedOver(a *forensics.Event, node string, all []*forensics.Event, by map[
 	}
 	onNode := func(e *forensics.Event) bool { return e.Node == node }
 	var before []string
-	exits := in(nsExited, func(e *forensics.Event) bool { return e.Node == node && e.Attr("via") != "event_log" })
+	// ns_log's entry is in info.log and in every diag.log: one exit each.
+	exits := cbevidence.Dedupe(in(nsExited, func(e *forensics.Event) bool { return e.Node == node && e.Attr("via") != "event_log" }),
+		5*time.Second, func(e *forensics.Event) string { return e.Attr("service") + "|" + e.Attr("status") })
 	for i, e := range exits {
 		if i < 3 {
 			ev.Add(e, "on the node, "+e.Attr("service")+" exits with status "+e.Attr("status"))

@@ -5,6 +5,7 @@ package clockskew
 
 import (
 	"fmt"
+	"path"
 	"sort"
 	"strings"
 	"time"
@@ -149,15 +150,31 @@ func measured(causes, effects []*forensics.Event) []forensics.Finding {
 	for _, n := range order {
 		ps := pairs[n]
 		// The pairs that bound the skew best, then in time order.
-		sort.Slice(ps, func(i, j int) bool { return ps[i].by > ps[j].by })
+		sort.Slice(ps, func(i, j int) bool {
+			if ps[i].by != ps[j].by {
+				return ps[i].by > ps[j].by
+			}
+			return before(ps[i].cause, ps[j].cause)
+		})
 		if len(ps) > maxPairs {
 			ps = ps[:maxPairs]
 		}
 		skew := ps[0].by
-		sort.Slice(ps, func(i, j int) bool { return ps[i].cause.Time.Before(ps[j].cause.Time) })
+		sort.Slice(ps, func(i, j int) bool { return before(ps[i].cause, ps[j].cause) })
 		out = append(out, skewFinding(n.ahead, n.behind, skew, ps))
 	}
 	return out
+}
+
+// before is the timeline order: time, then source, then line.
+func before(a, b *forensics.Event) bool {
+	if !a.Time.Equal(b.Time) {
+		return a.Time.Before(b.Time)
+	}
+	if a.Source != b.Source {
+		return a.Source < b.Source
+	}
+	return a.Line < b.Line
 }
 
 func countNear(list []*forensics.Event, t time.Time) int {
@@ -176,7 +193,8 @@ func skewFinding(ahead, behind string, skew time.Duration, ps []pair) forensics.
 	for _, p := range ps {
 		ev.Add(p.cause, fmt.Sprintf("cause: %s answers vb %d's stream request with a rollback to seqno %s", ahead, p.cause.VB, p.cause.Attr("rollback_seqno")))
 		ev.Add(p.effect, fmt.Sprintf("effect: the indexer on %s starts vb %d's stream at that seqno from %s, logged %s before the answer it needs", behind, p.effect.VB, p.effect.Attr("kv_host"), dur(p.by)))
-		basis = append(basis, fmt.Sprintf("%s:%d before %s:%d", p.effect.Source, p.effect.Line, p.cause.Source, p.cause.Line))
+		// Base names: the display path depends on how the bundle was given (zip or folder).
+		basis = append(basis, fmt.Sprintf("%s %s:%d before %s %s:%d", behind, path.Base(p.effect.Source), p.effect.Line, ahead, path.Base(p.cause.Source), p.cause.Line))
 	}
 	sev := forensics.Medium
 	if skew >= time.Minute {

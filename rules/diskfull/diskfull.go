@@ -201,7 +201,7 @@ func finding(pl place, evs []*forensics.Event) forensics.Finding {
 			ss = append(ss, s)
 		}
 		sort.Strings(ss)
-		s := fmt.Sprintf("From %s to %s memcached on %s failed to write to disk %d time(s), for %s", cbevidence.Clock(fails[0].Time), cbevidence.Clock(fails[len(fails)-1].Time), pl.node, len(fails), strings.Join(bs, ", "))
+		s := fmt.Sprintf("From %s to %s memcached on %s logged %d failed disk write(s) (each failed flush logs its couchstore or magma error and the commit that failed), for %s", cbevidence.Clock(fails[0].Time), cbevidence.Clock(fails[len(fails)-1].Time), pl.node, len(fails), strings.Join(bs, ", "))
 		if len(ss) > 0 {
 			s += " (" + strings.Join(ss, "; ") + ")"
 		}

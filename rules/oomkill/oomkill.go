@@ -308,7 +308,7 @@ func explain(k, constraint, exit, fo *forensics.Event, service string) string {
 	paras = append(paras, b.String())
 	b.Reset()
 	if exit != nil {
-		fmt.Fprintf(&b, "At %s ns_server's babysitter saw %s exit", cbevidence.Clock(exit.Time), service)
+		fmt.Fprintf(&b, "At %s ns_server saw %s exit", cbevidence.Clock(exit.Time), service)
 		if st := exit.Attr("status"); st != "" {
 			fmt.Fprintf(&b, " with status %s", st)
 			if st == "137" {

@@ -150,18 +150,23 @@ func failed(e *forensics.Event, by map[forensics.Kind][]*forensics.Event) forens
 	}
 	ev.Add(e, "the rebalance exits: "+c.name)
 	var detail []string
+	notReady := 0
 	for _, nr := range by[nsNotReady] {
 		if nr.Time.After(e.Time) || e.Time.Sub(nr.Time) > 10*time.Minute {
 			continue
 		}
 		for _, n := range strings.Split(nr.Attr("nodes"), ",") {
 			if len(nodes) == 0 || contains(nodes, n) {
-				if ev.Add(nr, "the janitor finds bucket "+nr.Bucket+" not ready on "+nr.Attr("nodes")) {
-					detail = append(detail, fmt.Sprintf("at %s the janitor found %s not ready on %s", cbevidence.Clock(nr.Time), nr.Bucket, nr.Attr("nodes")))
+				notReady++
+				if notReady == 1 && ev.Add(nr, "the janitor finds bucket "+nr.Bucket+" not ready on "+nr.Attr("nodes")) {
+					detail = append(detail, fmt.Sprintf("from %s the janitor found %s not ready on %s", cbevidence.Clock(nr.Time), nr.Bucket, nr.Attr("nodes")))
 				}
 				break
 			}
 		}
+	}
+	if notReady > 1 && len(detail) > 0 {
+		detail[0] += fmt.Sprintf(" (%d times in the 10 minutes before the exit)", notReady)
 	}
 	for _, x := range by[nsExited] {
 		if x.Time.After(e.Time) || e.Time.Sub(x.Time) > 10*time.Minute || len(nodes) > 0 && !contains(nodes, x.Node) {

@@ -157,7 +157,7 @@ func finding(node, bucket, consumer string, rbs []*forensics.Event, context []*f
 			causeWords = fmt.Sprintf("memcached on %s had started again at %s after an unclean stop (no graceful shutdown): warmup gave its vbuckets new history branches at what it had persisted", node, cbevidence.Clock(cause.Time))
 			ev.Add(cause, "memcached restarts after an unclean stop")
 		default:
-			causeWords = fmt.Sprintf("a failover began at %s (%s): replicas promoted to active do not hold the history the consumer had followed", cbevidence.Clock(cause.Time), cbevidence.FirstLine(cause.Text))
+			causeWords = fmt.Sprintf("a failover at %s (%s): replicas promoted to active do not hold the history the consumer had followed", cbevidence.Clock(cause.Time), cbevidence.FirstLine(cause.Text))
 			ev.Add(cause, "the failover that came before")
 		}
 	}
