@@ -106,6 +106,8 @@ func TestAlertsNotFailover(t *testing.T) {
 		"[user:info,2024-03-11T07:20:41.950-07:00,ns_1@10.20.0.11:<0.1790.5>:ns_orchestrator:log_rebalance_completion:1661]Rebalance completed successfully.",
 		"Rebalance Operation Id = 2d2c3b4a",
 		"[user:info,2024-03-11T07:20:42.000-07:00,ns_1@10.20.0.11:<0.1.0>:menelaus_web_alerts_srv:global_alert:227]Approaching full disk warning. Usage of disk",
+		// The disk-usage worker alert is about df, not about a full disk.
+		"[user:info,2024-03-11T07:20:43.000-07:00,ns_1@10.20.0.11:<0.1.0>:menelaus_web_alerts_srv:global_alert:227]Disk usage worker is stuck on node \"10.20.0.11\". Please ensure all mounts are accessible via \"df\" and consider killing any existing \"df\" processes.",
 	)
 	res := parsertest.Parse(Format, origin15, []byte(input))
 	if k := res.Kinds(); len(k) != 2 || k[0] != FailoverEnd || k[1] != RebalanceEnd {
