@@ -29,7 +29,7 @@ func TestGroupsPerConsumer(t *testing.T) {
 		ruletest.Event(nsFailoverStart, "ns_1@10.20.0.11", at(-2), "nodes", "ns_1@10.20.0.12"),
 		rb(1, 512, "0", "projector", noHistory), rb(1.1, 513, "0", "projector", noHistory), rb(1.2, 512, "0", "projector", noHistory),
 		rb(2, 512, "0", "xdcr", noHistory),
-		rb(3, 514, "80514", "xdcr", "consumer ahead of producer - producer upper at 80514"), // partial: not flagged
+		rb(3, 514, "80514", "xdcr", "consumer ahead of producer - producer upper at 80514"),                           // partial: not flagged
 		rb(4000, 600, "0", "projector", "purge seqno (10) is greater than start seqno - could miss purged deletions"), // a later incident
 	})
 	if len(fs) != 3 {
