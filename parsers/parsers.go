@@ -4,6 +4,7 @@ package parsers
 
 import (
 	"forensics"
+	"forensics/parsers/cbstats"
 	"forensics/parsers/crdb"
 	"forensics/parsers/indexer"
 	"forensics/parsers/memcached"
@@ -21,6 +22,7 @@ var All = []forensics.Format{
 	indexer.Format,
 	projector.Format,
 	oslog.CouchbaseLogFormat, oslog.SyslogFormat,
+	cbstats.Format,
 	crdb.LogFormat, crdb.JSONLogFormat, crdb.RequestsFormat, crdb.TraceFormat,
 	vitess.SnapshotFormat, vitess.VtctldLogFormat,
 }

@@ -19,6 +19,7 @@ const (
 	secUptime          // "Raw /proc/uptime": cat /proc/uptime
 	secDmesg           // "Kernel log buffer": dmesg -T || dmesg -H || dmesg
 	secJournal         // "Collect dmesg from journalctl": journalctl -ko short-monotonic --no-hostname
+	secMemInfo         // "Raw /proc/meminfo": cat /proc/meminfo
 )
 
 // sectionOf names the sections the parser reads from their description
@@ -29,6 +30,8 @@ func sectionOf(desc, cmd []byte) section {
 		return secDate
 	case string(desc) == "Raw /proc/uptime" || string(cmd) == "cat /proc/uptime":
 		return secUptime
+	case string(desc) == "Raw /proc/meminfo" || string(cmd) == "cat /proc/meminfo":
+		return secMemInfo
 	case string(desc) == "Kernel log buffer" || bytes.HasPrefix(cmd, []byte("dmesg")):
 		return secDmesg
 	case string(desc) == "Collect dmesg from journalctl" || bytes.HasPrefix(cmd, []byte("journalctl -k")):
@@ -52,7 +55,9 @@ type couchbaseLog struct {
 	offset     int32
 	offsetOK   bool
 	uptime     float64 // seconds, from /proc/uptime; 0 when unknown
+	memTotal   int64   // kB, from /proc/meminfo, until the section ends
 	uptimeLine int64
+	memLine    int64
 	dateLine   int64
 }
 
@@ -87,6 +92,9 @@ var errDmesgUnplaced = errors.New("dmesg time is seconds since boot and the file
 
 func (p *couchbaseLog) Line(n int64, text []byte, emit forensics.Emit) (forensics.Stamp, error) {
 	if len(text) == 78 && text[0] == '=' && bytes.Equal(text, separator) {
+		if p.sec == secMemInfo && p.hdr == 0 {
+			p.flushMemInfo(emit)
+		}
 		if p.hdr == 3 {
 			p.hdr = 0
 			p.sec = sectionOf(p.desc, p.cmd)
@@ -121,8 +129,54 @@ func (p *couchbaseLog) Line(n int64, text []byte, emit forensics.Emit) (forensic
 		}
 	case secDmesg, secJournal:
 		return p.kernelLine(n, text, emit)
+	case secMemInfo:
+		return p.memInfoLine(n, text), nil
 	}
 	return forensics.Stamp{}, nil
+}
+
+// memInfoLine reads MemTotal and MemAvailable ("MemTotal:       32567812
+// kB"); the event is emitted on MemAvailable, which follows MemTotal in
+// every kernel since 3.14, or at the end of the section.
+func (p *couchbaseLog) memInfoLine(n int64, text []byte) forensics.Stamp {
+	key, rest, ok := bytes.Cut(text, []byte(":"))
+	if !ok || p.utc.IsZero() {
+		return forensics.Stamp{}
+	}
+	f := bytes.Fields(rest)
+	if len(f) == 0 {
+		return forensics.Stamp{}
+	}
+	v, err := strconv.ParseInt(string(f[0]), 10, 64)
+	if err != nil {
+		return forensics.Stamp{}
+	}
+	switch string(key) {
+	case "MemTotal":
+		p.memTotal, p.memLine = v, n
+		p.ev.Reset()
+		p.ev.Kind = MemInfo
+		p.ev.Line = n
+		p.ev.Text = string(text)
+		p.ev.Set("mem_total_kb", string(f[0]))
+		return forensics.Stamp{Time: p.utc, Zone: forensics.ZoneUTC}
+	case "MemAvailable":
+		if p.memTotal > 0 {
+			p.ev.Set("mem_available_kb", string(f[0]))
+		}
+	}
+	return forensics.Stamp{}
+}
+
+// flushMemInfo emits the meminfo event read so far.
+func (p *couchbaseLog) flushMemInfo(emit forensics.Emit) {
+	if p.memTotal == 0 {
+		return
+	}
+	p.ev.Stamp = forensics.Stamp{Time: p.utc, Zone: forensics.ZoneUTC}
+	p.ev.Node = p.node
+	emit(&p.ev)
+	p.memTotal = 0
 }
 
 // readDate reads date's output, local then UTC ("Tue Mar 11 07:29:22 PDT
@@ -213,4 +267,7 @@ func sectionName(s section) string {
 	return "dmesg"
 }
 
-func (p *couchbaseLog) End(forensics.Emit) error { return nil }
+func (p *couchbaseLog) End(emit forensics.Emit) error {
+	p.flushMemInfo(emit)
+	return nil
+}

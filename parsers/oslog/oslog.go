@@ -23,11 +23,14 @@ const (
 	OOMInvoked    forensics.Kind = "kernel.oom_invoked"
 	OOMConstraint forensics.Kind = "kernel.oom_constraint"
 	OOMKill       forensics.Kind = "kernel.oom_kill"
+	// MemInfo is the machine's memory when cbcollect_info ran (/proc/meminfo).
+	MemInfo forensics.Kind = "kernel.meminfo"
 )
 
 var kinds = []forensics.KindDoc{
 	{Kind: OOMInvoked, Doc: "a process's allocation made the kernel run the OOM killer (… invoked oom-killer: gfp_mask=…); process is the one that asked, not the victim"},
 	{Kind: OOMConstraint, Doc: "the OOM killer chose its victim (oom-kill:constraint=…,task=…,pid=…): constraint, memory cgroup, process and pid"},
+	{Kind: MemInfo, Doc: "the node's memory when cbcollect_info ran (couchbase.log's Raw /proc/meminfo: mem_total_kb, mem_available_kb); stamped with the collection time"},
 	{Kind: OOMKill, Doc: "the OOM killer killed a process (Out of memory: Killed process PID (NAME) …), with its memory (total_vm_kb, anon_rss_kb, file_rss_kb, shmem_rss_kb); clock says how its time was placed"},
 }
 

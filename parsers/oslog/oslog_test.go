@@ -149,3 +149,22 @@ func FuzzParse(f *testing.F) {
 		parsertest.Check(t, SyslogFormat, forensics.Origin{Name: "syslog", Node: "n"}, data)
 	})
 }
+
+func TestMemInfo(t *testing.T) {
+	in := header("time and TZ", "date; date -u") + "Mon Mar 11 07:29:22 PDT 2024\nMon Mar 11 14:29:22 UTC 2024\n" +
+		header("Raw /proc/meminfo", "cat /proc/meminfo") +
+		"MemTotal:       32567812 kB\nMemFree:          412332 kB\nMemAvailable:    1203944 kB\nBuffers:           45120 kB\n" +
+		header("Filesystem", "df -ha") + "/dev/nvme1n1    492G  180G  312G  37% /data\n"
+	r := parsertest.Parse(CouchbaseLogFormat, origin, []byte(in))
+	m := r.OfKind(MemInfo)
+	if len(m) != 1 || m[0].Attr("mem_total_kb") != "32567812" || m[0].Attr("mem_available_kb") != "1203944" || m[0].Line != 11 ||
+		!m[0].Time.Equal(time.Date(2024, 3, 11, 14, 29, 22, 0, time.UTC)) {
+		t.Fatalf("got %v", r.Events)
+	}
+	// At the end of the file too.
+	r = parsertest.Parse(CouchbaseLogFormat, origin, []byte(header("Raw /proc/meminfo", "cat /proc/meminfo")+"MemTotal:       32567812 kB\n"))
+	if m := r.OfKind(MemInfo); len(m) != 1 {
+		t.Fatalf("at the end: %v", r.Events)
+	}
+	parsertest.Check(t, CouchbaseLogFormat, origin, []byte(in))
+}

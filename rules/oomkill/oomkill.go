@@ -25,6 +25,9 @@ const (
 	nsPortExited    forensics.Kind = "nsserver.port_exited"
 	nsFailoverStart forensics.Kind = "nsserver.failover_start"
 	nsAutoFailover  forensics.Kind = "nsserver.autofailover"
+
+	memInfo     forensics.Kind = "kernel.meminfo"
+	bucketQuota forensics.Kind = "cbstats.bucket_quota"
 )
 
 // Rule flags OOM kills of Couchbase's processes.
@@ -59,7 +62,8 @@ var Rule = &forensics.Rule{
 			"its RAM, or add RAM or nodes. For memcached, lower the bucket quotas or the cluster data quota; for " +
 			"the indexer, the index service quota; do not run other memory-hungry processes on Couchbase nodes.",
 	},
-	Kinds: []forensics.Kind{oomKill, oomConstraint, oomInvoked, nsExited, nsPortExited, nsFailoverStart, nsAutoFailover},
+	Kinds: []forensics.Kind{oomKill, oomConstraint, oomInvoked, nsExited, nsPortExited, nsFailoverStart, nsAutoFailover,
+		memInfo, bucketQuota},
 	Run:   run,
 }
 
@@ -235,7 +239,7 @@ func finding(k, constraint, invoked *forensics.Event, by map[forensics.Kind][]*f
 	if fo != nil {
 		f.Title += ", and the node was then failed over"
 	}
-	f.Explanation = explain(k, constraint, exit, fo, service)
+	f.Explanation = explain(k, constraint, exit, fo, service, memoryWords(node, by))
 	f.Fixes = fixes(node, service)
 	return f
 }
@@ -283,7 +287,52 @@ func placedWords(k *forensics.Event) string {
 	return ""
 }
 
-func explain(k, constraint, exit, fo *forensics.Event, service string) string {
+// memoryWords says what the bundle tells of the node's memory: its RAM
+// (couchbase.log's /proc/meminfo) and its buckets' quotas (stats.log's
+// ep_max_size), both as of the collection.
+func memoryWords(node string, by map[forensics.Kind][]*forensics.Event) string {
+	var ram int64
+	for _, e := range by[memInfo] {
+		if e.Node == node {
+			ram, _ = strconv.ParseInt(e.Attr("mem_total_kb"), 10, 64)
+		}
+	}
+	var total int64
+	var parts []string
+	seen := map[string]bool{}
+	for _, e := range by[bucketQuota] {
+		if e.Node != node || seen[e.Bucket] {
+			continue
+		}
+		seen[e.Bucket] = true
+		n, err := strconv.ParseInt(e.Attr("max_size"), 10, 64)
+		if err != nil {
+			continue
+		}
+		total += n
+		parts = append(parts, e.Bucket+" "+kb(strconv.FormatInt(n/1024, 10)))
+	}
+	sort.Strings(parts)
+	var b strings.Builder
+	if ram > 0 {
+		fmt.Fprintf(&b, "The node has %s of RAM (MemTotal in couchbase.log).", kb(strconv.FormatInt(ram, 10)))
+	}
+	if total > 0 {
+		fmt.Fprintf(&b, " Its buckets' memory quotas at collection time (ep_max_size in stats.log) add up to %s: %s.", kb(strconv.FormatInt(total/1024, 10)), strings.Join(parts, ", "))
+		if ram > 0 {
+			fmt.Fprintf(&b, " That is %.0f%% of the RAM for the data service alone, before the index, search, query and analytics services, the OS and the page cache.", 100*float64(total/1024)/float64(ram))
+		}
+	}
+	if b.Len() == 0 {
+		return "The memory quotas of the node are not in the files read here: compare the data, index, search, analytics and eventing quotas of /pools/default with the node's RAM (couchbase.log's \"Raw /proc/meminfo\" section)."
+	}
+	if total == 0 {
+		b.WriteString(" The buckets' quotas are not in the files read here (stats.log has them as ep_max_size).")
+	}
+	return strings.TrimSpace(b.String())
+}
+
+func explain(k, constraint, exit, fo *forensics.Event, service, memory string) string {
 	var paras []string
 	var b strings.Builder
 	fmt.Fprintf(&b, "On %s at %s (UTC) the Linux OOM killer on %s killed %s, pid %s", cbevidence.Day(k.Time), cbevidence.Clock(k.Time), k.Node, k.Attr("process"), k.Attr("pid"))
@@ -326,7 +375,7 @@ func explain(k, constraint, exit, fo *forensics.Event, service string) string {
 	if fo != nil {
 		paras = append(paras, fmt.Sprintf("At %s the node was failed over (%s).", cbevidence.Clock(fo.Time), cbevidence.FirstLine(fo.Text)))
 	}
-	paras = append(paras, "The memory quotas of the node are not in the files read here: compare the data, index, search, analytics and eventing quotas of /pools/default with the node's RAM (couchbase.log's \"Raw /proc/meminfo\" section).")
+	paras = append(paras, memory)
 	return strings.Join(paras, "\n\n")
 }
 
