@@ -64,7 +64,7 @@ var Rule = &forensics.Rule{
 	},
 	Kinds: []forensics.Kind{oomKill, oomConstraint, oomInvoked, nsExited, nsPortExited, nsFailoverStart, nsAutoFailover,
 		memInfo, bucketQuota},
-	Run:   run,
+	Run: run,
 }
 
 // services maps a process name as the kernel prints it (task comm, at most
