@@ -74,7 +74,10 @@ func detectSyslog(name string, head []byte) int {
 	if i := strings.LastIndexByte(base, '/'); i >= 0 {
 		base = base[i+1:]
 	}
-	for _, p := range []string{"syslog", "messages", "kern.log", "systemd_journal", "daemon.log", "debug"} {
+	// cbcollect_info also tars /var/log/debug*, but "debug.log" is too common a
+	// name for other programs' logs, and the kernel's OOM lines go to kern.log,
+	// syslog and messages.
+	for _, p := range []string{"syslog", "messages", "kern.log", "systemd_journal", "daemon.log"} {
 		if base == p || strings.HasPrefix(base, p+".") || strings.HasPrefix(base, p+"-") {
 			if syslogStamped(head) {
 				return 80

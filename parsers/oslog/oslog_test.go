@@ -168,3 +168,25 @@ func TestMemInfo(t *testing.T) {
 	}
 	parsertest.Check(t, CouchbaseLogFormat, origin, []byte(in))
 }
+
+func TestDetect(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		head string
+		min  int
+		max  int
+	}{
+		{"couchbase.log", strings.Repeat("=", 78) + "\n", 90, 100},
+		{"kern.log", "Mar 11 06:58:09 cb-02 kernel: x\n", 80, 80},
+		{"syslog.1", "2024-03-11T06:58:12.000123-07:00 cb-02 kernel: x\n", 80, 80},
+		{"systemd_journal", "-- Logs begin at Fri 2024-03-01 07:29:21 PST, end at Mon 2024-03-11 07:29:23 PDT. --\n", 80, 80},
+		{"messages-20240310", "", 40, 40},
+		{"debug.log", "Mar 11 06:58:09 cb-02 kernel: x\n", 0, 0},
+		{"memcached.log", "", 0, 0},
+	} {
+		s := max(CouchbaseLogFormat.Detect(c.name, []byte(c.head)), SyslogFormat.Detect(c.name, []byte(c.head)))
+		if s < c.min || s > c.max {
+			t.Errorf("%s: %d, want %d–%d", c.name, s, c.min, c.max)
+		}
+	}
+}
