@@ -37,9 +37,13 @@ var alertKindDocs = map[forensics.Kind]string{
 var alertKinds = []forensics.Kind{AutoFailoverRefused, RebalanceStart, RebalanceEnd, RebalanceStuck,
 	DiskAlert, WriteCommitFailed, TimeOutOfSync, CASDrift}
 
-func alertDocs() []forensics.KindDoc {
-	out := make([]forensics.KindDoc, len(alertKinds))
-	for i, k := range alertKinds {
+// alertDocs documents the given kinds of this file, or all of them.
+func alertDocs(kinds ...forensics.Kind) []forensics.KindDoc {
+	if len(kinds) == 0 {
+		kinds = alertKinds
+	}
+	out := make([]forensics.KindDoc, len(kinds))
+	for i, k := range kinds {
 		out[i] = forensics.KindDoc{Kind: k, Doc: alertKindDocs[k]}
 	}
 	return out

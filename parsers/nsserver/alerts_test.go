@@ -114,3 +114,31 @@ func TestAlertsNotFailover(t *testing.T) {
 		t.Fatalf("kinds %v", k)
 	}
 }
+
+// The event log's rebalance results and auto-failover warnings, in
+// diag.log's Event Logs and on their own.
+func TestAlertsEventLog(t *testing.T) {
+	input := lines(
+		`{"timestamp":"2025-06-11T10:01:41.952Z","event_id":4,"component":"ns_server","description":"Rebalance failed","severity":"error","node":"cb1.dc1.example.com","otp_node":"ns_1@cb1.dc1.example.com","uuid":"9b1f","extra_attributes":{"operation_id":"8a1c2d9e","nodes_info":{"active_nodes":["ns_1@cb1.dc1.example.com"]},"time_taken":41948,"completion_message":"Rebalance exited with reason {pre_rebalance_janitor_run_failed,\"travel-sample\",{error,wait_for_memcached_failed,['ns_1@cb2.dc1.example.com']}}."}}`,
+		`{"timestamp":"2025-06-11T09:09:54.906Z","event_id":3,"component":"ns_server","description":"Rebalance completed","severity":"info","node":"cb1.dc1.example.com","otp_node":"ns_1@cb1.dc1.example.com","uuid":"9b20","extra_attributes":{"operation_id":"11aa22bb","time_taken":294902,"completion_message":"Rebalance completed successfully."}}`,
+		`{"timestamp":"2025-06-11T10:06:12.441Z","event_id":17,"component":"ns_server","description":"Auto failover warning","severity":"warning","node":"cb1.dc1.example.com","otp_node":"ns_1@cb1.dc1.example.com","uuid":"9b21","extra_attributes":{"reason":"Maximum number of auto-failover nodes (1) has been reached.","nodes":["ns_1@cb2.dc1.example.com"]}}`,
+		`{"timestamp":"2025-06-11T10:06:13.000Z","event_id":4,"component":"ns_server","description":"Rebalance failed","severity":"error","node":"cb1","otp_node":"ns_1@cb1","uuid":"9b22","extra_attributes":{"completion_message":42}}`,
+	)
+	res := parsertest.Parse(EventLogFormat, origin15, []byte(input))
+	if len(res.Errors) > 0 {
+		t.Fatalf("errors: %v", res.Errors)
+	}
+	if k := res.Kinds(); len(k) != 4 || k[0] != RebalanceEnd || k[1] != RebalanceEnd || k[2] != AutoFailoverRefused || k[3] != LoggedEvent {
+		t.Fatalf("kinds %v", k)
+	}
+	f := res.Events[0]
+	if f.Attr("result") != "failed" || f.Attr("reason_tag") != "pre_rebalance_janitor_run_failed" || f.Bucket != "travel-sample" || f.Attr("operation_id") != "8a1c2d9e" || f.Attr("via") != "event_log" {
+		t.Errorf("failed: %q %v", f.Bucket, f.Attrs)
+	}
+	if c := res.Events[1]; c.Attr("result") != "completed" || c.Attr("operation_id") != "11aa22bb" {
+		t.Errorf("completed: %v", c.Attrs)
+	}
+	if w := res.Events[2]; w.Attr("nodes") != "ns_1@cb2.dc1.example.com" || w.Attr("reason") != "Maximum number of auto-failover nodes (1) has been reached." {
+		t.Errorf("warning: %v", w.Attrs)
+	}
+}

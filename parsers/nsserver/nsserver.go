@@ -42,7 +42,7 @@ var EventLogFormat = forensics.Format{
 	Component: "ns_server",
 	Detect:    detectEventLog,
 	New:       newEventLog,
-	Kinds:     docs(ServiceExited, BucketOnline, FailoverStart, FailoverFailed, FailoverEnd, LoggedEvent),
+	Kinds:     append(docs(ServiceExited, BucketOnline, FailoverStart, FailoverFailed, FailoverEnd, LoggedEvent), alertDocs(RebalanceEnd, AutoFailoverRefused)...),
 }
 
 // MasterEventsFormat reads master_events.log (events carry via=master_events).
