@@ -73,7 +73,7 @@ var services = map[string]string{
 	"memcached": "memcached", "indexer": "indexer", "projector": "projector", "cbq-engine": "cbq-engine",
 	"goxdcr": "goxdcr", "cbft": "fts", "eventing-produc": "eventing", "eventing-consum": "eventing",
 	"cbas": "cbas", "beam.smp": "ns_server", "prometheus": "prometheus", "saslauthd-port": "saslauthd_port",
-	"backup": "backup", "goport": "goport", "cbcontbk": "cont_backup",
+	"backup": "backup", "goport": "goport",
 }
 
 // couchbaseProcess reports whether a kill is of Couchbase's: by name, or by
@@ -280,7 +280,7 @@ func placedWords(k *forensics.Event) string {
 		return fmt.Sprintf("The kernel logged it %s s after boot; forensics places that at %s UTC from the bundle's own clock (the \"time and TZ\" and \"Raw /proc/uptime\" sections of couchbase.log), to within about %s s: those tasks run tens of seconds apart and the kernel's clock stops while the machine is suspended.",
 			k.Attr("since_boot_s"), cbevidence.Clock(k.Time), k.Attr("uncertainty_s"))
 	case k.Attr("clock") == "dmesg -T" && k.Zone == forensics.ZoneLogged:
-		return fmt.Sprintf("dmesg -T printed it in the node's local time (whole seconds; the UTC offset comes from couchbase.log's \"time and TZ\" section); dmesg -T derives it from the boot time, so it is late by any time the machine spent suspended.")
+		return "dmesg -T printed it in the node's local time (whole seconds; the UTC offset comes from couchbase.log's \"time and TZ\" section); dmesg -T derives it from the boot time, so it is late by any time the machine spent suspended."
 	case k.Zone == forensics.ZoneAssumed:
 		return "The kernel's line carries a local time without its UTC offset; it is read as UTC here, so it may be off by the node's offset."
 	}
