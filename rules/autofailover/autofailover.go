@@ -27,6 +27,7 @@ const (
 	mcWarmupDone   forensics.Kind = "memcached.warmup_complete"
 	mcWriteFailed  forensics.Kind = "memcached.write_failed"
 	oomKill        forensics.Kind = "kernel.oom_kill"
+	nsFailoverEnd  forensics.Kind = "nsserver.failover_end"
 )
 
 // Rule flags automatic failovers, done or refused.
@@ -58,7 +59,7 @@ var Rule = &forensics.Rule{
 			"than the data service's warmup; for refusals, bring the other down node back or reset the " +
 			"auto-failover count once the cluster is healthy.",
 	},
-	Kinds: []forensics.Kind{nsAutoFailover, nsRefused, nsExited, nsNotReady, nsWarmed, nsWriteCommit, nsDiskAlert,
+	Kinds: []forensics.Kind{nsAutoFailover, nsRefused, nsFailoverEnd, nsExited, nsNotReady, nsWarmed, nsWriteCommit, nsDiskAlert,
 		mcStart, mcTraffic, mcWarmupDone, mcWriteFailed, oomKill},
 	Run: run,
 }
@@ -68,13 +69,17 @@ var Rule = &forensics.Rule{
 const lookBack = 10 * time.Minute
 
 func run(p *forensics.Pass) error {
-	anchors, err := p.Events(nsAutoFailover, nsRefused)
-	if err != nil || len(anchors) == 0 {
+	anchors, err := p.Events(nsAutoFailover, nsRefused, nsFailoverEnd)
+	if err != nil {
 		return err
+	}
+	anchors = fromEventLog(anchors)
+	if len(anchors) == 0 {
+		return nil
 	}
 	var kinds []forensics.Kind
 	for _, k := range p.Rule.Kinds {
-		if k != nsAutoFailover && k != nsRefused {
+		if k != nsAutoFailover && k != nsRefused && k != nsFailoverEnd {
 			kinds = append(kinds, k)
 		}
 	}
@@ -103,6 +108,47 @@ func run(p *forensics.Pass) error {
 	return nil
 }
 
+// fromEventLog keeps the auto-failover messages, and turns the event log's
+// "Auto failover completed" (id 15) into one for each node it names that no
+// message names within minutes: a bundle may hold the event log without the
+// user log (diag.log cut short, ns_server.info.log rotated away).
+func fromEventLog(evs []forensics.Event) []forensics.Event {
+	var out []forensics.Event
+	for _, e := range evs {
+		if e.Kind != nsFailoverEnd {
+			out = append(out, e)
+		}
+	}
+	for _, e := range evs {
+		if e.Kind != nsFailoverEnd || e.Attr("auto") != "true" {
+			continue
+		}
+		for _, node := range strings.Split(e.Attr("nodes"), ",") {
+			if node == "" {
+				continue
+			}
+			told := false
+			for _, a := range out {
+				if a.Kind == nsAutoFailover && cbevidence.HasNode(a.Attr("nodes"), node) && a.Time.Sub(e.Time).Abs() < 5*time.Minute {
+					told = true
+				}
+			}
+			if told {
+				continue
+			}
+			a := e
+			a.Attrs = nil
+			a.Kind = nsAutoFailover
+			a.Set("nodes", node)
+			a.Set("reason", e.Attr("failover_reason"))
+			a.Set("via", "event_log")
+			out = append(out, a)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Time.Before(out[j].Time) })
+	return out
+}
+
 // copies adds every logged copy of the entry a (info.log and diag.logs).
 func copies(ev *cbevidence.Set, a *forensics.Event, all []*forensics.Event, note string) {
 	for _, e := range all {
@@ -118,6 +164,9 @@ func failedOver(a *forensics.Event, node string, all []*forensics.Event, by map[
 	reason := a.Attr("reason")
 	var ev cbevidence.Set
 	copies(&ev, a, all, "ns_server fails "+node+" over automatically")
+	if ev.Len() == 0 {
+		ev.Add(a, "event log: the automatic failover of "+node+" completed")
+	}
 	from := a.Time.Add(-lookBack)
 	in := func(k forensics.Kind, f func(*forensics.Event) bool) []*forensics.Event {
 		var out []*forensics.Event

@@ -91,3 +91,21 @@ func TestBadHostNotInCommand(t *testing.T) {
 		}
 	}
 }
+
+// The event log alone tells of the failover when the user log is missing;
+// when both are there, one finding.
+func TestEventLogOnly(t *testing.T) {
+	end := ruletest.Event(nsFailoverEnd, orch, at(0.2), "nodes", n12, "auto", "true", "via", "event_log")
+	fs := ruletest.Run(t, Rule, []forensics.Event{end})
+	if len(fs) != 1 || fs[0].Subject.Node != n12 || len(fs[0].Evidence) != 1 {
+		t.Fatalf("event log only: %+v", fs)
+	}
+	fs = ruletest.Run(t, Rule, []forensics.Event{af(0, "a/diag.log"), end})
+	if len(fs) != 1 || fs[0].Subject.Reason != why {
+		t.Fatalf("both: %+v", fs)
+	}
+	hard := ruletest.Event(nsFailoverEnd, orch, at(0.2), "nodes", n12, "via", "event_log")
+	if fs := ruletest.Run(t, Rule, []forensics.Event{hard}); len(fs) != 0 {
+		t.Fatalf("a hard failover's end: %v", fs[0].Title)
+	}
+}
