@@ -83,6 +83,15 @@ type FindingSubject struct {
 	OldPrimary string `json:"old_primary,omitempty"`
 	NewPrimary string `json:"new_primary,omitempty"`
 	Stream     int64  `json:"stream,omitempty"`
+	// cb-oom-kill, cb-auto-failover, cb-rebalance-failed,
+	// cb-dcp-rollback-to-zero, cb-disk-full, cb-clock-skew.
+	Service  string   `json:"service,omitempty"`
+	PID      int64    `json:"pid,omitempty"`
+	Reason   string   `json:"reason,omitempty"`
+	Nodes    []string `json:"nodes,omitempty"`
+	Consumer string   `json:"consumer,omitempty"`
+	Path     string   `json:"path,omitempty"`
+	SkewText string   `json:"skew,omitempty"` // at least this much, as a Go duration ("3.2s")
 }
 
 // Evidence is one line that supports a finding.

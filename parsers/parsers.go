@@ -5,10 +5,12 @@ package parsers
 import (
 	"forensics"
 	"forensics/parsers/cbservice"
+	"forensics/parsers/cbstats"
 	"forensics/parsers/crdb"
 	"forensics/parsers/indexer"
 	"forensics/parsers/memcached"
 	"forensics/parsers/nsserver"
+	"forensics/parsers/oslog"
 	"forensics/parsers/projector"
 	"forensics/parsers/vitess"
 )
@@ -20,6 +22,8 @@ var All = append([]forensics.Format{
 	nsserver.Format, nsserver.DiagFormat, nsserver.EventLogFormat, nsserver.MasterEventsFormat,
 	indexer.Format,
 	projector.Format,
+	oslog.CouchbaseLogFormat, oslog.SyslogFormat,
+	cbstats.Format,
 	crdb.LogFormat, crdb.JSONLogFormat, crdb.RequestsFormat, crdb.TraceFormat,
 	vitess.SnapshotFormat, vitess.VtctldLogFormat, vitess.VttabletLogFormat, vitess.VtorcLogFormat,
 }, cbservice.Formats...)

@@ -217,6 +217,15 @@ func SubjectLine(s forensics.FindingSubject) string {
 	if s.Stream != 0 {
 		add("stream", strconv.FormatInt(s.Stream, 10))
 	}
+	add("service", s.Service)
+	if s.PID != 0 {
+		add("pid", strconv.FormatInt(s.PID, 10))
+	}
+	add("reason", s.Reason)
+	add("nodes", strings.Join(s.Nodes, ","))
+	add("consumer", s.Consumer)
+	add("path", s.Path)
+	add("skew", s.SkewText)
 	return strings.Join(parts, ", ")
 }
 

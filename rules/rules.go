@@ -9,20 +9,27 @@ import (
 	"sync"
 
 	"forensics"
+	"forensics/rules/autofailover"
 	"forensics/rules/clockoffset"
+	"forensics/rules/clockskew"
 	"forensics/rules/deniedtables"
+	"forensics/rules/diskfull"
 	"forensics/rules/diskstall"
 	"forensics/rules/kvstream"
 	"forensics/rules/livenesslost"
 	"forensics/rules/nlhepingpong"
+	"forensics/rules/oomkill"
 	"forensics/rules/orphancontrols"
 	"forensics/rules/rangeunavailable"
+	"forensics/rules/rebalance"
 	"forensics/rules/reparent"
+	"forensics/rules/rollbackzero"
 	"forensics/rules/vreplerror"
 )
 
 // All is every rule forensics runs, in the order `rules list` shows them.
 var All = []*forensics.Rule{kvstream.Rule, nlhepingpong.Rule, deniedtables.Rule,
+	oomkill.Rule, autofailover.Rule, rebalance.Rule, rollbackzero.Rule, diskfull.Rule, clockskew.Rule,
 	clockoffset.Rule, diskstall.Rule, livenesslost.Rule, rangeunavailable.Rule,
 	reparent.Rule, vreplerror.Rule, orphancontrols.Rule}
 

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -20,8 +21,10 @@ import (
 
 // The tools fix commands call. Each is replaced by a stub that records its
 // arguments, so running a command shows exactly what a pasted command would
-// run, and nothing of the real cluster is touched.
-var stubbedTools = []string{"vtctldclient", "cbstats", "couchbase-cli", "cockroach", "curl", "jq", "chronyc", "timedatectl", "dmesg", "iostat", "df", "ntpq", "journalctl"}
+// run, and nothing of the real cluster (or network) is touched. A command
+// whose program is not among them is not run at all.
+var stubbedTools = []string{"vtctldclient", "cbstats", "couchbase-cli", "cockroach", "curl", "jq", "grep",
+	"ssh", "chronyc", "timedatectl", "dmesg", "iostat", "df", "ntpq", "journalctl"}
 
 // TestFixCommandsRunOnlyTheirTool runs every command of every bundled case,
 // and of cases whose names were made hostile, through bash: each must run
@@ -128,6 +131,12 @@ func checkCommand(t *testing.T, bash, command string) {
 	if err != nil {
 		t.Errorf("%s: %v", command, err)
 		return
+	}
+	for _, argv := range want {
+		if !slices.Contains(stubbedTools, argv[0]) {
+			t.Errorf("%s: %s has no stub in stubbedTools: add one (the test never runs a real tool)", command, argv[0])
+			return
+		}
 	}
 	work := t.TempDir()
 	stubs := t.TempDir()

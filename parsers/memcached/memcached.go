@@ -69,6 +69,7 @@ var Format = forensics.Format{
 		{Kind: StreamRollback, Doc: "a DCP producer answered a stream request with a rollback (Stream request requires rollback to seqno …)"},
 		{Kind: StreamRefused, Doc: "a DCP producer refused a stream request (Stream request failed because …); status not_my_vbucket when the vbucket is missing, dead or in the wrong state"},
 		{Kind: VBState, Doc: "a vbucket changed state (VBucket::setState: transitioning … from:… to:…)"},
+		writeFailedDoc,
 	},
 }
 

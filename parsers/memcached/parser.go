@@ -85,6 +85,9 @@ func (p *parser) Line(n int64, text []byte, emit forensics.Emit) (forensics.Stam
 		return st, nil
 	}
 	l := line{n: n, st: st, text: text}
+	if p.writeFailure(&l, lvl, msg, emit) {
+		return st, nil
+	}
 	switch c := msg[0]; {
 	case c == '-':
 		p.marker(&l, msg, prevClosing, emit)

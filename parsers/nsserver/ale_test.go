@@ -194,7 +194,6 @@ func TestALENoEvents(t *testing.T) {
 		"[ns_server:debug,2022-07-21T17:40:00.000-07:00,ns_1@172.23.100.15:<0.1.0>:failover:failover_service:408]Failed over service index on nodes ['ns_1@172.23.100.15'] successfully",
 		"[ns_server:debug,2022-07-21T17:40:00.000-07:00,ns_1@172.23.100.15:<0.1.0>:ns_rebalancer:wait_for_bucket:1052]Bucket \"test3\" became ready on nodes ['ns_1@172.23.100.15']",
 		"[ns_server:info,2022-07-21T17:40:00.000-07:00,ns_1@172.23.100.15:<0.1.0>:ns_memcached:handle_call:269]Disabling traffic and unmarking bucket as warmed",
-		"[user:info,2022-07-21T17:40:00.000-07:00,ns_1@172.23.100.15:<0.1.0>:ns_orchestrator:log_rebalance_completion:1429]Rebalance completed successfully.",
 		"[ns_server:info,2022-07-21T17:40:00.000-07:00,ns_1@172.23.100.15:<0.1.0>:cluster_compat_mode:x:1]Service 'memcached' exited with status unknown",
 		// A template inside a continuation line, and continuations that start with '['.
 		"[ns_server:debug,2022-07-21T17:40:00.000-07:00,ns_1@172.23.100.15:<0.1.0>:ns_config_log:log_common:232]config change:",

@@ -58,7 +58,7 @@ var userKinds = map[forensics.Kind]bool{
 func newDiag(forensics.Origin) forensics.Parser {
 	p := &diagParser{}
 	p.out.via = "diag"
-	p.out.allow = func(k forensics.Kind) bool { return userKinds[k] }
+	p.out.allow = func(k forensics.Kind) bool { return userKinds[k] || isAlertKind(k) }
 	p.out.node = func(raw []byte) string { return string(raw) }
 	return p
 }

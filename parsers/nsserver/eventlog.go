@@ -47,6 +47,7 @@ type extraAttrs struct {
 	Node              json.RawMessage `json:"node"`
 	DownNode          json.RawMessage `json:"down_node"`
 	Reason            json.RawMessage `json:"reason"`
+	Nodes             json.RawMessage `json:"nodes"` // auto failover warning
 	NodesInfo         struct {
 		FailoverNodes []string `json:"failover_nodes"`
 		MasterNode    string   `json:"master_node"`
@@ -110,7 +111,7 @@ func (r *eventLogReader) line(n int64, text []byte, emit forensics.Emit) (forens
 	ev.Node = e.OTPNode
 	ev.Text = string(text)
 	ev.Kind = eventKinds[id]
-	if ev.Kind == "" {
+	if ev.Kind == "" && !eventAlert(id, &e.Extra, ev) {
 		ev.Kind = LoggedEvent
 	}
 	ev.Set("event_id", e.EventID.String())
@@ -122,7 +123,9 @@ func (r *eventLogReader) line(n int64, text []byte, emit forensics.Emit) (forens
 		ev.Set("severity", e.Severity)
 	}
 	x := &e.Extra
-	ev.Bucket = jsonText(x.Bucket)
+	if b := jsonText(x.Bucket); b != "" {
+		ev.Bucket = b
+	}
 	switch ev.Kind {
 	case ServiceExited:
 		setText(ev, "service", x.Name)

@@ -63,13 +63,13 @@ func (p *masterParser) Line(n int64, text []byte, emit forensics.Emit) (forensic
 	case "bucketFailoverEnded":
 		kind = BucketFailoverEnd
 	case "rebalanceStart":
-		kind = MasterRebalanceStart
+		kind = RebalanceStart
 	case "rebalanceEnd":
-		kind = MasterRebalanceEnd
+		kind = RebalanceEnd
 	default:
 		return st, nil
 	}
-	if kind == MasterRebalanceStart || kind == MasterRebalanceEnd {
+	if kind == RebalanceStart || kind == RebalanceEnd {
 		ev := &p.ev
 		ev.Reset()
 		ev.Stamp, ev.Line, ev.Text = st, n, string(text)

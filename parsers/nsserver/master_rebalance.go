@@ -7,18 +7,11 @@ import (
 	"forensics"
 )
 
-// Kinds of the rebalance records of master_events.log. Rebalances move
-// vbuckets, as failovers do, and an incident's window often holds one; 8.0
-// bundles have them where older ones had failovers only.
-const (
-	MasterRebalanceStart forensics.Kind = "nsserver.rebalance_start"
-	MasterRebalanceEnd   forensics.Kind = "nsserver.rebalance_end"
-)
-
-var rebalanceDocs = []forensics.KindDoc{
-	{Kind: MasterRebalanceStart, Doc: "a rebalance began on the orchestrator, with the nodes kept, ejected, failed and delta-recovered (master events rebalanceStart)"},
-	{Kind: MasterRebalanceEnd, Doc: "a rebalance ended; result ok when its process exited normally, else the reason (master events rebalanceEnd)"},
-}
+// The rebalance records of master_events.log give the same kinds as
+// ns_orchestrator's lines (RebalanceStart, RebalanceEnd in alerts.go), with
+// the same result words, so a rule reads a rebalance the same way from
+// either file. Rebalances move vbuckets, as failovers do; 8.0 bundles have
+// them where older ones had failovers only.
 
 // masterRebalance is a rebalance record of master_activity_events:event_to_jsons/2
 // (ns_server trinity src/, morpheus apps/ns_server/src/):
@@ -44,12 +37,12 @@ func (p *masterParser) rebalance(b []byte, kind forensics.Kind, ev *forensics.Ev
 	if m.Pid != "" {
 		ev.Set("pid", m.Pid)
 	}
-	if kind == MasterRebalanceEnd {
+	if kind == RebalanceEnd {
 		if m.Reason == "normal" {
-			ev.Set("result", "ok")
+			ev.Set("result", "completed")
 		} else {
 			ev.Set("result", "failed")
-			ev.Set("reason", m.Reason)
+			setRebalanceReason(ev, []byte(m.Reason))
 		}
 		return true, nil
 	}

@@ -68,6 +68,9 @@ func candidate(msg []byte) bool {
 	if len(msg) < 6 {
 		return false
 	}
+	if alertCandidate(msg) {
+		return true
+	}
 	switch msg[0] {
 	case 'S':
 		return hasPrefix(msg, "Service '") || hasPrefix(msg, "Starting fail") || hasPrefix(msg, "Starting graceful failover") || hasPrefix(msg, "Setting vbucket ")
@@ -102,6 +105,9 @@ type found func(ev *forensics.Event, text []byte)
 // Templates are ns_server v7.0–8.0; the file that logs each is named.
 func recognize(msg []byte, ev *forensics.Event, out found) {
 	ev.Reset()
+	if recognizeAlert(msg, ev, out) {
+		return
+	}
 	switch msg[0] {
 	case 'S':
 		if rest, ok := cut(msg, "Service "); ok {

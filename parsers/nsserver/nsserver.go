@@ -19,9 +19,9 @@ var Format = forensics.Format{
 	Component: "ns_server",
 	Detect:    detectALE,
 	New:       newALE,
-	Kinds: docs(ServiceExited, PortExited, TrafficEnabling, BucketWarmed, TrafficEnableFailed,
+	Kinds: append(docs(ServiceExited, PortExited, TrafficEnabling, BucketWarmed, TrafficEnableFailed,
 		BucketReady, BucketUnready, BucketNotReady, BucketLoaded, FailoverStart, FailoverNode,
-		FailoverFailed, FailoverEnd, AutoFailover, VBucketState, VBucketMap),
+		FailoverFailed, FailoverEnd, AutoFailover, VBucketState, VBucketMap), alertDocs()...),
 }
 
 // DiagFormat reads diag.log: the user-visible log entries of all nodes
@@ -31,8 +31,8 @@ var DiagFormat = forensics.Format{
 	Component: "ns_server",
 	Detect:    detectDiag,
 	New:       newDiag,
-	Kinds: docs(ServiceExited, BucketLoaded, BucketOnline, FailoverStart, FailoverNode,
-		FailoverFailed, FailoverEnd, AutoFailover, LoggedEvent),
+	Kinds: append(docs(ServiceExited, BucketLoaded, BucketOnline, FailoverStart, FailoverNode,
+		FailoverFailed, FailoverEnd, AutoFailover, LoggedEvent), alertDocs()...),
 }
 
 // EventLogFormat reads event log entries, one JSON object per line, outside
@@ -42,7 +42,7 @@ var EventLogFormat = forensics.Format{
 	Component: "ns_server",
 	Detect:    detectEventLog,
 	New:       newEventLog,
-	Kinds:     docs(ServiceExited, BucketOnline, FailoverStart, FailoverFailed, FailoverEnd, LoggedEvent),
+	Kinds:     append(docs(ServiceExited, BucketOnline, FailoverStart, FailoverFailed, FailoverEnd, LoggedEvent), alertDocs(RebalanceEnd, AutoFailoverRefused)...),
 }
 
 // MasterEventsFormat reads master_events.log (events carry via=master_events).
@@ -51,5 +51,5 @@ var MasterEventsFormat = forensics.Format{
 	Component: "ns_server",
 	Detect:    detectMaster,
 	New:       newMaster,
-	Kinds:     append(docs(VBucketState, VBucketMap, FailoverStart, FailoverEnd, BucketFailoverStart, BucketFailoverEnd), rebalanceDocs...),
+	Kinds:     append(docs(VBucketState, VBucketMap, FailoverStart, FailoverEnd, BucketFailoverStart, BucketFailoverEnd), alertDocs(RebalanceStart, RebalanceEnd)...),
 }

@@ -95,9 +95,9 @@ func TestMasterRebalance(t *testing.T) {
 		`{"type":"rebalanceEnd","ts":1761090031.5,"pid":"<0.30001.12>","reason":"{buckets_shutdown_wait_failed,[{'ns_1@10.1.2.4',{'EXIT',{old_buckets_shutdown_wait_failed,[\"default\"]}}}]}"}`,
 	)
 	check(t, MasterEventsFormat, masterOrigin, input, []want{
-		{kind: MasterRebalanceStart, line: 1, time: "2025-10-21T22:32:03.412876Z", attrs: a{"keep_nodes": "ns_1@10.1.2.3,ns_1@10.1.2.4,ns_1@10.1.2.5", "eject_nodes": "ns_1@10.1.2.6", "failed_nodes": "", "pid": "<0.28411.12>", "via": "master_events"}},
-		{kind: MasterRebalanceEnd, line: 4, attrs: a{"result": "ok", "reason": ""}},
-		{kind: MasterRebalanceStart, line: 5, attrs: a{"failed_nodes": "ns_1@10.1.2.4"}},
-		{kind: MasterRebalanceEnd, line: 6, attrs: a{"result": "failed", "reason": "{buckets_shutdown_wait_failed,[{'ns_1@10.1.2.4',{'EXIT',{old_buckets_shutdown_wait_failed,[\"default\"]}}}]}"}},
+		{kind: RebalanceStart, line: 1, time: "2025-10-21T22:32:03.412876Z", attrs: a{"keep_nodes": "ns_1@10.1.2.3,ns_1@10.1.2.4,ns_1@10.1.2.5", "eject_nodes": "ns_1@10.1.2.6", "failed_nodes": "", "pid": "<0.28411.12>", "via": "master_events"}},
+		{kind: RebalanceEnd, line: 4, attrs: a{"result": "completed", "reason": ""}},
+		{kind: RebalanceStart, line: 5, attrs: a{"failed_nodes": "ns_1@10.1.2.4"}},
+		{kind: RebalanceEnd, line: 6, attrs: a{"result": "failed", "reason": "{buckets_shutdown_wait_failed,[{'ns_1@10.1.2.4',{'EXIT',{old_buckets_shutdown_wait_failed,[\"default\"]}}}]}"}},
 	})
 }

@@ -284,6 +284,11 @@ func seedLikeOn(name string, noMemcachedLog bool, rel *release, date time.Time, 
 	c.expect = []map[string]any{{
 		"rule": "kv-stream-before-traffic", "severity": "critical",
 		"subject": map[string]any{"node": n15.otp, "bucket": bucket, "vbuckets": vbs},
+	}, {
+		// The second rollback, on the node that took the vbuckets over, is
+		// to zero: a full rebuild of test3's indexes.
+		"rule": "cb-dcp-rollback-to-zero", "severity": "high",
+		"subject": map[string]any{"node": n16.otp, "bucket": bucket, "consumer": "indexer", "vbuckets": vbs},
 	}}
 	return c
 }

@@ -1,0 +1,435 @@
+package nsserver
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+
+	"forensics"
+)
+
+// Kinds of the messages ns_server logs about rebalances, refused
+// auto-failovers and the alerts of menelaus_web_alerts_srv. They reach the
+// user log, so diag.log holds them too.
+const (
+	AutoFailoverRefused forensics.Kind = "nsserver.autofailover_refused"
+	RebalanceStart      forensics.Kind = "nsserver.rebalance_start"
+	RebalanceEnd        forensics.Kind = "nsserver.rebalance_end"
+	RebalanceStuck      forensics.Kind = "nsserver.rebalance_stuck"
+	DiskAlert           forensics.Kind = "nsserver.disk_alert"
+	WriteCommitFailed   forensics.Kind = "nsserver.write_commit_failed"
+	TimeOutOfSync       forensics.Kind = "nsserver.time_out_of_sync"
+	CASDrift            forensics.Kind = "nsserver.cas_drift"
+)
+
+var alertKindDocs = map[forensics.Kind]string{
+	AutoFailoverRefused: "auto-failover decided not to fail a node over, with the reason (auto_failover: Could not auto-failover …)",
+	RebalanceStart:      "a rebalance started, with the nodes kept and ejected (ns_orchestrator: Starting rebalance, KeepNodes = …; master events rebalanceStart, also with the failed and delta-recovered nodes)",
+	RebalanceEnd:        "a rebalance ended: result completed, failed (with the exit reason as logged and its leading atom as reason_tag), stopped or interrupted (ns_orchestrator; master events rebalanceEnd: completed or failed)",
+	RebalanceStuck:      "the stuck-rebalance alert of 7.6+: no progress for a service for a number of seconds (menelaus_web_alerts_srv)",
+	DiskAlert:           "the approaching-full-disk alert: a disk (path) of a node is used above the threshold, percent as logged (menelaus_web_alerts_srv)",
+	WriteCommitFailed:   "the Write Commit Failure alert: the data service failed to persist items of a bucket on a node (menelaus_web_alerts_srv, ep_item_commit_failed)",
+	TimeOutOfSync:       "the time-out-of-sync alert: a node's clock differs from the orchestrator's beyond the threshold (menelaus_web_alerts_srv)",
+	CASDrift:            "the CAS drift alert: a node received mutations of a bucket timestamped more than threshold_ms ahead of its clock (menelaus_web_alerts_srv, ep_clock_cas_drift_threshold_exceeded)",
+}
+
+// alertKinds are the kinds of this file, for the formats' Kinds and diag.log's filter.
+var alertKinds = []forensics.Kind{AutoFailoverRefused, RebalanceStart, RebalanceEnd, RebalanceStuck,
+	DiskAlert, WriteCommitFailed, TimeOutOfSync, CASDrift}
+
+// alertDocs documents the given kinds of this file, or all of them.
+func alertDocs(kinds ...forensics.Kind) []forensics.KindDoc {
+	if len(kinds) == 0 {
+		kinds = alertKinds
+	}
+	out := make([]forensics.KindDoc, len(kinds))
+	for i, k := range kinds {
+		out[i] = forensics.KindDoc{Kind: k, Doc: alertKindDocs[k]}
+	}
+	return out
+}
+
+func isAlertKind(k forensics.Kind) bool { return alertKindDocs[k] != "" }
+
+// alertCandidate is the cheap first-line test for the templates of this file.
+func alertCandidate(msg []byte) bool {
+	if len(msg) < 10 {
+		return false
+	}
+	switch msg[0] {
+	case 'C':
+		return hasPrefix(msg, "Could not auto")
+	case 'R':
+		return hasPrefix(msg, "Rebalance ") || hasPrefix(msg, "Remote or replica mutation received")
+	case 'S':
+		return hasPrefix(msg, "Starting rebalance, KeepNodes")
+	case 'W':
+		return hasPrefix(msg, "Warning: Rebalance of ") || hasPrefix(msg, "Write Commit Failure.")
+	case 'A':
+		return hasPrefix(msg, "Approaching full disk warning.")
+	case 'T':
+		return hasPrefix(msg, "The time on node ")
+	}
+	return false
+}
+
+// recognizeAlert reads the templates of this file and reports whether msg
+// was one of them (then recognize reads nothing else).
+func recognizeAlert(msg []byte, ev *forensics.Event, out found) bool {
+	if !alertCandidate(msg) {
+		return false
+	}
+	switch msg[0] {
+	case 'C':
+		return autoFailoverRefused(msg, ev, out)
+	case 'R':
+		if r, ok := cut(msg, "Rebalance "); ok {
+			return rebalanceEnd(r, ev, out)
+		}
+		return casDrift(msg, ev, out)
+	case 'S':
+		return rebalanceStart(msg, ev, out)
+	case 'W':
+		if r, ok := cut(msg, "Warning: Rebalance of "); ok {
+			return rebalanceStuck(r, ev, out)
+		}
+		return writeCommitFailed(msg, ev, out)
+	case 'A':
+		return diskAlert(msg, ev, out)
+	case 'T':
+		return timeOutOfSync(msg, ev, out)
+	}
+	return false
+}
+
+// autoFailoverRefused reads auto_failover process_action/5,
+// maybe_report_max_node_reached/4 and log_unsafe_node/2 (7.1–8.0):
+//
+//	Could not auto-failover node (~p). There was at least another node down.
+//	Could not auto-failover node (~p). The list of nodes being down has changed.
+//	Could not auto-failover node (~p). Number of remaining nodes that are running ~s service is ~p. You need at least ~p nodes.
+//	Could not auto-failover node (~p). Auto-failover for ~s service is disabled.
+//	Could not auto-failover service node (~p). One of the data service nodes cannot be automatically failed over.
+//	Could not auto-failover more nodes (~p). Maximum number of auto-failover nodes (~p) has been reached.
+//	Could not auto-failover nodes (~p). ~s Continuing to auto-failover nodes ~p
+//	Could not automatically fail over node (~p) due to operation being unsafe for service ~p. ~s
+//	Could not automatically fail over nodes (~p). ~s   (7.1, e.g. "Rebalance is running.")
+func autoFailoverRefused(msg []byte, ev *forensics.Event, out found) bool {
+	var r []byte
+	ok := false
+	for _, p := range [...]string{"Could not auto-failover node (", "Could not auto-failover service node (",
+		"Could not auto-failover more nodes (", "Could not auto-failover nodes (",
+		"Could not automatically fail over node (", "Could not automatically fail over nodes ("} {
+		if r, ok = cut(msg, p); ok {
+			break
+		}
+	}
+	if !ok {
+		return false
+	}
+	var nodes string
+	if len(r) > 0 && r[0] == '[' {
+		n, _, rest, ok := list(r)
+		if !ok {
+			return false
+		}
+		nodes, r = n, rest
+	} else {
+		v, rest, ok := scalar(r)
+		if !ok {
+			return false
+		}
+		nodes, r = v.String(), rest
+	}
+	if !hasPrefix(r, ")") {
+		return false
+	}
+	reason := trimSpace(r[1:])
+	reason = bytes.TrimPrefix(reason, []byte(". "))
+	ev.Kind = AutoFailoverRefused
+	ev.Set("nodes", nodes)
+	if len(reason) > 0 {
+		ev.Set("reason", string(firstLineOf(reason)))
+	}
+	out(ev, nil)
+	return true
+}
+
+// rebalanceEnd reads ns_orchestrator log_rebalance_completion/2 for a
+// rebalance (7.1–8.0): "Rebalance completed successfully.", "Rebalance
+// exited with reason ~p.", "Rebalance stopped by user.", "Rebalance
+// interrupted due to auto-failover of nodes ~p.", "Rebalance interrupted as
+// observer exited with reason ~p.", each followed by "~nRebalance Operation
+// Id = ~s". diag.log has the same text on one entry.
+func rebalanceEnd(r []byte, ev *forensics.Event, out found) bool {
+	result := ""
+	var reason []byte
+	switch {
+	case hasPrefix(r, "completed successfully."):
+		result = "completed"
+	case hasPrefix(r, "stopped by user."):
+		result = "stopped"
+	case hasPrefix(r, "interrupted due to auto-failover of nodes "):
+		result = "interrupted"
+		if nodes, _, _, ok := list(r[len("interrupted due to auto-failover of nodes "):]); ok {
+			ev.Set("nodes", nodes)
+		}
+	case hasPrefix(r, "interrupted as observer exited with reason "):
+		result, reason = "failed", r[len("interrupted as observer exited with reason "):]
+	case hasPrefix(r, "exited with reason "):
+		result, reason = "failed", r[len("exited with reason "):]
+	default:
+		return false
+	}
+	ev.Kind = RebalanceEnd
+	ev.Set("result", result)
+	if reason != nil {
+		if after, ok := skipTerm(reason); ok {
+			reason = reason[:len(reason)-len(after)]
+		} else if i := bytes.Index(reason, rebalanceOpID); i >= 0 {
+			reason = reason[:i]
+		}
+		setRebalanceReason(ev, trimSpace(reason))
+	}
+	if i := bytes.Index(r, operationID); i >= 0 {
+		if id := firstWord(r[i+len(operationID):]); len(id) > 0 {
+			ev.Set("operation_id", string(id))
+		}
+	}
+	out(ev, nil)
+	return true
+}
+
+// setRebalanceReason sets the exit reason of a failed rebalance, its
+// leading atom, the bucket and the nodes it names.
+func setRebalanceReason(ev *forensics.Event, reason []byte) {
+	ev.Set("reason", compactTerm(reason))
+	tag, bucket := reasonHead(reason)
+	if tag != "" {
+		ev.Set("reason_tag", tag)
+	}
+	if bucket != "" {
+		ev.Bucket = bucket
+	}
+	if nodes := otpNodes(reason); nodes != "" {
+		ev.Set("reason_nodes", nodes)
+	}
+}
+
+// compactTerm drops the line breaks and indentation ~p puts into a long
+// term, so that the reason reads the same in info.log (wrapped) and in
+// diag.log (whose entries hold no line breaks).
+func compactTerm(b []byte) string {
+	out := make([]byte, 0, len(b))
+	inString := false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if c == '"' && (i == 0 || b[i-1] != '\\') {
+			inString = !inString
+		}
+		if !inString && isSpace(c) && (len(out) == 0 || out[len(out)-1] == ',' || out[len(out)-1] == '{' || out[len(out)-1] == '[' || c == '\n') {
+			continue
+		}
+		out = append(out, c)
+	}
+	return string(out)
+}
+
+// reasonHead returns the leading atom of an exit reason ({mover_crashed, …}
+// gives mover_crashed) and its second element when that is a string (the
+// bucket of pre_rebalance_janitor_run_failed and the like).
+func reasonHead(reason []byte) (tag, bucket string) {
+	b := reason
+	if len(b) == 0 {
+		return "", ""
+	}
+	if b[0] != '{' {
+		v, _, ok := scalar(b)
+		if ok {
+			return v.String(), ""
+		}
+		return "", ""
+	}
+	v, rest, ok := scalar(skipSpace(b[1:]))
+	if !ok {
+		return "", ""
+	}
+	tag = v.String()
+	rest = skipSpace(rest)
+	if len(rest) > 1 && rest[0] == ',' && rest[1] == '"' {
+		if s, _, ok := scalar(rest[1:]); ok {
+			bucket = s.String()
+		}
+	}
+	return tag, bucket
+}
+
+var otpNodeRE = regexp.MustCompile(`'?(ns_1@[A-Za-z0-9._:\-\[\]]+)'?`)
+
+// otpNodes returns the distinct node names in a term, joined with commas.
+func otpNodes(b []byte) string {
+	var out []string
+	seen := map[string]bool{}
+	for _, m := range otpNodeRE.FindAllSubmatch(b, -1) {
+		n := string(m[1])
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	return strings.Join(out, ",")
+}
+
+// rebalanceStart reads ns_orchestrator's "Starting rebalance, KeepNodes =
+// ~p, EjectNodes = ~p, Failed over and being ejected nodes = ~p; … Operation
+// Id = ~s" (7.1–8.0).
+func rebalanceStart(msg []byte, ev *forensics.Event, out found) bool {
+	r, _ := cut(msg, "Starting rebalance, KeepNodes = ")
+	keep, _, r, ok := list(r)
+	if !ok {
+		return false
+	}
+	ev.Kind = RebalanceStart
+	ev.Set("keep_nodes", keep)
+	if r, ok := cut(r, ", EjectNodes = "); ok {
+		if eject, _, _, ok := list(r); ok && eject != "" {
+			ev.Set("eject_nodes", eject)
+		}
+	}
+	if i := bytes.Index(msg, operationID); i >= 0 {
+		if id := firstWord(msg[i+len(operationID):]); len(id) > 0 {
+			ev.Set("operation_id", string(id))
+		}
+	}
+	out(ev, nil)
+	return true
+}
+
+// rebalanceStuck reads errors(stuck_rebalance) (7.6+): "Warning: Rebalance
+// of '~s' (rebalance_id: ~s) appears stuck, no progress has been made for ~b
+// seconds." where ~s is the service.
+func rebalanceStuck(r []byte, ev *forensics.Event, out found) bool {
+	if len(r) == 0 || r[0] != '\'' {
+		return false
+	}
+	end := bytes.IndexByte(r[1:], '\'')
+	if end < 0 {
+		return false
+	}
+	service := r[1 : 1+end]
+	r = r[end+2:]
+	ev.Kind = RebalanceStuck
+	ev.Set("service", string(service))
+	if v, ok := between(r, "(rebalance_id: ", ")"); ok {
+		ev.Set("operation_id", string(v))
+	}
+	if v, ok := between(r, "no progress has been made for ", " seconds"); ok {
+		ev.Set("seconds", string(v))
+	}
+	out(ev, nil)
+	return true
+}
+
+// diskAlert reads errors(disk) (7.1–8.0): "Approaching full disk warning.
+// Usage of disk \"~s\" on node \"~s\" is around ~p%."
+func diskAlert(msg []byte, ev *forensics.Event, out found) bool {
+	path, ok1 := between(msg, "Usage of disk \"", "\" on node ")
+	host, ok2 := between(msg, "\" on node \"", "\" is around ")
+	pct, ok3 := between(msg, "\" is around ", "%")
+	if !ok1 || !ok2 || !ok3 {
+		return false
+	}
+	ev.Kind = DiskAlert
+	ev.Set("path", string(path))
+	ev.Set("alert_host", string(host))
+	ev.Set("percent", string(pct))
+	out(ev, nil)
+	return true
+}
+
+// writeCommitFailed reads errors(ep_item_commit_failed) (7.1–8.0): "Write
+// Commit Failure. Disk write failed for item in Bucket \"~s\" on node ~s."
+func writeCommitFailed(msg []byte, ev *forensics.Event, out found) bool {
+	b, ok := between(msg, "in Bucket \"", "\" on node ")
+	if !ok {
+		return false
+	}
+	i := bytes.Index(msg, []byte("\" on node "))
+	host := bytes.TrimSuffix(firstLineOf(trimSpace(msg[i+len("\" on node "):])), []byte("."))
+	ev.Kind = WriteCommitFailed
+	ev.Bucket = string(b)
+	ev.Set("alert_host", string(host))
+	out(ev, nil)
+	return true
+}
+
+// timeOutOfSync reads errors(time_out_of_sync) (7.1–8.0): "The time on node
+// ~p is not synchronized. Please ensure that NTP is set up correctly on all
+// nodes and that clocks are synchronized."
+func timeOutOfSync(msg []byte, ev *forensics.Event, out found) bool {
+	r, _ := cut(msg, "The time on node ")
+	v, r, ok := scalar(r)
+	if !ok || !hasPrefix(r, " is not synchronized.") {
+		return false
+	}
+	ev.Kind = TimeOutOfSync
+	ev.Set("alert_node", v.String())
+	out(ev, nil)
+	return true
+}
+
+// casDrift reads errors(ep_clock_cas_drift_threshold_exceeded) (7.1–8.0):
+// "Remote or replica mutation received for bucket ~p on node ~p with
+// timestamp more than ~p milliseconds ahead of local clock. …". kv_engine
+// itself only counts these (the ep_clock_cas_drift_threshold_exceeded stat);
+// this alert is where the words are.
+func casDrift(msg []byte, ev *forensics.Event, out found) bool {
+	r, ok := cut(msg, "Remote or replica mutation received for bucket ")
+	if !ok {
+		return false
+	}
+	b, r, ok := scalar(r)
+	if !ok {
+		return false
+	}
+	if r, ok = cut(r, " on node "); !ok {
+		return false
+	}
+	host, r, ok := scalar(r)
+	if !ok {
+		return false
+	}
+	if r, ok = cut(r, " with timestamp more than "); !ok {
+		return false
+	}
+	ms, r := digits(r)
+	if ms == nil || !hasPrefix(r, " milliseconds ahead of local clock") {
+		return false
+	}
+	ev.Kind = CASDrift
+	ev.Bucket = b.String()
+	ev.Set("alert_host", host.String())
+	ev.Set("threshold_ms", string(ms))
+	out(ev, nil)
+	return true
+}
+
+func between(b []byte, start, end string) ([]byte, bool) {
+	i := bytes.Index(b, []byte(start))
+	if i < 0 {
+		return nil, false
+	}
+	r := b[i+len(start):]
+	j := bytes.Index(r, []byte(end))
+	if j < 0 {
+		return nil, false
+	}
+	return r[:j], true
+}
+
+func firstLineOf(b []byte) []byte {
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		return b[:i]
+	}
+	return b
+}
