@@ -136,3 +136,9 @@ func (db *DB) checkVersion() error {
 	}
 	return nil
 }
+
+// SQLiteVersion is the version of the SQLite library built into forensics.
+func SQLiteVersion() string {
+	v, _, _ := sqlite3.Version()
+	return v
+}

@@ -43,9 +43,9 @@ timeline, no such run); 2 for a usage error.`,
 			return writeReportFile(cmd.Context(), dbPath, run, htmlPath, cmd.OutOrStdout())
 		},
 	}
-	cmd.Flags().StringVar(&dbPath, "db", "forensics.db", "timeline file written by analyze")
-	cmd.Flags().StringVar(&htmlPath, "html", "", "write the HTML report to this file (- for stdout)")
-	cmd.Flags().Int64Var(&run, "run", 0, "the analysis run to report (default: the latest)")
+	addDBFlag(cmd, &dbPath, "timeline `FILE` written by analyze")
+	cmd.Flags().StringVar(&htmlPath, "html", "", "write the HTML report to this `FILE` (- for stdout)")
+	cmd.Flags().Int64Var(&run, "run", 0, "the analysis run to report, by `ID` (default: the latest)")
 	return cmd
 }
 
