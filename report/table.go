@@ -67,7 +67,15 @@ func writeFinding(w io.Writer, f forensics.Finding, l Layout) error {
 	if len(f.Skew) > 0 {
 		b.WriteString("\n  Clock skew:\n")
 		for _, s := range f.Skew {
-			fmt.Fprintf(&b, "    %s reads at least %s ahead of %s (%s)\n", s.Ahead, Duration(s.By), s.Behind, s.Basis)
+			writeWrapped(&b, fmt.Sprintf("%s reads at least %s ahead of %s: %s", s.Ahead, Duration(s.By), s.Behind, s.Basis), "    ", wrap)
+			for _, q := range []struct {
+				what string
+				e    *forensics.Evidence
+			}{{"cause ", s.Cause}, {"effect", s.Effect}} {
+				if q.e != nil {
+					fmt.Fprintf(&b, "      %s %s  %s:%d\n        %s\n", q.what, q.e.Time.UTC().Format(TimeFormat), q.e.Source, q.e.Line, Clip(q.e.Text, maxText))
+				}
+			}
 		}
 	}
 	b.WriteString("\n  Evidence:\n")
