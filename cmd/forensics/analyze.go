@@ -123,12 +123,16 @@ func runAnalyze(cmd *cobra.Command, opts *analyzeOptions, paths []string) error 
 	// database); collecting half as often saves CPU and costs little memory.
 	debug.SetGCPercent(200)
 	var prog *ingest.Progress
+	stop := func() {}
 	if !opts.quiet {
 		prog = &ingest.Progress{}
-		stop := showProgress(opts.stderr, prog)
+		stop = showProgress(opts.stderr, prog)
 		defer stop()
 	}
 	rep, res, ruleErrs, err := analyze(cmd.Context(), opts.db, paths, selected, opts.limits, prog)
+	if opts.format.String() != "html" {
+		stop() // the output follows; the HTML report still reads the timeline
+	}
 	if err != nil {
 		return err
 	}
@@ -266,6 +270,7 @@ func analyze(ctx context.Context, dbPath string, paths []string, selected []*for
 	if err != nil {
 		return nil, res, nil, fmt.Errorf("analyze: %w", err)
 	}
+	setPhase(prog, ingest.Rules)
 	sig, err := db.Signature(ctx, res.Run, rulesID(selected))
 	if err != nil {
 		return nil, res, nil, err
@@ -295,8 +300,15 @@ func analyze(ctx context.Context, dbPath string, paths []string, selected []*for
 	if err := w.Close(); err != nil {
 		return nil, res, nil, err
 	}
+	setPhase(prog, ingest.Report)
 	rep, err := buildReport(ctx, db, res, findings)
 	return rep, res, ruleErrs, err
+}
+
+func setPhase(p *ingest.Progress, ph ingest.Phase) {
+	if p != nil {
+		p.Phase.Store(int32(ph))
+	}
 }
 
 // rulesID names the rules and the build of forensics that runs them: the
