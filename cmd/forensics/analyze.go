@@ -22,17 +22,18 @@ import (
 )
 
 type analyzeOptions struct {
-	db      string
-	format  *enumFlag
-	failOn  string
-	rules   []string
-	strict  bool
-	quiet   bool
-	verbose bool
-	profile string
-	limits  input.Limits
-	stdout  io.Writer
-	stderr  io.Writer
+	db       string
+	format   *enumFlag
+	failOn   string
+	rules    []string
+	strict   bool
+	quiet    bool
+	verbose  bool
+	incident string
+	profile  string
+	limits   input.Limits
+	stdout   io.Writer
+	stderr   io.Writer
 }
 
 func newAnalyzeCmd() *cobra.Command {
@@ -82,6 +83,7 @@ severity (the output is written all the same).`,
 	cmd.Flags().StringSliceVar(&opts.rules, "rules", nil, "run only these `RULES` (comma-separated; see forensics rules list)")
 	cmd.RegisterFlagCompletionFunc("rules", completeRules)
 	cmd.Flags().BoolVarP(&opts.quiet, "quiet", "q", false, "no progress display and no summary of the inputs on stderr")
+	cmd.Flags().StringVar(&opts.incident, "incident", "", "name the `INCIDENT` this evidence belongs to (default: named after the inputs); see forensics incidents")
 	cmd.Flags().BoolVarP(&opts.verbose, "verbose", "v", false, "list every file read on stderr, not a summary per node and format")
 	cmd.Flags().StringVar(&opts.profile, "cpuprofile", "", "write a CPU profile of the run to this `FILE` (for go tool pprof)")
 	cmd.Flags().MarkHidden("cpuprofile")
@@ -129,7 +131,7 @@ func runAnalyze(cmd *cobra.Command, opts *analyzeOptions, paths []string) error 
 		stop = showProgress(opts.stderr, prog)
 		defer stop()
 	}
-	rep, res, ruleErrs, err := analyze(cmd.Context(), opts.db, paths, selected, opts.limits, prog)
+	rep, res, ruleErrs, err := analyze(cmd.Context(), opts.db, opts.incident, paths, selected, opts.limits, prog)
 	if opts.format.String() != "html" {
 		stop() // the output follows; the HTML report still reads the timeline
 	}
@@ -233,7 +235,7 @@ func analyzeHTML(ctx context.Context, opts *analyzeOptions, run int64, rep *repo
 
 // analyze reads paths into the timeline at dbPath, runs the rules over what
 // was read, and stores and returns the findings.
-func analyze(ctx context.Context, dbPath string, paths []string, selected []*forensics.Rule, limits input.Limits, prog *ingest.Progress) (*report.Report, ingest.Result, []error, error) {
+func analyze(ctx context.Context, dbPath, incident string, paths []string, selected []*forensics.Rule, limits input.Limits, prog *ingest.Progress) (*report.Report, ingest.Result, []error, error) {
 	_, statErr := os.Stat(dbPath)
 	created := errors.Is(statErr, os.ErrNotExist)
 	db, err := store.Open(dbPath)
@@ -243,6 +245,12 @@ func analyze(ctx context.Context, dbPath string, paths []string, selected []*for
 	defer db.Close()
 	w, err := db.NewRun(ctx, paths)
 	if err != nil {
+		return nil, ingest.Result{}, nil, err
+	}
+	if incident == "" {
+		incident = store.IncidentName(paths)
+	}
+	if err := w.SetIncident(incident); err != nil {
 		return nil, ingest.Result{}, nil, err
 	}
 	res, err := ingest.Run(ctx, db, w, paths, ingest.Options{Formats: parsers.All, Limits: limits, Progress: prog})

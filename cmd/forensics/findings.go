@@ -13,21 +13,32 @@ import (
 )
 
 func newFindingsCmd() *cobra.Command {
-	var dbPath string
+	var dbPath, incident string
 	var run int64
 	format := newFormatFlag("table", "table", "json")
 	cmd := &cobra.Command{
 		Use:   "findings",
-		Short: "List the findings stored by the last analysis",
-		Args:  cobra.NoArgs,
+		Short: "List the findings of the latest analysis of an incident",
+		Long: `findings lists the findings of the latest analysis of the latest incident
+(--incident picks another, see 'forensics incidents'; --run a run by id).`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			db, err := store.OpenReadOnly(dbPath)
 			if err != nil {
 				return err
 			}
 			defer db.Close()
-			fs, err := db.Findings(cmd.Context(), run)
+			sc, err := resolveScope(cmd.Context(), db, incident, run)
 			if err != nil {
+				return err
+			}
+			sc.note(cmd.ErrOrStderr())
+			var fs []store.StoredFinding
+			if sc.run != 0 || sc.name != allIncidents {
+				if fs, err = db.Findings(cmd.Context(), sc.run); err != nil {
+					return err
+				}
+			} else if fs, err = db.AllFindings(cmd.Context()); err != nil {
 				return err
 			}
 			out := cmd.OutOrStdout()
@@ -53,13 +64,14 @@ func newFindingsCmd() *cobra.Command {
 		},
 	}
 	addDBFlag(cmd, &dbPath, "timeline `FILE` written by analyze")
-	cmd.Flags().Int64Var(&run, "run", 0, "the analysis run, by `ID` (default: the latest)")
+	cmd.Flags().Int64Var(&run, "run", 0, "the analysis run, by `ID` (default: the latest of the incident)")
+	addIncidentFlag(cmd, &incident)
 	format.register(cmd)
 	return cmd
 }
 
 func newShowCmd() *cobra.Command {
-	var dbPath string
+	var dbPath, incident string
 	var window time.Duration
 	var limit int
 	cmd := &cobra.Command{
@@ -83,7 +95,11 @@ every line of that window, recognised or not.`,
 				return err
 			}
 			defer db.Close()
-			f, err := db.Finding(cmd.Context(), args[0])
+			sc, err := resolveScope(cmd.Context(), db, incident, 0)
+			if err != nil {
+				return err
+			}
+			f, err := db.FindingIn(cmd.Context(), sc.run, args[0])
 			if err != nil {
 				return &exitError{exitFailed, err}
 			}
@@ -97,5 +113,6 @@ every line of that window, recognised or not.`,
 	addDBFlag(cmd, &dbPath, "timeline `FILE` written by analyze")
 	cmd.Flags().DurationVar(&window, "window", 2*time.Second, "context before the start and after the end (a `DURATION` such as 5s)")
 	cmd.Flags().IntVar(&limit, "limit", 300, "at most `N` rows of context")
+	addIncidentFlag(cmd, &incident)
 	return cmd
 }

@@ -67,7 +67,7 @@ It prints one line per case and a summary, and exits 1 when any case fails.`,
 					continue
 				}
 				db := filepath.Join(scratch, fmt.Sprintf("case%d.db", i))
-				rep, _, ruleErrs, err := analyze(cmd.Context(), db, inputs, rules.All, input.DefaultLimits, nil)
+				rep, _, ruleErrs, err := analyze(cmd.Context(), db, "", inputs, rules.All, input.DefaultLimits, nil)
 				var problems []string
 				if err != nil {
 					problems = append(problems, err.Error())

@@ -56,6 +56,7 @@ type queryOptions struct {
 	tz         *enumFlag
 	format     *enumFlag
 	sql        string
+	incident   string
 }
 
 func newTimelineQueryCmd() *cobra.Command {
@@ -69,6 +70,9 @@ a filter given several values (--node a,b) matches any of them.
 
 Event filters (--kind, --bucket, --vb, --range, --keyspace, --table, --events)
 select recognised lines only; see 'forensics timeline kinds' for the kinds.
+
+The latest incident is read (see 'forensics incidents'); --incident NAME reads
+another, --incident all every one. --sql reads every incident.
 
 Times: --since/--until take RFC 3339 times (2022-07-22T00:39:12Z,
 2022-07-21T17:39:12-07:00) or offsets from --at (-30s, +2m). --at T with
@@ -115,7 +119,8 @@ schema') on a read-only connection: nothing can change the timeline.`,
 	cmd.RegisterFlagCompletionFunc("tz", cobra.FixedCompletions(opts.tz.allowed, cobra.ShellCompDirectiveNoFileComp))
 	opts.format = newFormatFlag("table", queryFormats...)
 	opts.format.register(cmd)
-	f.StringVar(&opts.sql, "sql", "", "run this `SQL` over the documented views instead of the filters")
+	f.StringVar(&opts.sql, "sql", "", "run this `SQL` over the documented views instead of the filters (every incident)")
+	addIncidentFlag(cmd, &opts.incident)
 	return cmd
 }
 
@@ -174,7 +179,12 @@ func runTimelineQuery(cmd *cobra.Command, opts *queryOptions) error {
 		return out.close()
 	}
 
-	since, until, evidence, err := win.resolve(ctx, db)
+	sc, err := resolveScope(ctx, db, opts.incident, 0)
+	if err != nil {
+		return err
+	}
+	sc.note(cmd.ErrOrStderr())
+	since, until, evidence, err := win.resolve(ctx, db, sc.run)
 	if err != nil {
 		return err
 	}
@@ -187,7 +197,7 @@ func runTimelineQuery(cmd *cobra.Command, opts *queryOptions) error {
 	eventQuery := len(opts.kinds) > 0 || opts.bucket != "" || opts.vb.set || opts.rangeID != 0 ||
 		opts.keyspace != "" || opts.table != "" || opts.eventsOnly
 	if eventQuery {
-		f := store.EventFilter{Paths: opts.sources, Components: opts.systems, Text: opts.grep}
+		f := store.EventFilter{Paths: opts.sources, Components: opts.systems, Text: opts.grep, Run: sc.run}
 		f.Nodes, f.Since, f.Until = opts.nodes, since, until
 		for _, k := range opts.kinds {
 			f.Kinds = append(f.Kinds, forensics.Kind(k))
@@ -206,7 +216,7 @@ func runTimelineQuery(cmd *cobra.Command, opts *queryOptions) error {
 			return show(&r)
 		})
 	} else {
-		f := store.LineFilter{Since: since, Until: until, Nodes: opts.nodes, Paths: opts.sources, Components: opts.systems, Text: opts.grep, Regexp: re}
+		f := store.LineFilter{Run: sc.run, Since: since, Until: until, Nodes: opts.nodes, Paths: opts.sources, Components: opts.systems, Text: opts.grep, Regexp: re}
 		err = db.Lines(ctx, f, func(l *store.Line) error {
 			r := lineRow(l, loc)
 			r.Evidence = evidence[evidenceKey{l.Source, l.N}]
@@ -271,13 +281,13 @@ func parseWindow(opts *queryOptions) (*window, error) {
 }
 
 // resolve fixes the window, reading the finding named by --around.
-func (w *window) resolve(ctx context.Context, db *store.DB) (since, until time.Time, evidence map[evidenceKey]bool, err error) {
+func (w *window) resolve(ctx context.Context, db *store.DB, run int64) (since, until time.Time, evidence map[evidenceKey]bool, err error) {
 	at := w.at
 	if !at.IsZero() {
 		since, until = at.Add(-w.width), at.Add(w.width)
 	}
 	if w.around != "" {
-		f, ferr := db.Finding(ctx, w.around)
+		f, ferr := db.FindingIn(ctx, run, w.around)
 		if ferr != nil {
 			return since, until, nil, &exitError{exitFailed, fmt.Errorf("--around: %w", ferr)}
 		}
@@ -592,6 +602,9 @@ func newTimelineSchemaCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			out := cmd.OutOrStdout()
 			fmt.Fprintln(out, "Views for `forensics timeline query --sql` (read-only). Times: t is unix nanoseconds UTC; time is RFC 3339 UTC.")
+			fmt.Fprintln(out, "In the sqlite3 shell, sources, events and findings are the tables of the same names: the same rows and")
+			fmt.Fprintln(out, "columns but for the computed ones (time, first, last, source, title; zone is a number there). The lines")
+			fmt.Fprintln(out, "view needs forensics: lines are kept in S2-compressed blocks that only forensics decodes.")
 			for _, v := range store.Views {
 				fmt.Fprintf(out, "\n%s — %s\n", v.Name, v.Doc)
 				tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
