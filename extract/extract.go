@@ -53,7 +53,9 @@ type Result struct {
 // empty or absent: the evidence lines, the lines of the events r reads in
 // the window widened by Margin, the first lines of each file, documents
 // whole, and expect.json naming the finding.
-func Write(ctx context.Context, db *store.DB, f store.StoredFinding, r *forensics.Rule, dir string) (*Result, error) {
+//
+// With red, every line, path and the expect.json are redacted.
+func Write(ctx context.Context, db *store.DB, f store.StoredFinding, r *forensics.Rule, dir string, red *Redactor) (*Result, error) {
 	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
 		return nil, fmt.Errorf("extract into %s: the folder is not empty", dir)
 	}
@@ -95,25 +97,33 @@ func Write(ctx context.Context, db *store.DB, f store.StoredFinding, r *forensic
 		return nil, fmt.Errorf("finding %s: none of its evidence is in the timeline's sources", f.ID)
 	}
 	rels := relPaths(paths)
+	if red != nil {
+		for _, p := range paths { // in order: pseudonyms are numbered as met
+			rels[p] = red.Text(rels[p])
+		}
+	}
 	res := &Result{Dir: dir}
 	for _, p := range paths {
 		src := byPath[p]
-		file, err := writeSource(ctx, db, f.Run, src, keep[p], filepath.Join(dir, filepath.FromSlash(rels[p])))
+		file, err := writeSource(ctx, db, f.Run, src, keep[p], filepath.Join(dir, filepath.FromSlash(rels[p])), red)
 		if err != nil {
 			return nil, err
 		}
 		file.Path = rels[p]
 		res.Files = append(res.Files, file)
 	}
-	if err := writeExpect(dir, f); err != nil {
+	if err := writeExpect(dir, f, red); err != nil {
 		return nil, err
 	}
 	return res, nil
 }
 
 // writeSource writes the kept lines of one source, in file order.
-func writeSource(ctx context.Context, db *store.DB, run int64, src forensics.Source, keep map[int64]bool, out string) (File, error) {
+func writeSource(ctx context.Context, db *store.DB, run int64, src forensics.Source, keep map[int64]bool, out string, red *Redactor) (File, error) {
 	file := File{From: src.Path, Of: src.Lines}
+	if red != nil {
+		file.From = red.Text(src.Path)
+	}
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return file, err
 	}
@@ -144,6 +154,9 @@ func writeSource(ctx context.Context, db *store.DB, run int64, src forensics.Sou
 	}
 	sort.Slice(lines, func(i, j int) bool { return lines[i].n < lines[j].n })
 	for _, l := range lines {
+		if red != nil {
+			l.text = red.Text(l.text)
+		}
 		w.WriteString(l.text)
 		w.WriteByte('\n')
 	}
@@ -219,13 +232,27 @@ func safe(p string) string {
 
 // writeExpect writes the case's expect.json: the finding's rule, severity
 // and subject, which the extract must reproduce.
-func writeExpect(dir string, f store.StoredFinding) error {
+func writeExpect(dir string, f store.StoredFinding, red *Redactor) error {
 	subject, err := json.Marshal(f.Subject)
 	if err != nil {
 		return err
 	}
+	desc := fmt.Sprintf("Extract of finding %s (%s): %s", f.ID, f.Rule, f.Title)
+	if red != nil {
+		// The rule lists tables in name order: in the pseudonyms' order
+		// once they are renamed.
+		var s forensics.FindingSubject
+		if err := json.Unmarshal([]byte(red.Text(string(subject))), &s); err != nil {
+			return err
+		}
+		sort.Strings(s.Tables)
+		if subject, err = json.Marshal(s); err != nil {
+			return err
+		}
+		desc = red.Text(fmt.Sprintf("Redacted extract of a %s finding: %s", f.Rule, f.Title))
+	}
 	c := expect.Case{
-		Description: fmt.Sprintf("Extract of finding %s (%s): %s", f.ID, f.Rule, f.Title),
+		Description: desc,
 		Findings:    []expect.Finding{{Rule: f.Rule, Severity: f.Severity.String(), Subject: subject}},
 		Others:      true,
 	}

@@ -18,6 +18,7 @@ import (
 
 func newExtractCmd() *cobra.Command {
 	var dbPath, incident, out string
+	var redact bool
 	cmd := &cobra.Command{
 		Use:   "extract FINDING --out DIR",
 		Short: "Write the minimal evidence that reproduces a finding, as a forensics test case",
@@ -27,6 +28,11 @@ around it, in the original file names, folder layout and grammar (small files
 such as topology snapshots whole), with an expect.json naming the finding. It
 then analyzes DIR on its own and checks that the finding is found again, so
 DIR can be attached to a ticket and run with 'forensics test DIR'.
+
+--redact replaces user data the systems mark (Couchbase <ud>…</ud>,
+CockroachDB ‹…›) and pseudonymises IPs (TEST-NET addresses), host names,
+buckets, keyspaces, tables and workflows: the same name gets the same
+pseudonym in every file, path and in expect.json.
 
 Exit status: 0 when the extract reproduces the finding; 1 when it could not
 be written or does not reproduce it; 2 for a usage error.`,
@@ -61,7 +67,13 @@ be written or does not reproduce it; 2 for a usage error.`,
 			if !ok {
 				return &exitError{exitFailed, fmt.Errorf("finding %s is of rule %s, which this forensics does not have", f.ID, f.Rule)}
 			}
-			res, err := extract.Write(ctx, db, f, r, out)
+			var red *extract.Redactor
+			if redact {
+				if red, err = extract.NewRedactor(ctx, db, f); err != nil {
+					return err
+				}
+			}
+			res, err := extract.Write(ctx, db, f, r, out, red)
 			if err != nil {
 				return &exitError{exitFailed, err}
 			}
@@ -74,6 +86,9 @@ be written or does not reproduce it; 2 for a usage error.`,
 				of += file.Of
 			}
 			fmt.Fprintf(w, "%s: %s, %s of %d\n", out, report.Plural(len(res.Files), "file", "files"), report.Plural(kept, "line", "lines"), of)
+			if red != nil {
+				fmt.Fprintf(w, "redacted: user data, and %s replaced by pseudonyms\n", report.Plural(len(red.Names()), "name", "names"))
+			}
 			// The extract is a case: analyze it on its own and check it.
 			c, err := expect.Load(out)
 			if err != nil {
@@ -101,6 +116,7 @@ be written or does not reproduce it; 2 for a usage error.`,
 	}
 	addDBFlag(cmd, &dbPath, "timeline `FILE` written by analyze")
 	cmd.Flags().StringVar(&out, "out", "", "write the extract into this `DIR` (absent or empty)")
+	cmd.Flags().BoolVar(&redact, "redact", false, "replace marked user data, and hosts, IPs, bucket, keyspace, table and workflow names by pseudonyms (the same in every file)")
 	addIncidentFlag(cmd, &incident)
 	return cmd
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"forensics"
 	"forensics/expect"
 	"forensics/report"
 )
@@ -88,6 +89,39 @@ func TestExtractEveryIncident(t *testing.T) {
 				if code := run([]string{"test", out}, &stdout, &stderr); code != exitOK {
 					t.Errorf("forensics test on the extract: exit %d\n%s", code, stdout.String())
 				}
+
+				// --redact: the same finding, and none of the names the
+				// evidence carries left in any file or path.
+				red := filepath.Join(t.TempDir(), "redacted")
+				stdout.Reset()
+				if code := run([]string{"extract", "--redact", "--db", db, f.ID, "--out", red}, &stdout, &stderr); code != exitOK {
+					t.Fatalf("extract --redact: exit %d\n%s%s", code, stdout.String(), stderr.String())
+				}
+				names := secretNames(rep, f)
+				if len(names) == 0 {
+					t.Fatalf("no names to check in %s", f.ID)
+				}
+				filepath.WalkDir(red, func(p string, d os.DirEntry, err error) error {
+					if err != nil {
+						return err
+					}
+					rel, _ := filepath.Rel(red, p)
+					data := []byte(rel)
+					if !d.IsDir() {
+						data, _ = os.ReadFile(p)
+						data = append(data, rel...)
+					}
+					for _, n := range names {
+						if bytes.Contains(data, []byte(n)) {
+							t.Errorf("%s: %q is still there after --redact", rel, n)
+						}
+					}
+					return nil
+				})
+				stdout.Reset()
+				if code := run([]string{"test", red}, &stdout, &stderr); code != exitOK {
+					t.Errorf("forensics test on the redacted extract: exit %d\n%s", code, stdout.String())
+				}
 				extracted++
 			})
 		}
@@ -129,4 +163,33 @@ func extractHas(t *testing.T, dir, base, text string) bool {
 		return nil
 	})
 	return found
+}
+
+var ipInText = regexp.MustCompile(`\b(?:\d{1,3}\.){3}\d{1,3}\b`)
+
+// secretNames are the names a redacted extract must not carry, read from the
+// analysis itself: the hosts in node names, and the finding's bucket,
+// keyspace, tables and workflow, and the IPs its evidence shows.
+func secretNames(rep report.Report, f forensics.Finding) []string {
+	set := map[string]bool{}
+	for _, s := range rep.Sources {
+		if i := strings.IndexByte(s.Node, '@'); i >= 0 {
+			set[s.Node[i+1:]] = true
+		}
+	}
+	sub := f.Subject
+	for _, n := range append([]string{sub.Bucket, sub.Keyspace, sub.Workflow}, sub.Tables...) {
+		set[n] = true
+	}
+	for _, e := range f.Evidence {
+		for _, ip := range ipInText.FindAllString(e.Text, -1) {
+			set[ip] = true
+		}
+	}
+	delete(set, "")
+	var out []string
+	for n := range set {
+		out = append(out, n)
+	}
+	return out
 }
