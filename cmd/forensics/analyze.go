@@ -348,14 +348,26 @@ func buildReport(ctx context.Context, db *store.DB, res ingest.Result, findings 
 		return nil, err
 	}
 	rep := &report.Report{Findings: findings, Problems: res.Problems}
+	seen := map[string]bool{}
+	for _, p := range res.Problems {
+		seen[p.Error()] = true
+	}
 	for _, s := range srcs {
 		rep.Sources = append(rep.Sources, report.NewSource(s))
+		// A source already in the timeline keeps the problems it was read
+		// with: analysing it again must not make them disappear (--strict).
+		for _, p := range s.Problems {
+			if !seen[p.Error()] {
+				seen[p.Error()] = true
+				rep.Problems = append(rep.Problems, p)
+			}
+		}
 	}
 	for _, s := range res.Skipped {
 		rep.Skipped = append(rep.Skipped, report.Skipped(s))
 	}
 	rep.Summary = report.Summary{
-		Read: res.Read, Reused: res.Reused, Skipped: len(res.Skipped), Problems: len(res.Problems),
+		Read: res.Read, Reused: res.Reused, Skipped: len(res.Skipped), Problems: len(rep.Problems),
 		Findings: map[string]int{},
 	}
 	for _, f := range findings {
