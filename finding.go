@@ -119,6 +119,11 @@ type Skew struct {
 	Behind string        `json:"behind"` // the node it is compared with
 	By     time.Duration `json:"by_ns"`  // at least this much
 	Basis  string        `json:"basis"`  // the pair of lines that shows it
+
+	// The two lines, quoted: the cause, logged on Ahead before the effect
+	// could happen, and the effect, logged on Behind (kv-stream-before-traffic).
+	Cause  *Evidence `json:"cause,omitempty"`
+	Effect *Evidence `json:"effect,omitempty"`
 }
 
 // Finding is a failure a rule recognised in the timeline.

@@ -31,13 +31,33 @@ type Options struct {
 	Progress *Progress // updated as the run goes, for a progress display; may be nil
 }
 
+// Phase is the step a run is in, for a progress display.
+type Phase int32
+
+const (
+	Reading Phase = iota // reading the inputs into the timeline
+	Rules                // running the rules
+	Report               // writing the output
+)
+
+func (p Phase) String() string {
+	switch p {
+	case Rules:
+		return "rules"
+	case Report:
+		return "report"
+	}
+	return "reading"
+}
+
 // Progress counts a run's work so far. Its fields are updated atomically
 // while the run goes on.
 type Progress struct {
-	Files     atomic.Int64 // files found
+	Files     atomic.Int64 // files to read: surveyed up front, raised if the walk finds more
 	FilesDone atomic.Int64 // files read or skipped
-	Bytes     atomic.Int64 // uncompressed bytes of the files found, where known
-	BytesRead atomic.Int64 // uncompressed bytes read
+	Bytes     atomic.Int64 // uncompressed bytes to read: surveyed up front, raised if the walk finds more
+	BytesRead atomic.Int64 // uncompressed bytes read, and the rest of files skipped or already stored
+	Phase     atomic.Int32 // a Phase
 }
 
 // Skipped is a file that was not read, and why.
@@ -97,13 +117,22 @@ func Run(ctx context.Context, db *store.DB, w *store.Writer, paths []string, opt
 	}
 	walker := &input.Walker{Limits: opt.Limits, Problem: problem, Skip: skip}
 	defer walker.Close()
+	prog.Phase.Store(int32(Reading))
+	files, bytes := input.Survey(paths)
+	prog.Files.Store(files)
+	prog.Bytes.Store(bytes)
 	go func() {
 		defer close(members)
+		var found, size int64
 		err := walker.Walk(ctx, paths, func(m input.Member) error {
-			prog.Files.Add(1)
+			// The survey cannot see inside tarballs: raise the totals when
+			// the walk finds more than it counted.
+			found++
 			if m.Size > 0 {
-				prog.Bytes.Add(m.Size)
+				size += m.Size
 			}
+			raise(&prog.Files, found)
+			raise(&prog.Bytes, size)
 			select {
 			case members <- m:
 				return nil
@@ -124,6 +153,11 @@ func Run(ctx context.Context, db *store.DB, w *store.Writer, paths []string, opt
 			wk := worker{formats: opt.Formats, out: msgs, ctx: ctx, loaded: loaded, progress: prog}
 			for m := range members {
 				wk.read(m)
+				// A file skipped after its first bytes, or recognised as
+				// already stored, is done: its bytes count as read.
+				if rest := m.Size - wk.readBytes; m.Size > 0 && rest > 0 {
+					prog.BytesRead.Add(rest)
+				}
 				prog.FilesDone.Add(1)
 			}
 			if wk.builder != nil {
@@ -264,6 +298,18 @@ type worker struct {
 	loaded   map[string]bool
 	builder  *store.BlockBuilder
 	progress *Progress
+	// readBytes is how much of the last member read counted.
+	readBytes int64
+}
+
+// raise sets v to n when n is larger.
+func raise(v *atomic.Int64, n int64) {
+	for {
+		old := v.Load()
+		if n <= old || v.CompareAndSwap(old, n) {
+			return
+		}
+	}
 }
 
 func (wk *worker) send(m msg) {
@@ -281,6 +327,7 @@ func (wk *worker) skip(path, reason string) {
 const maxProblems = 20
 
 func (wk *worker) read(m input.Member) {
+	wk.readBytes = 0
 	if wk.ctx.Err() != nil {
 		return
 	}
@@ -296,6 +343,7 @@ func (wk *worker) read(m input.Member) {
 	defer rc.Close()
 	crc := crc32.NewIEEE()
 	counted := &countingReader{r: rc, hash: crc, progress: &wk.progress.BytesRead}
+	defer func() { wk.readBytes = counted.n }()
 	br := bufio.NewReaderSize(counted, headSize)
 	head, err := br.Peek(headSize)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {

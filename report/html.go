@@ -220,6 +220,110 @@ type swimlanes struct {
 	Total    int        `json:"total"`    // events in the window
 	Evidence int        `json:"evidence"` // evidence lines of the finding
 	Notes    []string   `json:"notes"`    // what each evidence line shows
+	Moments  []moment   `json:"moments"`  // the instants the rule's reasoning rests on, drawn as labelled rules
+}
+
+// moment is an instant a finding's reasoning depends on (the restart,
+// traffic enabled, the failover), from its first evidence line of that
+// kind. Never marks a moment the finding says did not come (traffic never
+// enabled): it is drawn at the end of the finding's window.
+type moment struct {
+	T     int64  `json:"t"`
+	Label string `json:"label"`
+	Never bool   `json:"never,omitempty"`
+}
+
+// momentKinds name the moments by the kinds of evidence that show them.
+var momentKinds = map[string]string{
+	"nsserver.service_exited":   "restart",
+	"nsserver.port_exited":      "restart",
+	"memcached.start":           "restart",
+	"memcached.traffic_enabled": "traffic enabled",
+	"nsserver.bucket_warmed":    "traffic enabled",
+	"nsserver.traffic_enabling": "traffic enabled",
+	"nsserver.failover_start":   "failover",
+	"nsserver.autofailover":     "failover",
+	"vtctld.switch_start":       "switch began",
+	"vtctld.stop_source_writes": "source writes stopped",
+	"vtctld.switch_failed":      "switch failed",
+	"vtctld.cancel_failed":      "cancel failed",
+}
+
+// moments picks the first evidence line of each moment. For
+// kv-stream-before-traffic, whose reasoning is "before traffic was
+// enabled", a restart without a traffic moment is marked "traffic never
+// enabled" at the window's end.
+func (b *laneBuilder) moments() []moment {
+	out := []moment{}
+	seen := map[string]bool{}
+	for _, m := range b.sl.Events {
+		if m.Evidence == 0 {
+			continue
+		}
+		label, ok := momentKinds[b.sl.Kinds[m.Kind].Kind]
+		if !ok || seen[label] {
+			continue
+		}
+		seen[label] = true
+		out = append(out, moment{T: m.T, Label: label})
+	}
+	if b.finding.Rule == "kv-stream-before-traffic" && seen["restart"] && !seen["traffic enabled"] {
+		out = append(out, moment{T: b.sl.End, Label: "traffic never enabled", Never: true})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].T < out[j].T })
+	return out
+}
+
+// adoptNodeless gives lanes without a node (a statement trace, which names
+// none) the node of every other lane when there is only one, so "trace"
+// stands beside "n1 trace" no more.
+func (b *laneBuilder) adoptNodeless() {
+	only := ""
+	for _, l := range b.sl.Lanes {
+		if l.Node == "" {
+			continue
+		}
+		if only != "" && l.Node != only {
+			return
+		}
+		only = l.Node
+	}
+	if only == "" {
+		return
+	}
+	merged := map[laneKey]int{}
+	renumber := make([]int, len(b.sl.Lanes))
+	var lanes []lane
+	for i, l := range b.sl.Lanes {
+		if l.Node == "" {
+			l.Node = only
+		}
+		k := laneKey{l.Node, l.Component}
+		if j, ok := merged[k]; ok {
+			lanes[j].Events += l.Events
+			renumber[i] = j
+			continue
+		}
+		merged[k] = len(lanes)
+		renumber[i] = len(lanes)
+		lanes = append(lanes, l)
+	}
+	b.sl.Lanes = lanes
+	for i := range b.sl.Events {
+		b.sl.Events[i].Lane = renumber[b.sl.Events[i].Lane]
+	}
+	buckets := map[[2]int]*band{}
+	for k, bd := range b.buckets {
+		bd.Lane = renumber[bd.Lane]
+		nk := [2]int{bd.Lane, k[1]}
+		if prev := buckets[nk]; prev != nil {
+			prev.Count += bd.Count
+			prev.From, prev.To = min(prev.From, bd.From), max(prev.To, bd.To)
+			continue
+		}
+		buckets[nk] = bd
+	}
+	b.buckets = buckets
 }
 
 type lane struct {
@@ -470,6 +574,8 @@ func (b *laneBuilder) source(path string) int {
 // component in the order the systems' stories run) and renumbers the
 // events and bands to match.
 func (b *laneBuilder) finish() *swimlanes {
+	b.adoptNodeless()
+	b.sl.Moments = b.moments()
 	sl := b.sl
 	order := make([]int, len(sl.Lanes))
 	for i := range order {

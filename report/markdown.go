@@ -52,9 +52,9 @@ func countFindings(fs []forensics.Finding) string {
 func writeScope(b *strings.Builder, r *Report) {
 	nodes := nodeList(r.Sources)
 	first, last := span(r.Sources)
-	fmt.Fprintf(b, "From %d sources", len(r.Sources))
+	fmt.Fprintf(b, "From %s", Plural(len(r.Sources), "source", "sources"))
 	if len(nodes) > 0 {
-		fmt.Fprintf(b, " on %d nodes (%s)", len(nodes), mdEscape(strings.Join(nodes, ", ")))
+		fmt.Fprintf(b, " on %s (%s)", Plural(len(nodes), "node", "nodes"), mdEscape(strings.Join(nodes, ", ")))
 	}
 	if !first.IsZero() {
 		fmt.Fprintf(b, ", logged from %s to %s UTC", first.UTC().Format(TimeFormat), last.UTC().Format(TimeFormat))
@@ -137,6 +137,14 @@ func writeMarkdownFinding(b *strings.Builder, n int, f forensics.Finding) {
 		b.WriteString("### Clock skew\n\n")
 		for _, s := range f.Skew {
 			fmt.Fprintf(b, "- %s reads at least %s ahead of %s (%s)\n", mdEscape(s.Ahead), Duration(s.By), mdEscape(s.Behind), mdEscape(s.Basis))
+			for _, q := range []struct {
+				what string
+				e    *forensics.Evidence
+			}{{"cause", s.Cause}, {"effect", s.Effect}} {
+				if q.e != nil {
+					fmt.Fprintf(b, "  - %s, `%s:%d`: `%s`\n", q.what, mdCode(q.e.Source), q.e.Line, mdCode(Clip(q.e.Text, maxText)))
+				}
+			}
 		}
 		b.WriteString("\n")
 	}
@@ -192,7 +200,7 @@ func writeMarkdownInputs(b *strings.Builder, r *Report) {
 	}
 	if len(r.Skipped) > 0 {
 		for _, rc := range r.SkippedByReason() {
-			fmt.Fprintf(b, "- Skipped %d files: %s\n", rc.Files, mdEscape(rc.Reason))
+			fmt.Fprintf(b, "- Skipped %s: %s\n", Plural(rc.Files, "file", "files"), mdEscape(rc.Reason))
 		}
 		b.WriteString("\n")
 	}

@@ -7,9 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/tw"
-
 	"forensics"
 )
 
@@ -24,42 +21,65 @@ const (
 	maxNode = 60
 )
 
-// WriteFindings writes the findings for a reader: a summary table, then each
-// finding with its explanation, evidence and fixes.
-func WriteFindings(w io.Writer, fs []forensics.Finding) error {
+// WriteFindings writes the findings for a reader: a summary table that fits
+// the layout's width, then each finding with its explanation, evidence and
+// fixes.
+func WriteFindings(w io.Writer, fs []forensics.Finding, l Layout) error {
 	if len(fs) == 0 {
 		_, err := fmt.Fprintln(w, "No findings.")
 		return err
 	}
-	t := newTable(w)
-	t.Header("Severity", "Rule", "Subject", "Start (UTC)", "Duration", "ID")
-	for _, f := range fs {
-		t.Append(f.Severity.String(), f.Rule, ClipName(SubjectLine(f.Subject), maxName), f.Start.UTC().Format(TimeFormat), Duration(f.End.Sub(f.Start)), f.ID)
-	}
-	if err := t.Render(); err != nil {
+	if err := WriteFindingsTable(w, fs, l); err != nil {
 		return err
 	}
 	for _, f := range fs {
-		if err := writeFinding(w, f); err != nil {
+		if err := writeFinding(w, f, l); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func writeFinding(w io.Writer, f forensics.Finding) error {
+// findingColumns are the columns of the findings table. The subject is cut
+// first, then the duration, start and severity go; the rule and the id (what
+// show takes) stay.
+var findingColumns = []column{
+	{head: "Severity", drop: 3}, {head: "Rule", last: 16}, {head: "Subject", min: 20},
+	{head: "Start (UTC)", drop: 2}, {head: "Duration", drop: 1}, {head: "ID"},
+}
+
+// WriteFindingsTable writes the one-row-per-finding table that fits the
+// layout's width.
+func WriteFindingsTable(w io.Writer, fs []forensics.Finding, l Layout) error {
+	rows := make([][]string, len(fs))
+	for i, f := range fs {
+		rows[i] = []string{f.Severity.String(), f.Rule, Escape(SubjectLine(f.Subject)), f.Start.UTC().Format(TimeFormat), Duration(f.End.Sub(f.Start)), f.ID}
+	}
+	return fitTable(w, l.Width, findingColumns, rows)
+}
+
+func writeFinding(w io.Writer, f forensics.Finding, l Layout) error {
 	var b strings.Builder
+	wrap := l.wrapWidth(8)
 	fmt.Fprintf(&b, "\n[%s] %s  %s  (id %s)\n", strings.ToUpper(f.Severity.String()), f.Rule, Escape(f.Title), f.ID)
 	fmt.Fprintf(&b, "  Subject: %s\n", Escape(SubjectLine(f.Subject)))
 	fmt.Fprintf(&b, "  Window:  %s – %s (%s)\n", f.Start.UTC().Format(TimeFormat), f.End.UTC().Format(TimeFormat), Duration(f.End.Sub(f.Start)))
 	b.WriteString("\n  What happened:\n")
 	for _, para := range strings.Split(f.Explanation, "\n") {
-		writeWrapped(&b, Escape(para), "    ", 100)
+		writeWrapped(&b, Escape(para), "    ", wrap)
 	}
 	if len(f.Skew) > 0 {
 		b.WriteString("\n  Clock skew:\n")
 		for _, s := range f.Skew {
-			fmt.Fprintf(&b, "    %s reads at least %s ahead of %s (%s)\n", Escape(s.Ahead), Duration(s.By), Escape(s.Behind), Escape(s.Basis))
+			writeWrapped(&b, fmt.Sprintf("%s reads at least %s ahead of %s: %s", Escape(s.Ahead), Duration(s.By), Escape(s.Behind), Escape(s.Basis)), "    ", wrap)
+			for _, q := range []struct {
+				what string
+				e    *forensics.Evidence
+			}{{"cause ", s.Cause}, {"effect", s.Effect}} {
+				if q.e != nil {
+					fmt.Fprintf(&b, "      %s %s  %s:%d\n        %s\n", q.what, q.e.Time.UTC().Format(TimeFormat), Escape(q.e.Source), q.e.Line, Clip(q.e.Text, maxText))
+				}
+			}
 		}
 	}
 	b.WriteString("\n  Evidence:\n")
@@ -75,7 +95,7 @@ func writeFinding(w io.Writer, f forensics.Finding) error {
 		for i, fix := range f.Fixes {
 			fmt.Fprintf(&b, "    %d. %s\n", i+1, Escape(fix.Title))
 			for _, s := range fix.Steps {
-				writeWrapped(&b, "- "+Escape(s), "       ", 100)
+				writeWrapped(&b, "- "+Escape(s), "       ", wrap)
 			}
 			for _, c := range fix.Commands {
 				fmt.Fprintf(&b, "       $ %s\n", Escape(c))
@@ -86,24 +106,26 @@ func writeFinding(w io.Writer, f forensics.Finding) error {
 	return err
 }
 
-// WriteSources writes the accounting of what was read, and what was not.
-func WriteSources(w io.Writer, r *Report) error {
+// WriteSources writes the accounting of what was read, and what was not:
+// one row per node and format (every file on Verbose), then the files that
+// were skipped and the problems met.
+func WriteSources(w io.Writer, r *Report, l Layout) error {
 	if len(r.Sources) > 0 {
-		t := newTable(w)
-		t.Header("Source", "Node", "Format", "Release", "Lines", "Events", "Plain", "Skipped", "Errors")
-		for _, s := range r.Sources {
-			t.Append(ClipName(s.Path, maxName), ClipName(s.Node, maxNode), Escape(s.Format), Escape(s.Release), strconv.FormatInt(s.Lines, 10), strconv.FormatInt(s.Events, 10),
-				strconv.FormatInt(s.Plain, 10), strconv.FormatInt(s.Skipped, 10), strconv.FormatInt(s.Errors, 10))
+		var err error
+		if l.Verbose {
+			err = writeSourceFiles(w, r, l)
+		} else {
+			err = writeSourceSummary(w, r, l)
 		}
-		if err := t.Render(); err != nil {
+		if err != nil {
 			return err
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d sources read, %d already in the timeline, %d files skipped, %d problems.\n",
-		r.Summary.Read, r.Summary.Reused, r.Summary.Skipped, r.Summary.Problems)
+	fmt.Fprintf(&b, "%s read, %d already in the timeline, %s skipped, %s.\n",
+		Plural(r.Summary.Read, "source", "sources"), r.Summary.Reused, Plural(r.Summary.Skipped, "file", "files"), Plural(r.Summary.Problems, "problem", "problems"))
 	if r.Summary.Empty > 0 {
-		fmt.Fprintf(&b, "  empty: %d sources put nothing on the timeline (no timed line, no event), such as logs of only cbcollect_info's header\n", r.Summary.Empty)
+		fmt.Fprintf(&b, "  empty: %s put nothing on the timeline (no timed line, no event), such as logs of only cbcollect_info's header\n", Plural(r.Summary.Empty, "source", "sources"))
 	}
 	for _, nr := range r.Summary.Releases {
 		node := nr.Node
@@ -174,12 +196,82 @@ func clipLines(s string, n int, indent string) string {
 	return out
 }
 
-func newTable(w io.Writer) *tablewriter.Table {
-	return tablewriter.NewTable(w,
-		tablewriter.WithRowAutoWrap(tw.WrapNone),
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithTrimSpace(tw.Off),
-	)
+var sourceColumns = []column{
+	{head: "Source", min: 24, tail: true}, {head: "Node", min: 12}, {head: "Format", drop: 1}, {head: "Release", drop: 4}, {head: "Lines"}, {head: "Events"},
+	{head: "Plain", drop: 2}, {head: "Skipped", drop: 3}, {head: "Errors"},
+}
+
+func writeSourceFiles(w io.Writer, r *Report, l Layout) error {
+	var rows [][]string
+	for _, s := range r.Sources {
+		rows = append(rows, []string{ClipName(s.Path, maxName), ClipName(s.Node, maxNode), Escape(s.Format), Escape(s.Release), strconv.FormatInt(s.Lines, 10), strconv.FormatInt(s.Events, 10),
+			strconv.FormatInt(s.Plain, 10), strconv.FormatInt(s.Skipped, 10), strconv.FormatInt(s.Errors, 10)})
+	}
+	return fitTable(w, l.Width, sourceColumns, rows)
+}
+
+var summaryColumns = []column{
+	{head: "Node", min: 12}, {head: "Format", min: 10}, {head: "Files"}, {head: "Lines"}, {head: "Events"},
+	{head: "Skipped", drop: 2}, {head: "Errors", drop: 1}, {head: "With problems"},
+}
+
+// writeSourceSummary writes one row per node and format, in the order the
+// sources are listed; --verbose (or JSON) gives every file.
+func writeSourceSummary(w io.Writer, r *Report, l Layout) error {
+	type group struct {
+		node, format                          string
+		files, lines, events, skipped, errors int64
+		troubled                              map[string]bool
+	}
+	var order []*group
+	groups := map[[2]string]*group{}
+	for _, s := range r.Sources {
+		k := [2]string{s.Node, s.Format}
+		g := groups[k]
+		if g == nil {
+			g = &group{node: s.Node, format: s.Format, troubled: map[string]bool{}}
+			groups[k] = g
+			order = append(order, g)
+		}
+		g.files++
+		g.lines += s.Lines
+		g.events += s.Events
+		g.skipped += s.Skipped
+		g.errors += s.Errors
+		if s.Errors > 0 {
+			g.troubled[s.Path] = true
+		}
+	}
+	for _, p := range r.Problems {
+		for _, s := range r.Sources {
+			if p.Path == s.Path || strings.HasPrefix(p.Path, s.Path+":") {
+				groups[[2]string{s.Node, s.Format}].troubled[s.Path] = true
+			}
+		}
+	}
+	var rows [][]string
+	for _, g := range order {
+		node := g.node
+		if node == "" {
+			node = "-"
+		}
+		rows = append(rows, []string{ClipName(node, maxNode), Escape(g.format), strconv.FormatInt(g.files, 10), strconv.FormatInt(g.lines, 10), strconv.FormatInt(g.events, 10),
+			strconv.FormatInt(g.skipped, 10), strconv.FormatInt(g.errors, 10), strconv.Itoa(len(g.troubled))})
+	}
+	if err := fitTable(w, l.Width, summaryColumns, rows); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "(%s from %s; every file with --verbose or --format json)\n",
+		Plural(len(rows), "row", "rows"), Plural(len(r.Sources), "file", "files"))
+	return err
+}
+
+// Plural writes a count with its noun: "1 problem", "2 problems".
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }
 
 // SubjectLine writes a finding's subject in one line.

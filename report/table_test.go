@@ -34,7 +34,7 @@ func TestSourcesRelease(t *testing.T) {
 		t.Errorf("EmptySources = %d for sources with no time and no event, want %d", r.Summary.Empty, len(srcs))
 	}
 	var b strings.Builder
-	if err := WriteSources(&b, r); err != nil {
+	if err := WriteSources(&b, r, Layout{Verbose: true}); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()

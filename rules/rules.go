@@ -66,7 +66,11 @@ func Run(ctx context.Context, tl forensics.Timeline, rules []*forensics.Rule) ([
 				Timeline: tl,
 				Report: func(f forensics.Finding) {
 					f.Rule = r.Name
+					// The id comes from the instant the rule reasons from
+					// (a restart, an episode's first redirect), so widening
+					// the window below keeps the id of every release.
 					f.ID = f.Fingerprint()
+					spanEvidence(&f)
 					own = append(own, f)
 				},
 			}
@@ -96,4 +100,21 @@ func Run(ctx context.Context, tl forensics.Timeline, rules []*forensics.Rule) ([
 		}
 	}
 	return findings, failed
+}
+
+// spanEvidence widens a finding's window to all its evidence: a stream end
+// logged before the exit it follows, a trace that starts before the first
+// redirect, are inside the window the finding names.
+func spanEvidence(f *forensics.Finding) {
+	for _, e := range f.Evidence {
+		if e.Time.IsZero() {
+			continue
+		}
+		if e.Time.Before(f.Start) {
+			f.Start = e.Time
+		}
+		if e.Time.After(f.End) {
+			f.End = e.Time
+		}
+	}
 }

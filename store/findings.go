@@ -37,14 +37,40 @@ func (db *DB) Findings(ctx context.Context, run int64) ([]StoredFinding, error) 
 
 // Finding returns the most recent stored finding whose id starts with prefix.
 func (db *DB) Finding(ctx context.Context, prefix string) (StoredFinding, error) {
+	return db.FindingIn(ctx, 0, prefix)
+}
+
+// FindingIn returns the finding of a run (of any run when run is 0, the
+// most recent) whose id starts with prefix.
+func (db *DB) FindingIn(ctx context.Context, run int64, prefix string) (StoredFinding, error) {
 	if prefix == "" {
 		return StoredFinding{}, errors.New("empty finding id")
 	}
-	fs, err := db.queryFindings(ctx, `WHERE substr(id, 1, ?) = ? ORDER BY run_id DESC`, len(prefix), prefix)
+	where, args := `WHERE substr(id, 1, ?) = ?`, []any{len(prefix), prefix}
+	if run != 0 {
+		where += ` AND run_id = ?`
+		args = append(args, run)
+	}
+	fs, err := db.queryFindings(ctx, where+` ORDER BY run_id DESC`, args...)
 	if err != nil {
 		return StoredFinding{}, err
 	}
 	if len(fs) == 0 {
+		if run != 0 {
+			if other, err := db.FindingIn(ctx, 0, prefix); err == nil {
+				where := fmt.Sprintf("run %d", other.Run)
+				if incs, err := db.Incidents(ctx); err == nil {
+					for _, inc := range incs {
+						for _, r := range inc.Runs {
+							if r == other.Run {
+								where = fmt.Sprintf("incident %q", inc.Name)
+							}
+						}
+					}
+				}
+				return StoredFinding{}, fmt.Errorf("finding %q is not in this incident but in %s: pick it with --incident, or --incident all", prefix, where)
+			}
+		}
 		return StoredFinding{}, fmt.Errorf("no finding %q in %s; `forensics findings` lists them", prefix, db.path)
 	}
 	ids := map[string]bool{}

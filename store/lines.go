@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"fmt"
 	"regexp"
+	"sort"
 	"strconv"
 	"time"
 
@@ -56,9 +57,10 @@ type sourceInfo struct {
 }
 
 // Lines calls fn for each stored line the filter selects, merged across
-// sources in time order (ties: source path, then line). Within a file,
-// lines keep the file's order even where its clock went backwards. The
-// line passed to fn is reused after it returns.
+// sources in time order (ties: source path, then line). In a window (Since
+// and Until both set) every line is in time order; without one, lines stream
+// and keep their file's order where its clock went backwards. The line
+// passed to fn is reused after it returns.
 func (db *DB) Lines(ctx context.Context, f LineFilter, fn func(*Line) error) error {
 	srcs, blocks, err := db.candidateBlocks(ctx, f)
 	if err != nil {
@@ -161,6 +163,11 @@ type sourceLines struct {
 }
 
 func (it *sourceLines) next() (bool, error) {
+	if !it.filter.Since.IsZero() && !it.filter.Until.IsZero() && len(it.blocks) > 0 {
+		if err := it.loadWindow(); err != nil {
+			return false, err
+		}
+	}
 	for it.pos >= len(it.lines) {
 		if len(it.blocks) == 0 {
 			return false, nil
@@ -173,6 +180,25 @@ func (it *sourceLines) next() (bool, error) {
 	it.cur = it.lines[it.pos]
 	it.pos++
 	return true, nil
+}
+
+// loadWindow reads every selected line of the source in a bounded window
+// and puts them in time order: a file whose clock goes back (diag.log's event
+// log after its ns_log section, a rotated log appended to another) would
+// otherwise list a later time before an earlier one. File order breaks ties.
+func (it *sourceLines) loadWindow() error {
+	var all []Line
+	for _, b := range it.blocks {
+		if err := it.load(b); err != nil {
+			return err
+		}
+		all = append(all, it.lines...)
+		it.lines = nil // load reuses the slice; the lines are kept in all
+	}
+	it.blocks = nil
+	sort.SliceStable(all, func(i, j int) bool { return all[i].Time.Before(all[j].Time) })
+	it.lines, it.pos = all, 0
+	return nil
 }
 
 func (it *sourceLines) load(b blockRef) error {

@@ -85,3 +85,10 @@ CREATE TABLE IF NOT EXISTS findings (
 	body     TEXT NOT NULL,   -- the finding as JSON, as printed by --format json
 	PRIMARY KEY (run_id, id)
 );
+
+-- The incident each run analysed: its inputs' name, or analyze --incident.
+-- Runs of the same incident share the name; queries default to the latest.
+CREATE TABLE IF NOT EXISTS run_incidents (
+	run_id   INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
+	incident TEXT NOT NULL
+);

@@ -219,3 +219,9 @@ func hasReleaseColumn(query func(context.Context, string, ...any) (*sql.Rows, er
 	has := rows.Next()
 	return has, rows.Err()
 }
+
+// SQLiteVersion is the version of the SQLite library built into forensics.
+func SQLiteVersion() string {
+	v, _, _ := sqlite3.Version()
+	return v
+}

@@ -476,3 +476,11 @@ func decodeAttrsJSON(s string) ([]forensics.Attr, error) {
 	}
 	return out, nil
 }
+
+// Discard removes the run, for a run that read nothing: the latest run
+// stays the latest analysis.
+func (w *Writer) Discard() error {
+	w.Rollback()
+	_, err := w.db.sql.ExecContext(w.ctx, `DELETE FROM main.runs WHERE id = ?`, w.run)
+	return err
+}

@@ -22,16 +22,18 @@ import (
 )
 
 type analyzeOptions struct {
-	db      string
-	format  string
-	failOn  string
-	rules   []string
-	strict  bool
-	quiet   bool
-	profile string
-	limits  input.Limits
-	stdout  io.Writer
-	stderr  io.Writer
+	db       string
+	format   *enumFlag
+	failOn   string
+	rules    []string
+	strict   bool
+	quiet    bool
+	verbose  bool
+	incident string
+	profile  string
+	limits   input.Limits
+	stdout   io.Writer
+	stderr   io.Writer
 }
 
 func newAnalyzeCmd() *cobra.Command {
@@ -73,29 +75,31 @@ severity (the output is written all the same).`,
 			return runAnalyze(cmd, opts, args)
 		},
 	}
-	cmd.Flags().StringVar(&opts.db, "db", "forensics.db", "timeline file to write (kept for `timeline query`)")
-	cmd.Flags().StringVar(&opts.format, "format", "table", "output format: table, json, markdown, sarif or html")
-	cmd.Flags().StringVar(&opts.failOn, "fail-on", "", "exit 3 when a finding is at or above this severity: low, medium (= warning), high or critical")
-	cmd.Flags().StringSliceVar(&opts.rules, "rules", nil, "run only these rules (comma-separated names; see `forensics rules list`)")
+	addDBFlag(cmd, &opts.db, "`FILE` to keep the timeline in, for findings, show and timeline query")
+	opts.format = newFormatFlag("table", analyzeFormats...)
+	opts.format.register(cmd)
+	cmd.Flags().StringVar(&opts.failOn, "fail-on", "", "exit 3 when a finding is at or above this `SEVERITY`: low, medium (= warning), high or critical")
+	cmd.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"low", "medium", "warning", "high", "critical"}, cobra.ShellCompDirectiveNoFileComp))
+	cmd.Flags().StringSliceVar(&opts.rules, "rules", nil, "run only these `RULES` (comma-separated; see forensics rules list)")
+	cmd.RegisterFlagCompletionFunc("rules", completeRules)
 	cmd.Flags().BoolVarP(&opts.quiet, "quiet", "q", false, "no progress display and no summary of the inputs on stderr")
-	cmd.Flags().StringVar(&opts.profile, "cpuprofile", "", "write a CPU profile of the run to this file (for go tool pprof)")
+	cmd.Flags().StringVar(&opts.incident, "incident", "", "name the `INCIDENT` this evidence belongs to (default: named after the inputs); see forensics incidents")
+	cmd.Flags().BoolVarP(&opts.verbose, "verbose", "v", false, "list every file read on stderr, not a summary per node and format")
+	cmd.Flags().StringVar(&opts.profile, "cpuprofile", "", "write a CPU profile of the run to this `FILE` (for go tool pprof)")
 	cmd.Flags().MarkHidden("cpuprofile")
 	cmd.Flags().BoolVar(&opts.strict, "strict", false, "exit 1 when any input could not be read in full")
 	opts.limits = input.DefaultLimits
-	cmd.Flags().Int64Var(&opts.limits.MaxTotal, "max-bytes", input.DefaultLimits.MaxTotal, "stop reading after the inputs decompress to this many bytes in all")
-	cmd.Flags().Int64Var(&opts.limits.MaxRatio, "max-ratio", input.DefaultLimits.MaxRatio, "stop reading a member that decompresses to more than this many times its compressed size (zip bombs)")
-	cmd.Flags().IntVar(&opts.limits.MaxDepth, "max-depth", input.DefaultLimits.MaxDepth, "read archives nested at most this deep")
-	cmd.Flags().Int64Var(&opts.limits.MaxMember, "max-member", input.DefaultLimits.MaxMember, "largest zip inside an archive that is read (it is held in memory: a zip needs random access)")
-	cmd.Flags().Int64Var(&opts.limits.MaxExpansion, "max-expansion", input.DefaultLimits.MaxExpansion, "stop reading an archive whose members, nested archives included, decompress to more than this many times its size (at least 256 MiB; nested zip bombs)")
+	cmd.Flags().Var(sizeFlag{&opts.limits.MaxTotal}, "max-bytes", "stop reading after the inputs decompress to this `SIZE` in all (1TiB, 500MiB, 2GB)")
+	cmd.Flags().Int64Var(&opts.limits.MaxRatio, "max-ratio", input.DefaultLimits.MaxRatio, "stop reading a member that decompresses to more than `N` times its compressed size (zip bombs)")
+	cmd.Flags().IntVar(&opts.limits.MaxDepth, "max-depth", input.DefaultLimits.MaxDepth, "read archives nested at most `N` deep")
+	cmd.Flags().Var(sizeFlag{&opts.limits.MaxMember}, "max-member", "largest zip inside an archive that is read, as a `SIZE` (it is held in memory: a zip needs random access)")
+	cmd.Flags().Int64Var(&opts.limits.MaxExpansion, "max-expansion", input.DefaultLimits.MaxExpansion, "stop reading an archive whose members, nested archives included, decompress to more than `N` times its size (at least 256 MiB; nested zip bombs)")
 	return cmd
 }
 
+var analyzeFormats = []string{"table", "json", "markdown", "sarif", "html"}
+
 func runAnalyze(cmd *cobra.Command, opts *analyzeOptions, paths []string) error {
-	switch opts.format {
-	case "table", "json", "markdown", "sarif", "html":
-	default:
-		return usageErrorf("--format %q: want table, json, markdown, sarif or html", opts.format)
-	}
 	var threshold *forensics.Severity
 	if opts.failOn != "" {
 		s, err := forensics.ParseSeverity(opts.failOn)
@@ -123,19 +127,32 @@ func runAnalyze(cmd *cobra.Command, opts *analyzeOptions, paths []string) error 
 	// database); collecting half as often saves CPU and costs little memory.
 	debug.SetGCPercent(200)
 	var prog *ingest.Progress
+	stop := func() {}
 	if !opts.quiet {
 		prog = &ingest.Progress{}
-		stop := showProgress(opts.stderr, prog)
+		stop = showProgress(opts.stderr, prog)
 		defer stop()
 	}
-	rep, res, ruleErrs, err := analyze(cmd.Context(), opts.db, paths, selected, opts.limits, prog)
+	rep, res, ruleErrs, err := analyze(cmd.Context(), opts.db, opts.incident, paths, selected, opts.limits, prog)
+	if opts.format.String() != "html" {
+		stop() // the output follows; the HTML report still reads the timeline
+	}
 	if err != nil {
 		return err
 	}
 	for _, err := range ruleErrs {
 		fmt.Fprintf(opts.stderr, "forensics: %s\n", report.EscapeLines(err.Error(), "  "))
 	}
-	switch opts.format {
+	if res.Read+res.Reused == 0 {
+		// Say why, not "No findings.": nothing was looked at.
+		if !opts.quiet {
+			if err := report.WriteSources(opts.stderr, rep, layoutFor(opts.stderr, opts.verbose)); err != nil {
+				return err
+			}
+		}
+		return &exitError{exitFailed, fmt.Errorf("nothing could be analysed in %s", strings.Join(paths, ", "))}
+	}
+	switch opts.format.String() {
 	case "json":
 		if err := report.WriteJSON(opts.stdout, rep); err != nil {
 			return err
@@ -153,21 +170,18 @@ func runAnalyze(cmd *cobra.Command, opts *analyzeOptions, paths []string) error 
 			return err
 		}
 	default:
-		if err := report.WriteFindings(opts.stdout, rep.Findings); err != nil {
+		if err := report.WriteFindings(opts.stdout, rep.Findings, layoutFor(opts.stdout, false)); err != nil {
 			return err
 		}
 		if !opts.quiet {
 			fmt.Fprintln(opts.stderr)
-			if err := report.WriteSources(opts.stderr, rep); err != nil {
+			if err := report.WriteSources(opts.stderr, rep, layoutFor(opts.stderr, opts.verbose)); err != nil {
 				return err
 			}
 		}
 	}
-	if res.Read+res.Reused == 0 {
-		return &exitError{exitFailed, fmt.Errorf("nothing could be analysed in %s", strings.Join(paths, ", "))}
-	}
 	if len(ruleErrs) > 0 {
-		return &exitError{exitFailed, fmt.Errorf("%d rules failed", len(ruleErrs))}
+		return &exitError{exitFailed, fmt.Errorf("%s failed", report.Plural(len(ruleErrs), "rule", "rules"))}
 	}
 	if opts.strict {
 		lost := 0
@@ -177,7 +191,19 @@ func runAnalyze(cmd *cobra.Command, opts *analyzeOptions, paths []string) error 
 			}
 		}
 		if lost > 0 {
-			return &exitError{exitFailed, fmt.Errorf("--strict: %d inputs could not be read in full (see the problems above)", lost)}
+			// Point to where the problems are: -q hid them from stderr.
+			where := "see the problems above"
+			switch {
+			case opts.format.String() == "json":
+				where = `listed under "problems" in the output`
+			case opts.quiet:
+				where = "run without -q to see which and why"
+			}
+			what := "inputs"
+			if lost == 1 {
+				what = "input"
+			}
+			return &exitError{exitFailed, fmt.Errorf("--strict: %d %s could not be read in full (%s)", lost, what, where)}
 		}
 	}
 	if threshold != nil {
@@ -211,7 +237,9 @@ func analyzeHTML(ctx context.Context, opts *analyzeOptions, run int64, rep *repo
 
 // analyze reads paths into the timeline at dbPath, runs the rules over what
 // was read, and stores and returns the findings.
-func analyze(ctx context.Context, dbPath string, paths []string, selected []*forensics.Rule, limits input.Limits, prog *ingest.Progress) (*report.Report, ingest.Result, []error, error) {
+func analyze(ctx context.Context, dbPath, incident string, paths []string, selected []*forensics.Rule, limits input.Limits, prog *ingest.Progress) (*report.Report, ingest.Result, []error, error) {
+	_, statErr := os.Stat(dbPath)
+	created := errors.Is(statErr, os.ErrNotExist)
 	db, err := store.Open(dbPath)
 	if err != nil {
 		return nil, ingest.Result{}, nil, err
@@ -221,13 +249,38 @@ func analyze(ctx context.Context, dbPath string, paths []string, selected []*for
 	if err != nil {
 		return nil, ingest.Result{}, nil, err
 	}
+	if incident == "" {
+		incident = store.IncidentName(paths)
+	}
+	if err := w.SetIncident(incident); err != nil {
+		return nil, ingest.Result{}, nil, err
+	}
 	res, err := ingest.Run(ctx, db, w, paths, ingest.Options{Formats: parsers.All, Limits: limits, Progress: prog})
+	if err == nil && res.Read+res.Reused == 0 {
+		// A run that read nothing is not an analysis: it must not become
+		// the latest one, and a timeline it created is removed again.
+		if err := w.Discard(); err != nil {
+			return nil, res, nil, err
+		}
+		rep := &report.Report{Problems: res.Problems, Summary: report.Summary{Skipped: len(res.Skipped), Problems: len(res.Problems)}}
+		for _, s := range res.Skipped {
+			rep.Skipped = append(rep.Skipped, report.Skipped(s))
+		}
+		db.Close()
+		if created {
+			for _, suffix := range []string{"", "-wal", "-shm"} {
+				os.Remove(dbPath + suffix)
+			}
+		}
+		return rep, res, nil, nil
+	}
 	if errors.Is(err, context.Canceled) {
 		return nil, res, nil, fmt.Errorf("analyze interrupted (%w): the files stored whole so far are kept; run the same command again to finish", err)
 	}
 	if err != nil {
 		return nil, res, nil, fmt.Errorf("analyze: %w", err)
 	}
+	setPhase(prog, ingest.Rules)
 	sig, err := db.Signature(ctx, res.Run, rulesID(selected))
 	if err != nil {
 		return nil, res, nil, err
@@ -257,8 +310,15 @@ func analyze(ctx context.Context, dbPath string, paths []string, selected []*for
 	if err := w.Close(); err != nil {
 		return nil, res, nil, err
 	}
+	setPhase(prog, ingest.Report)
 	rep, err := buildReport(ctx, db, res, findings)
 	return rep, res, ruleErrs, err
+}
+
+func setPhase(p *ingest.Progress, ph ingest.Phase) {
+	if p != nil {
+		p.Phase.Store(int32(ph))
+	}
 }
 
 // rulesID names the rules and the build of forensics that runs them: the
@@ -290,14 +350,26 @@ func buildReport(ctx context.Context, db *store.DB, res ingest.Result, findings 
 		return nil, err
 	}
 	rep := &report.Report{Findings: findings, Problems: res.Problems}
+	seen := map[string]bool{}
+	for _, p := range res.Problems {
+		seen[p.Error()] = true
+	}
 	for _, s := range srcs {
 		rep.Sources = append(rep.Sources, report.NewSource(s))
+		// A source already in the timeline keeps the problems it was read
+		// with: analysing it again must not make them disappear (--strict).
+		for _, p := range s.Problems {
+			if !seen[p.Error()] {
+				seen[p.Error()] = true
+				rep.Problems = append(rep.Problems, p)
+			}
+		}
 	}
 	for _, s := range res.Skipped {
 		rep.Skipped = append(rep.Skipped, report.Skipped(s))
 	}
 	rep.Summary = report.Summary{
-		Read: res.Read, Reused: res.Reused, Skipped: len(res.Skipped), Problems: len(res.Problems),
+		Read: res.Read, Reused: res.Reused, Skipped: len(res.Skipped), Problems: len(rep.Problems),
 		Findings: map[string]int{},
 	}
 	for _, f := range findings {

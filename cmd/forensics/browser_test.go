@@ -64,20 +64,24 @@ func TestHTMLInChromium(t *testing.T) {
 	runs := map[string]*browserRun{}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
-	start := func(name, page, screenshot string) {
+	start := func(name, page, screenshot string, width int) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r := runChromium(bin, page, screenshot, work, name)
+			r := runChromium(bin, page, screenshot, work, name, width)
 			mu.Lock()
 			runs[name] = r
 			mu.Unlock()
 		}()
 	}
+	// Every page at a wide and a narrow window: the swimlanes and the
+	// tables must fit both, and no two labels may overlap at either.
 	for name, page := range pages {
-		start(name, page, filepath.Join(artifacts, name+".png"))
+		for _, width := range browserWidths {
+			start(fmt.Sprintf("%s@%d", name, width), page, filepath.Join(artifacts, fmt.Sprintf("%s-%d.png", name, width)), width)
+		}
 	}
-	start("control", control, "")
+	start("control", control, "", 1400)
 	wg.Wait()
 
 	t.Run("control", func(t *testing.T) {
@@ -97,26 +101,70 @@ func TestHTMLInChromium(t *testing.T) {
 		names = append(names, name)
 	}
 	sort.Strings(names)
-	for _, name := range names {
-		t.Run(name, func(t *testing.T) {
-			r := runs[name]
-			if r.err != nil {
-				t.Fatalf("chromium: %v\n%s", r.err, r.stderrTail())
+	for _, page := range names {
+		for _, width := range browserWidths {
+			name := fmt.Sprintf("%s@%d", page, width)
+			t.Run(name, func(t *testing.T) {
+				r := runs[name]
+				if r.err != nil {
+					t.Fatalf("chromium: %v\n%s", r.err, r.stderrTail())
+				}
+				checkRendered(t, pages[page], r.dom)
+				checkLayout(t, page, r.dom)
+				if len(r.requests) > 0 {
+					t.Errorf("the page made network requests: %q", r.requests)
+				}
+				if len(r.console) > 0 {
+					t.Errorf("the page wrote to the console (errors, blocked loads): %q", r.console)
+				}
+				png, err := os.ReadFile(r.screenshot)
+				if err != nil || !bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")) {
+					t.Errorf("no screenshot at %s: %v", r.screenshot, err)
+				} else {
+					t.Logf("screenshot: %s", r.screenshot)
+				}
+			})
+		}
+	}
+}
+
+// browserWidths are the window widths every page is checked at.
+var browserWidths = []int{1400, 800}
+
+// checkLayout checks what the page measured after drawing (with getBBox, in
+// the browser's own text layout): labels shown, none overlapping another,
+// the page no wider than the window; and the story's moments drawn.
+func checkLayout(t *testing.T, page, dom string) {
+	t.Helper()
+	if m := regexp.MustCompile(`<body[^>]*data-overflow="(\d+)"`).FindStringSubmatch(dom); m == nil || m[1] != "0" {
+		t.Errorf("the page is wider than the window by %v px (tables must fit)", m)
+	}
+	for _, loc := range svgOpen.FindAllString(dom, -1) {
+		f := attrOf(loc, "data-finding")
+		if n, _ := strconv.Atoi(attrOf(loc, "data-labels")); n == 0 {
+			t.Errorf("finding %s: no labels measured", f)
+		}
+		if o := attrOf(loc, "data-label-overlaps"); o != "0" {
+			t.Errorf("finding %s: %s pairs of labels overlap", f, o)
+		}
+	}
+	if page == "couchbase-seed" {
+		// restart, failover, and traffic never enabled.
+		svg := svgOpen.FindString(dom)
+		if n, _ := strconv.Atoi(attrOf(svg, "data-moments")); n < 3 {
+			t.Errorf("the seed's swimlane draws %d moments, want restart, failover and traffic never enabled", n)
+		}
+		for _, label := range []string{">restart<", ">failover<", ">traffic never enabled →<"} {
+			if !strings.Contains(dom, label) {
+				t.Errorf("the seed's swimlane lacks the moment label %s", label)
 			}
-			checkRendered(t, pages[name], r.dom)
-			if len(r.requests) > 0 {
-				t.Errorf("the page made network requests: %q", r.requests)
-			}
-			if len(r.console) > 0 {
-				t.Errorf("the page wrote to the console (errors, blocked loads): %q", r.console)
-			}
-			png, err := os.ReadFile(r.screenshot)
-			if err != nil || !bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")) {
-				t.Errorf("no screenshot at %s: %v", r.screenshot, err)
-			} else {
-				t.Logf("screenshot: %s", r.screenshot)
-			}
-		})
+		}
+		if !strings.Contains(dom, `class="salient-marks"`) {
+			t.Errorf("no layer of rollback and failover markers on top")
+		}
+	}
+	if page == "crdb-v2-node-log" && regexp.MustCompile(`<g class="lane[^"]*" data-lane="\d+" data-node="" `).MatchString(dom) {
+		t.Errorf("a crdb lane without a node")
 	}
 }
 
@@ -218,14 +266,14 @@ func (r *browserRun) stderrTail() string {
 // that keep it from any network access of its own, and returns the DOM
 // after the page's script ran, the requests the page made (from the
 // browser's net log) and what it wrote to the console.
-func runChromium(bin, page, screenshot, work, name string) *browserRun {
+func runChromium(bin, page, screenshot, work, name string, width int) *browserRun {
 	r := &browserRun{screenshot: screenshot}
-	profile, err := os.MkdirTemp(work, "profile-"+name+"-")
+	profile, err := os.MkdirTemp(work, "profile-"+strings.ReplaceAll(name, "@", "-")+"-")
 	if err != nil {
 		r.err = err
 		return r
 	}
-	netlog := filepath.Join(work, name+".netlog.json")
+	netlog := filepath.Join(work, strings.ReplaceAll(name, "@", "-")+".netlog.json")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin,
@@ -233,7 +281,7 @@ func runChromium(bin, page, screenshot, work, name string) *browserRun {
 		"--disable-background-networking", "--disable-component-update", "--disable-sync",
 		"--user-data-dir="+profile,
 		"--log-net-log="+netlog, "--enable-logging=stderr", "--v=0",
-		"--hide-scrollbars", "--window-size=1400,1400", "--dump-dom")
+		"--hide-scrollbars", fmt.Sprintf("--window-size=%d,1400", width), "--dump-dom")
 	if screenshot != "" {
 		cmd.Args = append(cmd.Args, "--screenshot="+screenshot)
 	}

@@ -1,8 +1,8 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -13,36 +13,65 @@ import (
 )
 
 func newFindingsCmd() *cobra.Command {
-	var dbPath string
+	var dbPath, incident string
 	var run int64
+	format := newFormatFlag("table", "table", "json")
 	cmd := &cobra.Command{
 		Use:   "findings",
-		Short: "List the findings stored by the last analysis",
-		Args:  cobra.NoArgs,
+		Short: "List the findings of the latest analysis of an incident",
+		Long: `findings lists the findings of the latest analysis of the latest incident
+(--incident picks another, see 'forensics incidents'; --run a run by id).`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			db, err := store.OpenReadOnly(dbPath)
 			if err != nil {
 				return err
 			}
 			defer db.Close()
-			fs, err := db.Findings(cmd.Context(), run)
+			sc, err := resolveScope(cmd.Context(), db, incident, run)
 			if err != nil {
 				return err
 			}
-			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			for _, f := range fs {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", f.ID, f.Severity, f.Rule, f.Start.UTC().Format(report.TimeFormat), report.ClipName(report.SubjectLine(f.Subject), 160))
+			sc.note(cmd.ErrOrStderr())
+			var fs []store.StoredFinding
+			if sc.run != 0 || sc.name != allIncidents {
+				if fs, err = db.Findings(cmd.Context(), sc.run); err != nil {
+					return err
+				}
+			} else if fs, err = db.AllFindings(cmd.Context()); err != nil {
+				return err
 			}
-			return tw.Flush()
+			out := cmd.OutOrStdout()
+			if format.String() == "json" {
+				list := make([]forensics.Finding, 0, len(fs))
+				for _, f := range fs {
+					list = append(list, f.Finding)
+				}
+				enc := json.NewEncoder(out)
+				enc.SetIndent("", "  ")
+				enc.SetEscapeHTML(false)
+				return enc.Encode(list)
+			}
+			if len(fs) == 0 {
+				_, err := fmt.Fprintln(out, "No findings.")
+				return err
+			}
+			list := make([]forensics.Finding, len(fs))
+			for i, f := range fs {
+				list[i] = f.Finding
+			}
+			return report.WriteFindingsTable(out, list, layoutFor(out, false))
 		},
 	}
-	cmd.Flags().StringVar(&dbPath, "db", "forensics.db", "timeline file")
-	cmd.Flags().Int64Var(&run, "run", 0, "the analysis run (default: the latest)")
+	addDBFlag(cmd, &dbPath, "timeline `FILE` written by analyze")
+	cmd.Flags().Int64Var(&run, "run", 0, "the analysis run, by `ID` (default: the latest of the incident)")
+	addIncidentFlag(cmd, &incident)
+	format.register(cmd)
 	return cmd
 }
 
 func newShowCmd() *cobra.Command {
-	var dbPath string
+	var dbPath, incident string
 	var window time.Duration
 	var limit int
 	cmd := &cobra.Command{
@@ -59,51 +88,31 @@ every line of that window, recognised or not.`,
 			}
 			return nil
 		},
+		ValidArgsFunction: completeFindings,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			db, err := store.OpenReadOnly(dbPath)
 			if err != nil {
 				return err
 			}
 			defer db.Close()
-			f, err := db.Finding(cmd.Context(), args[0])
+			sc, err := resolveScope(cmd.Context(), db, incident, 0)
+			if err != nil {
+				return err
+			}
+			f, err := db.FindingIn(cmd.Context(), sc.run, args[0])
 			if err != nil {
 				return &exitError{exitFailed, err}
 			}
 			out := cmd.OutOrStdout()
-			if err := report.WriteFindings(out, []forensics.Finding{f.Finding}); err != nil {
+			if err := report.WriteFindings(out, []forensics.Finding{f.Finding}, layoutFor(out, false)); err != nil {
 				return err
 			}
-			evidence := map[evidenceKey]bool{}
-			for _, e := range f.Evidence {
-				evidence[evidenceKey{e.Source, e.Line}] = true
-			}
-			since, until := f.Start.Add(-window), f.End.Add(window)
-			fmt.Fprintf(out, "\n  Context: events on every node, %s to %s (evidence marked *):\n", since.Format(report.TimeFormat), until.Format(report.TimeFormat))
-			rw := newRowWriter(out, "table")
-			n, more := 0, 0
-			filter := store.EventFilter{}
-			filter.Since, filter.Until = since, until
-			err = db.Events(cmd.Context(), filter, func(e *forensics.Event) error {
-				if n >= limit {
-					more++
-					return nil
-				}
-				n++
-				r := eventRow(e, time.UTC)
-				r.Evidence = evidence[evidenceKey{e.Source, e.Line}]
-				return rw.write(&r)
-			})
-			if err != nil {
-				return err
-			}
-			if more > 0 {
-				fmt.Fprintf(out, "  … %d more events; see forensics timeline query --around %s --events\n", more, f.ID)
-			}
-			return nil
+			return writeContext(cmd.Context(), out, db, f, window, limit)
 		},
 	}
-	cmd.Flags().StringVar(&dbPath, "db", "forensics.db", "timeline file")
-	cmd.Flags().DurationVar(&window, "window", 2*time.Second, "context before the start and after the end")
-	cmd.Flags().IntVar(&limit, "limit", 300, "at most this many context events")
+	addDBFlag(cmd, &dbPath, "timeline `FILE` written by analyze")
+	cmd.Flags().DurationVar(&window, "window", 2*time.Second, "context before the start and after the end (a `DURATION` such as 5s)")
+	cmd.Flags().IntVar(&limit, "limit", 300, "at most `N` rows of context")
+	addIncidentFlag(cmd, &incident)
 	return cmd
 }

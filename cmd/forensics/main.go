@@ -49,7 +49,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	root := newRootCmd(stdout, stderr)
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return exitOK
 	}
@@ -65,7 +65,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "forensics: %s\n", report.EscapeLines(err.Error(), "  "))
 	if code == exitUsage {
-		fmt.Fprintln(stderr, "Run 'forensics --help' for usage.")
+		// Point to the help of the command that was given, not the root's.
+		path := "forensics"
+		if cmd != nil {
+			path = cmd.CommandPath()
+		}
+		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", path)
 	}
 	return code
 }
@@ -93,12 +98,14 @@ topology snapshots and vtctld logs — merges it into one timeline across nodes
 and say what to do about it.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       readBuildInfo().Version,
 	}
+	root.SetVersionTemplate(readBuildInfo().String())
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &exitError{exitUsage, err}
 	})
-	root.AddCommand(newAnalyzeCmd(), newTimelineCmd(), newFindingsCmd(), newShowCmd(), newRulesCmd(), newTestCmd(), newReportCmd())
+	root.AddCommand(newAnalyzeCmd(), newTimelineCmd(), newFindingsCmd(), newShowCmd(), newRulesCmd(), newTestCmd(), newReportCmd(), newVersionCmd(), newIncidentsCmd(), newExtractCmd())
 	return root
 }

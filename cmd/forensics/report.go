@@ -16,7 +16,7 @@ import (
 )
 
 func newReportCmd() *cobra.Command {
-	var dbPath, htmlPath string
+	var dbPath, htmlPath, incident string
 	var run int64
 	cmd := &cobra.Command{
 		Use:   "report --html OUT.html",
@@ -40,23 +40,33 @@ timeline, no such run); 2 for a usage error.`,
 			if htmlPath == "" {
 				return usageErrorf("report needs --html OUT.html")
 			}
-			return writeReportFile(cmd.Context(), dbPath, run, htmlPath, cmd.OutOrStdout())
+			return writeReportFile(cmd.Context(), dbPath, incident, run, htmlPath, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
-	cmd.Flags().StringVar(&dbPath, "db", "forensics.db", "timeline file written by analyze")
-	cmd.Flags().StringVar(&htmlPath, "html", "", "write the HTML report to this file (- for stdout)")
-	cmd.Flags().Int64Var(&run, "run", 0, "the analysis run to report (default: the latest)")
+	addDBFlag(cmd, &dbPath, "timeline `FILE` written by analyze")
+	cmd.Flags().StringVar(&htmlPath, "html", "", "write the HTML report to this `FILE` (- for stdout)")
+	cmd.Flags().Int64Var(&run, "run", 0, "the analysis run to report, by `ID` (default: the latest of the incident)")
+	addIncidentFlag(cmd, &incident)
 	return cmd
 }
 
 // writeReportFile writes the HTML report of a stored run to path, through a
 // temporary file so an interrupted run leaves no half-written report.
-func writeReportFile(ctx context.Context, dbPath string, run int64, path string, stdout io.Writer) error {
+func writeReportFile(ctx context.Context, dbPath, incident string, run int64, path string, stdout, stderr io.Writer) error {
 	db, err := store.OpenReadOnly(dbPath)
 	if err != nil {
 		return &exitError{exitFailed, err}
 	}
 	defer db.Close()
+	sc, err := resolveScope(ctx, db, incident, run)
+	if err != nil {
+		return err
+	}
+	if sc.name == allIncidents {
+		return usageErrorf("report --incident all: a report is about one incident; pick one (forensics incidents)")
+	}
+	sc.note(stderr)
+	run = sc.run
 	rep, run, err := storedReport(ctx, db, run)
 	if err != nil {
 		return &exitError{exitFailed, err}

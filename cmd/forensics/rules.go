@@ -1,12 +1,14 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
+	"forensics"
 	"forensics/rules"
 )
 
@@ -15,18 +17,7 @@ func newRulesCmd() *cobra.Command {
 		Use:   "rules",
 		Short: "List the rules and explain what they detect",
 	}
-	cmd.AddCommand(&cobra.Command{
-		Use:   "list",
-		Short: "List every rule with its title",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			for _, r := range rules.All {
-				fmt.Fprintf(tw, "%s\t%s\n", r.Name, r.Doc.Title)
-			}
-			return tw.Flush()
-		},
-	}, &cobra.Command{
+	cmd.AddCommand(newRulesListCmd(), &cobra.Command{
 		Use:   "explain RULE",
 		Short: "Explain a rule: what it detects, why it matters, how to confirm it, what to do",
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -35,38 +26,137 @@ func newRulesCmd() *cobra.Command {
 			}
 			return nil
 		},
+		ValidArgsFunction: completeRuleArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			r, ok := rules.Lookup(args[0])
 			if !ok {
 				return usageErrorf("no rule named %q (see forensics rules list)", args[0])
 			}
-			var b strings.Builder
-			fmt.Fprintf(&b, "%s — %s\n", r.Name, r.Doc.Title)
-			for _, sec := range []struct{ head, text string }{
-				{"What it detects", r.Doc.Detects},
-				{"Why it matters", r.Doc.Why},
-				{"How to confirm it by hand", r.Doc.Confirm},
-				{"Evidence it needs", r.Doc.Inputs},
-				{"What to do", r.Doc.Fixes},
-			} {
-				if sec.text == "" {
-					continue
-				}
-				fmt.Fprintf(&b, "\n%s\n", sec.head)
-				for _, para := range strings.Split(strings.TrimSpace(sec.text), "\n") {
-					fmt.Fprintf(&b, "  %s\n", para)
-				}
-			}
-			if len(r.Kinds) > 0 {
-				var kinds []string
-				for _, k := range r.Kinds {
-					kinds = append(kinds, string(k))
-				}
-				fmt.Fprintf(&b, "\nEvent kinds read\n  %s\n", strings.Join(kinds, ", "))
-			}
-			_, err := fmt.Fprint(cmd.OutOrStdout(), b.String())
+			_, err := fmt.Fprint(cmd.OutOrStdout(), explainRule(r))
 			return err
 		},
 	})
 	return cmd
+}
+
+// ruleDoc is a rule's documentation as --format json writes it; the names
+// are a contract.
+type ruleDoc struct {
+	Name    string   `json:"name"`
+	Title   string   `json:"title"`
+	Detects string   `json:"detects,omitempty"`
+	Why     string   `json:"why,omitempty"`
+	Confirm string   `json:"confirm,omitempty"`
+	Inputs  string   `json:"inputs,omitempty"`
+	Fixes   string   `json:"fixes,omitempty"`
+	Kinds   []string `json:"kinds,omitempty"`
+}
+
+func newRulesListCmd() *cobra.Command {
+	format := newFormatFlag("table", "table", "json")
+	var full bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List every rule with its title and what it detects",
+		Long: `list prints every rule: its name, its title and what it detects. --full
+prints each rule's whole documentation, as 'forensics rules explain RULE'
+does; --format json gives all of it to programs.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			out := cmd.OutOrStdout()
+			if format.String() == "json" {
+				docs := []ruleDoc{}
+				for _, r := range rules.All {
+					d := ruleDoc{Name: r.Name, Title: r.Doc.Title, Detects: strings.TrimSpace(r.Doc.Detects), Why: strings.TrimSpace(r.Doc.Why),
+						Confirm: strings.TrimSpace(r.Doc.Confirm), Inputs: strings.TrimSpace(r.Doc.Inputs), Fixes: strings.TrimSpace(r.Doc.Fixes)}
+					for _, k := range r.Kinds {
+						d.Kinds = append(d.Kinds, string(k))
+					}
+					docs = append(docs, d)
+				}
+				enc := json.NewEncoder(out)
+				enc.SetIndent("", "  ")
+				enc.SetEscapeHTML(false)
+				return enc.Encode(docs)
+			}
+			var b strings.Builder
+			for i, r := range rules.All {
+				if full {
+					if i > 0 {
+						b.WriteString("\n")
+					}
+					b.WriteString(explainRule(r))
+					continue
+				}
+				fmt.Fprintf(&b, "%s — %s\n", r.Name, r.Doc.Title)
+				if d := firstParagraph(r.Doc.Detects); d != "" {
+					wrapText(&b, d, "    ", 100)
+				}
+			}
+			if !full {
+				b.WriteString("\nforensics rules explain RULE (or rules list --full) prints why it matters, how to confirm it by hand, the evidence it needs and what to do.\n")
+			}
+			_, err := io.WriteString(out, b.String())
+			return err
+		},
+	}
+	cmd.Flags().BoolVar(&full, "full", false, "print each rule's whole documentation")
+	format.register(cmd)
+	return cmd
+}
+
+// explainRule writes a rule's documentation for a reader.
+func explainRule(r *forensics.Rule) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s — %s\n", r.Name, r.Doc.Title)
+	for _, sec := range []struct{ head, text string }{
+		{"What it detects", r.Doc.Detects},
+		{"Why it matters", r.Doc.Why},
+		{"How to confirm it by hand", r.Doc.Confirm},
+		{"Evidence it needs", r.Doc.Inputs},
+		{"What to do", r.Doc.Fixes},
+	} {
+		if sec.text == "" {
+			continue
+		}
+		fmt.Fprintf(&b, "\n%s\n", sec.head)
+		for _, para := range strings.Split(strings.TrimSpace(sec.text), "\n") {
+			fmt.Fprintf(&b, "  %s\n", para)
+		}
+	}
+	if len(r.Kinds) > 0 {
+		var kinds []string
+		for _, k := range r.Kinds {
+			kinds = append(kinds, string(k))
+		}
+		fmt.Fprintf(&b, "\nEvent kinds read\n  %s\n", strings.Join(kinds, ", "))
+	}
+	return b.String()
+}
+
+// firstParagraph is the text up to the first blank line, on one line.
+func firstParagraph(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.Index(s, "\n\n"); i >= 0 {
+		s = s[:i]
+	}
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// wrapText wraps words to width, each line starting with indent.
+func wrapText(b *strings.Builder, text, indent string, width int) {
+	line := indent
+	for _, w := range strings.Fields(text) {
+		if line != indent && len(line)+1+len(w) > width {
+			b.WriteString(line + "\n")
+			line = indent
+		}
+		if line != indent {
+			line += " "
+		}
+		line += w
+	}
+	if line != indent {
+		b.WriteString(line + "\n")
+	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"forensics/expect"
 	"forensics/input"
+	"forensics/report"
 	"forensics/rules"
 )
 
@@ -66,7 +67,7 @@ It prints one line per case and a summary, and exits 1 when any case fails.`,
 					continue
 				}
 				db := filepath.Join(scratch, fmt.Sprintf("case%d.db", i))
-				rep, _, ruleErrs, err := analyze(cmd.Context(), db, inputs, rules.All, input.DefaultLimits, nil)
+				rep, _, ruleErrs, err := analyze(cmd.Context(), db, "", inputs, rules.All, input.DefaultLimits, nil)
 				var problems []string
 				if err != nil {
 					problems = append(problems, err.Error())
@@ -77,7 +78,7 @@ It prints one line per case and a summary, and exits 1 when any case fails.`,
 					problems = append(problems, c.Check(rep.Findings)...)
 				}
 				if len(problems) == 0 {
-					fmt.Fprintf(out, "ok   %s (%d findings)\n", dir, len(rep.Findings))
+					fmt.Fprintf(out, "ok   %s (%s)\n", dir, report.Plural(len(rep.Findings), "finding", "findings"))
 					passed++
 					continue
 				}

@@ -47,15 +47,16 @@ type queryOptions struct {
 	grep       string
 	regex      string
 	bucket     string
-	vb         int
+	vb         optionalInt
 	rangeID    int64
 	keyspace   string
 	table      string
 	eventsOnly bool
 	limit      int
-	tz         string
-	format     string
+	tz         *enumFlag
+	format     *enumFlag
 	sql        string
+	incident   string
 }
 
 func newTimelineQueryCmd() *cobra.Command {
@@ -69,6 +70,9 @@ a filter given several values (--node a,b) matches any of them.
 
 Event filters (--kind, --bucket, --vb, --range, --keyspace, --table, --events)
 select recognised lines only; see 'forensics timeline kinds' for the kinds.
+
+The latest incident is read (see 'forensics incidents'); --incident NAME reads
+another, --incident all every one. --sql reads every incident.
 
 Times: --since/--until take RFC 3339 times (2022-07-22T00:39:12Z,
 2022-07-21T17:39:12-07:00) or offsets from --at (-30s, +2m). --at T with
@@ -88,28 +92,35 @@ schema') on a read-only connection: nothing can change the timeline.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.db, "db", "forensics.db", "timeline file")
-	f.StringSliceVar(&opts.nodes, "node", nil, "only these nodes")
-	f.StringSliceVar(&opts.systems, "system", nil, "only these components (memcached, ns_server, indexer, projector, distsender, vtctld, topo, …)")
-	f.StringSliceVar(&opts.sources, "source", nil, "only files whose path contains this")
-	f.StringSliceVar(&opts.kinds, "kind", nil, "only events of these kinds")
-	f.StringVar(&opts.since, "since", "", "from this time (RFC 3339, or an offset from --at such as -30s)")
-	f.StringVar(&opts.until, "until", "", "before this time (RFC 3339, or an offset from --at such as +30s)")
-	f.StringVar(&opts.at, "at", "", "a time (RFC 3339) for --window and relative --since/--until")
-	f.DurationVar(&opts.window, "window", 10*time.Second, "half-width of the window with --at or --around")
-	f.StringVar(&opts.around, "around", "", "the window of this finding (id or id prefix), evidence marked")
-	f.StringVar(&opts.grep, "grep", "", "only lines containing this text")
-	f.StringVar(&opts.regex, "regex", "", "only lines matching this regular expression (RE2 syntax)")
-	f.StringVar(&opts.bucket, "bucket", "", "only events about this Couchbase bucket")
-	f.IntVar(&opts.vb, "vb", -1, "only events about this vbucket")
-	f.Int64Var(&opts.rangeID, "range", 0, "only events about this CockroachDB range")
-	f.StringVar(&opts.keyspace, "keyspace", "", "only events about this Vitess keyspace")
-	f.StringVar(&opts.table, "table", "", "only events about this Vitess table")
+	addDBFlag(cmd, &opts.db, "timeline `FILE` written by analyze")
+	f.StringSliceVar(&opts.nodes, "node", nil, "only these `NODES`")
+	cmd.RegisterFlagCompletionFunc("node", completeNodes)
+	f.StringSliceVar(&opts.systems, "system", nil, "only these `COMPONENTS` (memcached, ns_server, indexer, projector, distsender, vtctld, topo, …)")
+	f.StringSliceVar(&opts.sources, "source", nil, "only files whose path contains `TEXT`")
+	f.StringSliceVar(&opts.kinds, "kind", nil, "only events of these `KINDS` (see forensics timeline kinds)")
+	cmd.RegisterFlagCompletionFunc("kind", completeKinds)
+	f.StringVar(&opts.since, "since", "", "from this `TIME` (RFC 3339, or an offset from --at such as -30s)")
+	f.StringVar(&opts.until, "until", "", "before this `TIME` (RFC 3339, or an offset from --at such as +30s)")
+	f.StringVar(&opts.at, "at", "", "a `TIME` (RFC 3339) for --window and relative --since/--until")
+	f.DurationVar(&opts.window, "window", 10*time.Second, "half-width of the window with --at or --around (a `DURATION` such as 5s)")
+	f.StringVar(&opts.around, "around", "", "the window of this `FINDING` (id or id prefix), evidence marked")
+	cmd.RegisterFlagCompletionFunc("around", completeFindings)
+	f.StringVar(&opts.grep, "grep", "", "only lines containing this `TEXT`")
+	f.StringVar(&opts.regex, "regex", "", "only lines matching this `REGEXP` (RE2 syntax)")
+	f.StringVar(&opts.bucket, "bucket", "", "only events about this Couchbase `BUCKET`")
+	f.Var(&opts.vb, "vb", "only events about this vbucket")
+	f.Int64Var(&opts.rangeID, "range", 0, "only events about this CockroachDB range (`ID`)")
+	f.StringVar(&opts.keyspace, "keyspace", "", "only events about this Vitess `KEYSPACE`")
+	f.StringVar(&opts.table, "table", "", "only events about this Vitess `TABLE`")
 	f.BoolVar(&opts.eventsOnly, "events", false, "only recognised lines (events)")
-	f.IntVar(&opts.limit, "limit", 0, "at most this many rows (0: no limit)")
-	f.StringVar(&opts.tz, "tz", "UTC", "show times in UTC, Local, or original (as each node logged them)")
-	f.StringVar(&opts.format, "format", "table", "output: table, json, jsonl, csv or raw (the lines only)")
-	f.StringVar(&opts.sql, "sql", "", "run this SQL over the documented views instead of the filters")
+	f.IntVar(&opts.limit, "limit", 0, "at most `N` rows (0: no limit)")
+	opts.tz = &enumFlag{value: "UTC", allowed: []string{"UTC", "Local", "original"}, meta: "ZONE"}
+	f.Var(opts.tz, "tz", "show times in UTC, Local, or original (as each node logged them)")
+	cmd.RegisterFlagCompletionFunc("tz", cobra.FixedCompletions(opts.tz.allowed, cobra.ShellCompDirectiveNoFileComp))
+	opts.format = newFormatFlag("table", queryFormats...)
+	opts.format.register(cmd)
+	f.StringVar(&opts.sql, "sql", "", "run this `SQL` over the documented views instead of the filters (every incident)")
+	addIncidentFlag(cmd, &opts.incident)
 	return cmd
 }
 
@@ -136,10 +147,7 @@ type row struct {
 var queryFormats = []string{"table", "json", "jsonl", "csv", "raw"}
 
 func runTimelineQuery(cmd *cobra.Command, opts *queryOptions) error {
-	if !oneOf(opts.format, queryFormats) {
-		return usageErrorf("--format %q: want one of %s", opts.format, strings.Join(queryFormats, ", "))
-	}
-	loc, err := parseTZ(opts.tz)
+	loc, err := parseTZ(opts.tz.String())
 	if err != nil {
 		return err
 	}
@@ -162,7 +170,7 @@ func runTimelineQuery(cmd *cobra.Command, opts *queryOptions) error {
 	}
 	defer db.Close()
 	ctx := cmd.Context()
-	out := newRowWriter(cmd.OutOrStdout(), opts.format)
+	out := newRowWriter(cmd.OutOrStdout(), opts.format.String())
 
 	if opts.sql != "" {
 		if err := db.QuerySQL(ctx, opts.sql, nil, out.sqlRow); err != nil {
@@ -171,7 +179,12 @@ func runTimelineQuery(cmd *cobra.Command, opts *queryOptions) error {
 		return out.close()
 	}
 
-	since, until, evidence, err := win.resolve(ctx, db)
+	sc, err := resolveScope(ctx, db, opts.incident, 0)
+	if err != nil {
+		return err
+	}
+	sc.note(cmd.ErrOrStderr())
+	since, until, evidence, err := win.resolve(ctx, db, sc.run)
 	if err != nil {
 		return err
 	}
@@ -181,17 +194,17 @@ func runTimelineQuery(cmd *cobra.Command, opts *queryOptions) error {
 		}
 		return out.write(r)
 	}
-	eventQuery := len(opts.kinds) > 0 || opts.bucket != "" || opts.vb >= 0 || opts.rangeID != 0 ||
+	eventQuery := len(opts.kinds) > 0 || opts.bucket != "" || opts.vb.set || opts.rangeID != 0 ||
 		opts.keyspace != "" || opts.table != "" || opts.eventsOnly
 	if eventQuery {
-		f := store.EventFilter{Paths: opts.sources, Components: opts.systems, Text: opts.grep}
+		f := store.EventFilter{Paths: opts.sources, Components: opts.systems, Text: opts.grep, Run: sc.run}
 		f.Nodes, f.Since, f.Until = opts.nodes, since, until
 		for _, k := range opts.kinds {
 			f.Kinds = append(f.Kinds, forensics.Kind(k))
 		}
 		f.Bucket, f.Range, f.Keyspace, f.Table = opts.bucket, opts.rangeID, opts.keyspace, opts.table
-		if opts.vb >= 0 {
-			vb := opts.vb
+		if opts.vb.set {
+			vb := opts.vb.n
 			f.VB = &vb
 		}
 		err = db.Events(ctx, f, func(e *forensics.Event) error {
@@ -203,7 +216,7 @@ func runTimelineQuery(cmd *cobra.Command, opts *queryOptions) error {
 			return show(&r)
 		})
 	} else {
-		f := store.LineFilter{Since: since, Until: until, Nodes: opts.nodes, Paths: opts.sources, Components: opts.systems, Text: opts.grep, Regexp: re}
+		f := store.LineFilter{Run: sc.run, Since: since, Until: until, Nodes: opts.nodes, Paths: opts.sources, Components: opts.systems, Text: opts.grep, Regexp: re}
 		err = db.Lines(ctx, f, func(l *store.Line) error {
 			r := lineRow(l, loc)
 			r.Evidence = evidence[evidenceKey{l.Source, l.N}]
@@ -268,13 +281,13 @@ func parseWindow(opts *queryOptions) (*window, error) {
 }
 
 // resolve fixes the window, reading the finding named by --around.
-func (w *window) resolve(ctx context.Context, db *store.DB) (since, until time.Time, evidence map[evidenceKey]bool, err error) {
+func (w *window) resolve(ctx context.Context, db *store.DB, run int64) (since, until time.Time, evidence map[evidenceKey]bool, err error) {
 	at := w.at
 	if !at.IsZero() {
 		since, until = at.Add(-w.width), at.Add(w.width)
 	}
 	if w.around != "" {
-		f, ferr := db.Finding(ctx, w.around)
+		f, ferr := db.FindingIn(ctx, run, w.around)
 		if ferr != nil {
 			return since, until, nil, &exitError{exitFailed, fmt.Errorf("--around: %w", ferr)}
 		}
@@ -555,20 +568,38 @@ func oneOf(v string, set []string) bool {
 }
 
 func newTimelineKindsCmd() *cobra.Command {
-	return &cobra.Command{
+	format := newFormatFlag("table", "table", "json")
+	cmd := &cobra.Command{
 		Use:   "kinds",
 		Short: "List the event kinds forensics recognises, with their meaning",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			kinds := parsers.Kinds()
 			sort.Slice(kinds, func(i, j int) bool { return kinds[i].Kind < kinds[j].Kind })
-			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			out := cmd.OutOrStdout()
+			if format.String() == "json" {
+				type kindDoc struct {
+					Kind string `json:"kind"`
+					Doc  string `json:"doc"`
+				}
+				list := make([]kindDoc, len(kinds))
+				for i, k := range kinds {
+					list[i] = kindDoc{string(k.Kind), k.Doc}
+				}
+				enc := json.NewEncoder(out)
+				enc.SetIndent("", "  ")
+				enc.SetEscapeHTML(false)
+				return enc.Encode(list)
+			}
+			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 			for _, k := range kinds {
 				fmt.Fprintf(tw, "%s\t%s\n", k.Kind, k.Doc)
 			}
 			return tw.Flush()
 		},
 	}
+	format.register(cmd)
+	return cmd
 }
 
 func newTimelineSchemaCmd() *cobra.Command {
@@ -579,6 +610,9 @@ func newTimelineSchemaCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			out := cmd.OutOrStdout()
 			fmt.Fprintln(out, "Views for `forensics timeline query --sql` (read-only). Times: t is unix nanoseconds UTC; time is RFC 3339 UTC.")
+			fmt.Fprintln(out, "In the sqlite3 shell, sources, events and findings are the tables of the same names: the same rows and")
+			fmt.Fprintln(out, "columns but for the computed ones (time, first, last, source, title; zone is a number there). The lines")
+			fmt.Fprintln(out, "view needs forensics: lines are kept in S2-compressed blocks that only forensics decodes.")
 			for _, v := range store.Views {
 				fmt.Fprintf(out, "\n%s — %s\n", v.Name, v.Doc)
 				tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)

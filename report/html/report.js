@@ -5,6 +5,8 @@
 
   var NS = 'http://www.w3.org/2000/svg'; // the SVG namespace name, not a URL that is fetched
   var LABEL_W = 250, LANE_H = 32, AXIS_H = 30, PAD_R = 14, PAD_T = 6;
+  var MOMENT_ROW = 13;  // a row of moment labels above the lanes; two rows
+  var SALIENT = { rollback: true, failover: true, error: true, traffic: true }; // drawn on top: the story's turns
   var GAP_PX = 5;       // markers closer than this join one group
   var DENSE = 4;        // a group of at least this many events is drawn as a band with its count
   var MIN_SPAN = 50;    // µs: the deepest zoom
@@ -136,9 +138,27 @@
     });
   };
 
+  // fitFinding shows the finding's evidence. When one stretch of evidence
+  // lies far from the rest (a topology snapshot taken minutes after the
+  // log lines that explain it), the view fits the larger cluster and says
+  // how many evidence lines are outside it; All shows them.
   Chart.prototype.fitFinding = function () {
-    var d = this.d, lo = Math.min(d.start, d.end), hi = Math.max(d.start, d.end);
-    d.events.forEach(function (e) { if (e[6] > 0) { lo = Math.min(lo, e[0]); hi = Math.max(hi, e[0]); } });
+    var d = this.d, times = [];
+    d.events.forEach(function (e) { if (e[6] > 0) times.push(e[0]); });
+    times.sort(function (a, b) { return a - b; });
+    var lo = Math.min(d.start, d.end), hi = Math.max(d.start, d.end);
+    if (times.length) { lo = Math.min(lo, times[0]); hi = Math.max(hi, times[times.length - 1]); }
+    this.outside = 0;
+    if (times.length >= 3) {
+      var gap = 0, at = 0;
+      for (var i = 1; i < times.length; i++) if (times[i] - times[i - 1] > gap) { gap = times[i] - times[i - 1]; at = i; }
+      if (gap > 0.7 * (hi - lo)) {
+        var left = times.slice(0, at), right = times.slice(at);
+        var keep = left.length >= right.length ? left : right;
+        this.outside = times.length - keep.length;
+        lo = keep[0]; hi = keep[keep.length - 1];
+      }
+    }
     var m = Math.max((hi - lo) * 0.08, MIN_SPAN * 4);
     this.setView(lo - m, hi + m);
   };
@@ -168,7 +188,9 @@
     var width = Math.max(640, this.root.clientWidth - 14);
     this.width = width;
     this.plotW = width - LABEL_W - PAD_R;
-    var height = PAD_T + d.lanes.length * LANE_H + AXIS_H;
+    var moments = d.moments || [];
+    var padT = PAD_T + (moments.length ? 2 * MOMENT_ROW : 0);
+    var height = padT + d.lanes.length * LANE_H + AXIS_H;
     while (svg.firstChild) svg.removeChild(svg.firstChild);
     svg.setAttribute('viewBox', '0 0 ' + width + ' ' + height);
     svg.setAttribute('width', width);
@@ -180,14 +202,14 @@
     var span = this.to - this.from, step = STEPS[STEPS.length - 1];
     for (var i = 0; i < STEPS.length; i++) if (span / STEPS[i] <= this.plotW / 110) { step = STEPS[i]; break; }
     var digits = step < 1e3 ? 6 : step < 1e6 ? 3 : 0;
-    var laneTop = PAD_T, lanesH = d.lanes.length * LANE_H;
+    var laneTop = padT, lanesH = d.lanes.length * LANE_H;
 
     // Lanes: background and label.
     var laneGroups = d.lanes.map(function (l, i) {
       var g = el('g', { 'class': 'lane' + (i % 2 ? ' odd' : '') + (d.node && l.node === d.node ? ' subject' : ''),
         'data-lane': i, 'data-node': l.node, 'data-component': l.component }, svg);
       el('rect', { 'class': 'lane-bg', x: 0, y: laneTop + i * LANE_H, width: width, height: LANE_H }, g);
-      var label = el('text', { x: 6, y: laneTop + i * LANE_H + LANE_H / 2 + 4 }, g);
+      var label = el('text', { 'class': 'label', 'data-prio': 1, x: 6, y: laneTop + i * LANE_H + LANE_H / 2 + 4 }, g);
       var nodeText = l.node || '';
       if (nodeText.length > 26) nodeText = '…' + nodeText.slice(-25);
       if (nodeText) el('tspan', { 'class': 'node' }, label).textContent = nodeText + '  ';
@@ -223,7 +245,9 @@
 
     // Markers, grouped where they crowd.
     this.groups = [];
-    var marks = 0, bands = 0, evidence = [];
+    var marks = 0, bands = 0, evidence = [], salient = [];
+    // Each render draws anew: what an earlier zoom drew is gone.
+    this.laneItems.forEach(function (items) { items.forEach(function (it) { it.drawn = false; }); });
     this.laneItems.forEach(function (items, li) {
       var g = el('g', { 'clip-path': 'url(#' + clipId + ')', 'class': 'marks' }, laneGroups[li]);
       var cy = laneTop + li * LANE_H + LANE_H / 2;
@@ -244,8 +268,18 @@
         if (dense) {
           self.drawBand(g, gr, cy, gi + 1 < groups.length ? groups[gi + 1].x0 : Infinity);
           bands++;
-        } else {
+          // The first rollback, failover, error or traffic change inside a
+          // band is drawn on top of it: "rollback before traffic" must show.
+          var shown = {};
           gr.items.forEach(function (it) {
+            if (it.ev == null) return;
+            var cat = d.kinds[d.events[it.ev][2]].cat;
+            if (SALIENT[cat] && !shown[cat]) { shown[cat] = true; salient.push({ it: it, cy: cy, lane: li }); }
+          });
+        } else {
+          // Routine markers first, the story's turns over them.
+          gr.items.forEach(function (it) {
+            if (SALIENT[d.kinds[d.events[it.ev][2]].cat]) { salient.push({ it: it, cy: cy, lane: li }); return; }
             self.drawMark(g, it, cy, li);
             marks++;
           });
@@ -255,6 +289,12 @@
         });
       });
     });
+    var turns = el('g', { 'clip-path': 'url(#' + clipId + ')', 'class': 'salient-marks' }, svg);
+    salient.forEach(function (s) {
+      if (s.it.ev != null && d.events[s.it.ev][6] > 0) return; // evidence is drawn on top below
+      self.drawMark(turns, s.it, s.cy, s.lane);
+      marks++;
+    });
     // Evidence on top, numbered: a line inside a band is drawn again on its
     // own, and numbers that would overlap share a badge.
     var top = el('g', { 'clip-path': 'url(#' + clipId + ')', 'class': 'evidence-marks' }, svg);
@@ -263,7 +303,9 @@
     evidence.forEach(function (e) {
       if (!e.it.drawn) { self.drawMark(top, e.it, e.cy, e.lane); marks++; }
       var n = d.events[e.it.ev][6];
-      if (badge && badge.lane === e.lane && e.x - badge.x1 < 26) {
+      // Join the badge before when this one would touch it: its label is
+      // about 6 px a character, so two ranges side by side need room.
+      if (badge && badge.lane === e.lane && e.x - badgeWidth(n) / 2 < (badge.x0 + badge.x1) / 2 + badgeWidth(badgeLabel(badge.nums)) / 2 + 4) {
         badge.nums.push(n);
         badge.x1 = e.x;
       } else {
@@ -273,11 +315,96 @@
     });
     badges.forEach(function (b) { self.drawBadge(top, b); });
 
+    // Evidence outside the view is pinned to the edge it lies beyond, with
+    // its numbers and an arrow: every evidence line stays on the chart.
+    var drawnEv = {};
+    evidence.forEach(function (e) { drawnEv[e.it.ev] = true; });
+    var pins = {};
+    d.events.forEach(function (e, i) {
+      if (!(e[6] > 0) || drawnEv[i]) return;
+      var side = e[0] < self.from ? 'l' : e[0] > self.to ? 'r' : null;
+      if (!side) return;
+      var key = side + e[1];
+      (pins[key] = pins[key] || { side: side, lane: e[1], nums: [], evs: [] }).nums.push(e[6]);
+      pins[key].evs.push(i);
+    });
+    var pinLayer = el('g', { 'class': 'evidence-pins' }, svg);
+    Object.keys(pins).forEach(function (k) {
+      var p = pins[k], cy = laneTop + p.lane * LANE_H + LANE_H / 2;
+      var x = p.side === 'l' ? LABEL_W + 5 : width - PAD_R - 5, dir = p.side === 'l' ? -1 : 1;
+      p.evs.forEach(function (i) {
+        var shape = el('path', { 'class': 'mk ev pin c-evidence', d: 'M' + (x + dir * 5) + ' ' + cy + 'l' + (-dir * 8) + ' -5v10z', 'data-evidence': d.events[i][6] }, pinLayer);
+        el('title', {}, shape).textContent = self.describe(d.events[i]) + '\n(outside the view: All, or its Locate button, shows it)';
+        marks++;
+      });
+      var label = (p.side === 'l' ? '← ' : '') + badgeLabel(p.nums) + (p.side === 'r' ? ' →' : '');
+      var w = label.length * 6 + 6, bx = p.side === 'l' ? x + 4 : x - 4 - w;
+      var gg = el('g', { 'class': 'badge-ev label', 'data-prio': 3 }, pinLayer);
+      el('rect', { x: bx, y: cy - 16, width: w, height: 10, rx: 3 }, gg);
+      el('text', { x: bx + w / 2, y: cy - 8, 'text-anchor': 'middle' }, gg).textContent = label;
+    });
+
+    // The moments the reasoning rests on: a rule across every lane, labelled
+    // above them; a label that would touch the one before takes the second row.
+    var mg = el('g', { 'class': 'moments' }, svg);
+    var rowEnd = [-Infinity, -Infinity];
+    moments.forEach(function (mo) {
+      var x = self.x(mo.t);
+      if (x < LABEL_W - 1 || x > width - PAD_R + 1) return;
+      el('line', { 'class': 'moment' + (mo.never ? ' never' : ''), x1: x, x2: x, y1: PAD_T, y2: laneTop + lanesH }, mg);
+      var text = mo.never ? mo.label + ' →' : mo.label;
+      var w = text.length * 6.2;
+      var anchorEnd = x + w > width - PAD_R;
+      var x0 = anchorEnd ? x - w - 3 : x + 3;
+      var row = x0 > rowEnd[0] + 4 ? 0 : x0 > rowEnd[1] + 4 ? 1 : -1;
+      if (row < 0) return; // no room: the rule stays, its title says what it is
+      rowEnd[row] = x0 + w;
+      var t = el('text', { 'class': 'moment-label label' + (mo.never ? ' never' : ''), x: anchorEnd ? x - 3 : x + 3,
+        y: PAD_T + row * MOMENT_ROW + 9, 'text-anchor': anchorEnd ? 'end' : 'start', 'data-prio': 2 }, mg);
+      t.textContent = text;
+      el('title', {}, t).textContent = mo.never ? mo.label + ' within the finding\'s window' : mo.label + ' at ' + fmtTime(d.since + mo.t, 6, false);
+    });
+    svg.setAttribute('data-moments', mg.querySelectorAll('line.moment').length);
+    this.declutter();
+
     svg.setAttribute('data-marks', marks);
     svg.setAttribute('data-bands', bands);
     this.info.textContent = d.total + (d.total === 1 ? ' event in ' : ' events in ') + d.lanes.length + (d.lanes.length === 1 ? ' lane' : ' lanes') +
-      (d.bands.length ? ' (dense stretches counted, not drawn one by one)' : '') + ' · ' + fmtSpan(span) + ' shown';
+      (d.bands.length ? ' (dense stretches counted, not drawn one by one)' : '') + ' · ' + fmtSpan(span) + ' shown' +
+      (this.outside ? ' · ' + this.outside + (this.outside === 1 ? ' evidence line lies' : ' evidence lines lie') + ' outside the view (All shows the whole window)' : '');
   };
+
+  // declutter hides labels that would cover a label of more weight (lane
+  // names, then moments, then evidence numbers, then band counts) or an
+  // evidence marker, and records how many labels are shown and how many
+  // pairs still overlap, for the browser test.
+  Chart.prototype.declutter = function () {
+    var svg = this.svg, kept = [];
+    function box(e) { var r = e.getBBox(); return { x0: r.x, y0: r.y, x1: r.x + r.width, y1: r.y + r.height }; }
+    function hits(a, b) { return a.x0 < b.x1 - 0.5 && b.x0 < a.x1 - 0.5 && a.y0 < b.y1 - 0.5 && b.y0 < a.y1 - 0.5; }
+    var labels = Array.prototype.slice.call(svg.querySelectorAll('.label'));
+    labels.sort(function (a, b) { return (+a.getAttribute('data-prio')) - (+b.getAttribute('data-prio')); });
+    var obstacles = Array.prototype.slice.call(svg.querySelectorAll('.mk.ev')).map(box);
+    labels.forEach(function (l) {
+      var b = box(l), prio = +l.getAttribute('data-prio');
+      var blocked = kept.some(function (k) { return hits(k, b); }) || (prio >= 4 && obstacles.some(function (o) { return hits(o, b); }));
+      if (blocked) { l.parentNode.removeChild(l); return; }
+      kept.push(b);
+    });
+    var overlaps = 0;
+    for (var i = 0; i < kept.length; i++) for (var j = i + 1; j < kept.length; j++) if (hits(kept[i], kept[j])) overlaps++;
+    svg.setAttribute('data-labels', kept.length);
+    svg.setAttribute('data-label-overlaps', overlaps);
+  };
+
+  function badgeLabel(nums) {
+    nums = nums.slice().sort(function (x, y) { return x - y; });
+    var label = nums.length === 1 ? String(nums[0]) :
+      nums[nums.length - 1] - nums[0] === nums.length - 1 ? nums[0] + '–' + nums[nums.length - 1] : nums.join(',');
+    if (label.length > 9) label = nums[0] + '…+' + (nums.length - 1);
+    return label;
+  }
+  function badgeWidth(label) { return String(label).length * 6 + 6; }
 
   function lowerBound(items, t) {
     // Items are sorted by their start; bands can start before t and end after it,
@@ -354,19 +481,16 @@
     el('title', {}, rect).textContent = lines.join('\n');
     var label = String(gr.count);
     if (label.length * 6.5 + 4 <= w) {
-      el('text', { 'class': 'count', x: x0 + w / 2, y: cy + 4, 'text-anchor': 'middle' }, g).textContent = label;
+      el('text', { 'class': 'count label', x: x0 + w / 2, y: cy + 4, 'text-anchor': 'middle', 'data-prio': 4 }, g).textContent = label;
     } else if (x0 + w + 3 + (label.length + 1) * 6.5 + 4 < next - 3) {
-      el('text', { 'class': 'count', x: x0 + w + 3, y: cy + 4 }, g).textContent = '×' + label;
+      el('text', { 'class': 'count label', x: x0 + w + 3, y: cy + 4, 'data-prio': 4 }, g).textContent = '×' + label;
     }
   };
 
   Chart.prototype.drawBadge = function (g, b) {
-    var nums = b.nums.slice().sort(function (x, y) { return x - y; });
-    var label = nums.length === 1 ? String(nums[0]) :
-      nums[nums.length - 1] - nums[0] === nums.length - 1 ? nums[0] + '–' + nums[nums.length - 1] : nums.join(',');
-    if (label.length > 9) label = nums[0] + '…+' + (nums.length - 1);
-    var w = label.length * 6 + 6, x = (b.x0 + b.x1) / 2;
-    var gg = el('g', { 'class': 'badge-ev' }, g);
+    var label = badgeLabel(b.nums);
+    var w = badgeWidth(label), x = (b.x0 + b.x1) / 2;
+    var gg = el('g', { 'class': 'badge-ev label', 'data-prio': 3 }, g);
     el('rect', { x: x - w / 2, y: b.cy - 16, width: w, height: 10, rx: 3 }, gg);
     var t = el('text', { x: x, y: b.cy - 8, 'text-anchor': 'middle' }, gg);
     t.textContent = label;
@@ -462,6 +586,8 @@
       resizing = setTimeout(function () { charts.forEach(function (c) { c.render(); }); }, 100);
     });
     if (document.body.getAttribute('data-rendered') !== 'error') {
+      var doc = document.documentElement;
+      document.body.setAttribute('data-overflow', String(Math.max(0, doc.scrollWidth - doc.clientWidth)));
       document.body.setAttribute('data-rendered', 'ok');
       document.body.setAttribute('data-charts', String(roots.length));
     }

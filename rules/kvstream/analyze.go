@@ -1,7 +1,6 @@
 package kvstream
 
 import (
-	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -447,39 +446,6 @@ func (ix *events) aftermath(node, bucket string, vbs []int, since time.Time) []*
 		}
 		if r.ev != nil || r.promoted != nil {
 			out = append(out, r)
-		}
-	}
-	return out
-}
-
-// skews estimates how far the restarted node's clock reads ahead of the
-// index nodes', from effects logged before their causes.
-func (ix *events) skews(node string, as []*answer, streamEnd *forensics.Event, exit *forensics.Event) []forensics.Skew {
-	var out []forensics.Skew
-	seen := map[string]bool{}
-	// memcached logs a rollback before it sends it; the indexer logs it
-	// after receiving it. The indexer's line reading earlier is skew.
-	for _, a := range as {
-		if a.side != "memcached" || a.peer == nil || a.peer.Node == "" || a.peer.Node == node {
-			continue
-		}
-		if d := a.ev.Time.Sub(a.peer.Time); d > 0 && !seen[a.peer.Node] {
-			seen[a.peer.Node] = true
-			out = append(out, forensics.Skew{
-				Ahead: node, Behind: a.peer.Node, By: d,
-				Basis: fmt.Sprintf("the indexer on %s logged the answer for vb %d at %s, %s before memcached on %s logged sending it at %s",
-					a.peer.Node, a.vb, clock(a.peer.Time), dur(d), node, clock(a.ev.Time)),
-			})
-		}
-	}
-	if streamEnd != nil && exit != nil && streamEnd.Node != node && !seen[streamEnd.Node] {
-		if d := exit.Time.Sub(streamEnd.Time); d > 0 {
-			out = append(out, forensics.Skew{
-				Ahead: node, Behind: streamEnd.Node, By: d,
-				Basis: fmt.Sprintf("the indexer on %s logged the stream end for vb %d at %s, %s before ns_server on %s logged memcached's exit at %s; "+
-					"ns_server logs the exit only after the babysitter saw it, so part of this may be that delay",
-					streamEnd.Node, streamEnd.VB, clock(streamEnd.Time), dur(d), node, clock(exit.Time)),
-			})
 		}
 	}
 	return out

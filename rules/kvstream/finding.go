@@ -151,7 +151,7 @@ func (ix *events) incident(r *restart, bucket string) (forensics.Finding, bool) 
 			rolled++
 		}
 	}
-	skews := ix.skews(node, as, streamEnd, exit)
+	skews := ix.causalSkews(node, bucket, as, r.at)
 
 	f := forensics.Finding{
 		Severity: forensics.High,

@@ -50,6 +50,10 @@ const (
 
 	prRollback forensics.Kind = "projector.stream_rollback"
 	prResponse forensics.Kind = "projector.stream_response"
+
+	// Read for the clock-skew note only (skew.go).
+	prClosed    forensics.Kind = "projector.dcp_closed"
+	prStreamEnd forensics.Kind = "projector.stream_end"
 )
 
 // Rule flags stream requests a KV node answered between a memcached restart
@@ -105,7 +109,7 @@ var Rule = &forensics.Rule{
 		nsExited, nsPortExited, nsEnabling, nsWarmed, nsReady, nsOnline, nsNotReady, nsLoaded,
 		nsFailoverStart, nsFailoverNode, nsFailoverFailed, nsFailoverEnd, nsAutoFailover,
 		ixStreamEnd, ixStreamBegin, ixRollback,
-		prRollback, prResponse,
+		prRollback, prResponse, prClosed, prStreamEnd,
 	},
 	Run: run,
 }
@@ -120,7 +124,7 @@ var (
 	highVolume   = map[forensics.Kind]bool{
 		mcCreated: true, mcRollback: true, mcVBState: true,
 		ixStreamEnd: true, ixStreamBegin: true, ixRollback: true,
-		prRollback: true, prResponse: true,
+		prRollback: true, prResponse: true, prStreamEnd: true,
 	}
 	lookBefore = restartJoin + pairWindow
 	lookAfter  = 2 * time.Hour

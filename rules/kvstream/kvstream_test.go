@@ -161,8 +161,10 @@ func TestSeedShapeIsCriticalWithSecondRollback(t *testing.T) {
 	if !f.Start.Equal(t0) {
 		t.Errorf("start %v, want the exit %v", f.Start, t0)
 	}
-	if len(f.Skew) != 1 || f.Skew[0].Ahead != n15 || f.Skew[0].Behind != n19 || f.Skew[0].By != 9*time.Millisecond {
-		t.Errorf("skew %+v, want .15 ahead of .19 by 9ms (stream end before the exit)", f.Skew)
+	// The indexer's stream end reads 9 ms before ns_server logged the exit,
+	// but ns_server logs the exit after the fact: no causal pair, no skew.
+	if len(f.Skew) != 0 {
+		t.Errorf("skew %+v, want none: the indexer logged every effect after its cause", f.Skew)
 	}
 	for i := 1; i < len(f.Evidence); i++ {
 		if f.Evidence[i].Time.Before(f.Evidence[i-1].Time) {

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"forensics"
+	"forensics/report"
+	"forensics/store"
+)
+
+// contextAround is how many rows show puts before and after each evidence
+// line.
+const contextAround = 3
+
+// contextRow is a row of show's context: one event, or a flood of events of
+// one kind on one node at one instant, folded into the first of them.
+type contextRow struct {
+	e        forensics.Event
+	evidence bool
+	count    int   // events folded into the row
+	lastLine int64 // the line of the last folded event
+	files    int   // the files they came from: cluster-wide logs repeat a line on every node
+	keep     bool
+}
+
+// writeContext writes what every node logged around a finding, chosen for
+// relevance: every evidence line, the events around each of them, and floods
+// of one kind at one instant (a thousand restart timestamps in the same
+// millisecond) folded into one row with their count, so the story is not
+// buried under the loudest component.
+func writeContext(ctx context.Context, out io.Writer, db *store.DB, f store.StoredFinding, window time.Duration, limit int) error {
+	evidence := map[evidenceKey]bool{}
+	for _, e := range f.Evidence {
+		evidence[evidenceKey{e.Source, e.Line}] = true
+	}
+	since, until := f.Start.Add(-window), f.End.Add(window)
+	type floodKey struct {
+		node string
+		kind forensics.Kind
+		ms   int64
+	}
+	var rows []*contextRow
+	open := map[floodKey][]*contextRow{}
+	filter := store.EventFilter{Run: f.Run}
+	filter.Since, filter.Until = since, until
+	total := 0
+	err := db.Events(ctx, filter, func(e *forensics.Event) error {
+		total++
+		if evidence[evidenceKey{e.Source, e.Line}] {
+			rows = append(rows, &contextRow{e: copyEvent(e), evidence: true, count: 1, lastLine: e.Line})
+			return nil
+		}
+		k := floodKey{e.Node, e.Kind, e.Time.UnixNano() / int64(time.Millisecond)}
+		for _, r := range open[k] {
+			if r.e.Source == e.Source || r.e.Text == e.Text {
+				r.count++
+				if r.e.Source == e.Source {
+					r.lastLine = e.Line
+				} else {
+					r.files++
+				}
+				return nil
+			}
+		}
+		r := &contextRow{e: copyEvent(e), count: 1, lastLine: e.Line, files: 1}
+		open[k] = append(open[k], r)
+		rows = append(rows, r)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	// Every evidence line, and the rows around it.
+	for i, r := range rows {
+		if !r.evidence {
+			continue
+		}
+		for j := max(0, i-contextAround); j <= min(len(rows)-1, i+contextAround); j++ {
+			rows[j].keep = true
+		}
+	}
+	if len(f.Evidence) == 0 {
+		for _, r := range rows {
+			r.keep = true
+		}
+	}
+	fmt.Fprintf(out, "\n  Context: the evidence (marked *) and the events around it, %s to %s; floods of one kind at one instant folded (×N):\n",
+		since.Format(report.TimeFormat), until.Format(report.TimeFormat))
+	rw := newRowWriter(out, "table")
+	shown, hidden, gap := 0, 0, 0
+	for _, r := range rows {
+		if !r.keep || shown >= limit {
+			hidden += r.count
+			gap += r.count
+			continue
+		}
+		if gap > 0 {
+			fmt.Fprintf(out, "      ⋮ %s\n", report.Plural(gap, "event", "events"))
+			gap = 0
+		}
+		row := eventRow(&r.e, time.UTC)
+		row.Evidence = r.evidence
+		switch {
+		case r.count > 1 && r.files > 1:
+			row.Text = fmt.Sprintf("(×%d in %d files) %s", r.count, r.files, row.Text)
+		case r.count > 1:
+			row.Text = fmt.Sprintf("(×%d, lines %d–%d) %s", r.count, r.e.Line, r.lastLine, row.Text)
+		}
+		if err := rw.write(&row); err != nil {
+			return err
+		}
+		shown++
+	}
+	if hidden > 0 {
+		_, err = fmt.Fprintf(out, "  %s in the window, %d not shown; every one: forensics timeline query --around %s --events\n",
+			report.Plural(total, "event", "events"), hidden, f.ID)
+	}
+	return err
+}
+
+// copyEvent copies an event the store will reuse.
+func copyEvent(e *forensics.Event) forensics.Event {
+	c := *e
+	c.Attrs = append([]forensics.Attr(nil), e.Attrs...)
+	return c
+}
