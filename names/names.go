@@ -63,7 +63,15 @@ func Host(s string) error {
 	if s == "" {
 		return invalid(what, s, "empty")
 	}
-	if ip := net.ParseIP(strings.TrimSuffix(strings.TrimPrefix(s, "["), "]")); ip != nil {
+	if strings.HasPrefix(s, "[") || strings.HasSuffix(s, "]") {
+		// Brackets come in pairs, around an IPv6 address only.
+		inner := strings.TrimSuffix(strings.TrimPrefix(s, "["), "]")
+		if len(inner) != len(s)-2 || !strings.Contains(inner, ":") || net.ParseIP(inner) == nil {
+			return invalid(what, s, "brackets hold an IPv6 address, both of them")
+		}
+		return nil
+	}
+	if ip := net.ParseIP(s); ip != nil {
 		return nil
 	}
 	if len(s) > 253 {
@@ -122,6 +130,23 @@ func Shard(s string) error {
 		return nil
 	}
 	return word(what, s, 64, "_")
+}
+
+// TabletAlias checks a Vitess tablet alias: a cell name, a hyphen and the
+// tablet's numeric uid ("zone1-0000000100"; go/vt/topo/topoproto
+// ParseTabletAlias).
+func TabletAlias(s string) error {
+	const what = "Vitess tablet alias"
+	cell, uid, ok := strings.Cut(s, "-")
+	for strings.Contains(uid, "-") { // cells may hold hyphens; the uid is what follows the last one
+		var more string
+		more, uid, _ = strings.Cut(uid, "-")
+		cell += "-" + more
+	}
+	if !ok || uid == "" || strings.Trim(uid, "0123456789") != "" {
+		return invalid(what, s, "a cell, a hyphen and a number")
+	}
+	return word(what, cell, 64, "_-")
 }
 
 // Table checks a MySQL table name as Vitess denied-tables lists and routing

@@ -58,3 +58,14 @@ func TestHostPort(t *testing.T) {
 		}
 	}
 }
+
+func TestHostBrackets(t *testing.T) {
+	for _, tc := range []struct {
+		in string
+		ok bool
+	}{{"[fd00::12]", true}, {"fd00::12", true}, {"[fd00::12", false}, {"fd00::12]", false}, {"[10.0.0.1]", false}, {"[]", false}} {
+		if err := Host(tc.in); (err == nil) != tc.ok {
+			t.Errorf("Host(%q) = %v, want ok %v", tc.in, err, tc.ok)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"forensics"
+	"forensics/names"
 )
 
 // Set collects evidence lines once each. diag.log entries are repeated in
@@ -98,43 +99,16 @@ func HasNode(list, node string) bool {
 	return false
 }
 
-// ValidHost reports whether s can be a host name or address as ns_server
-// prints it (RFC 1123 labels, IPv4, or IPv6 in brackets), so that a fix
-// command built from it names that host and nothing else. It stands in for
-// the shell package's Couchbase validators until those exist.
+// ValidHost reports whether s can be a host name or address (names.Host),
+// so that a fix command built from it names that host and nothing else.
 func ValidHost(s string) bool {
-	if s == "" || len(s) > 253 {
-		return false
-	}
-	if s[0] == '[' {
-		return s[len(s)-1] == ']' && strings.Trim(s[1:len(s)-1], "0123456789abcdefABCDEF:.") == ""
-	}
-	for _, label := range strings.Split(s, ".") {
-		if label == "" || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
-			return false
-		}
-		for _, c := range label {
-			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
-				return false
-			}
-		}
-	}
-	return true
+	return names.Host(s) == nil
 }
 
 // ValidBucket reports whether s is a name Couchbase accepts for a bucket
-// (menelaus_web_buckets: letters, digits, ".", "-", "_", "%", at most 100
-// characters, not starting with ".").
+// (names.Bucket).
 func ValidBucket(s string) bool {
-	if s == "" || len(s) > 100 || s[0] == '.' {
-		return false
-	}
-	for _, c := range s {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == '_' || c == '%') {
-			return false
-		}
-	}
-	return true
+	return names.Bucket(s) == nil
 }
 
 // HostOr returns node's host when it is valid, else a placeholder the user

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"forensics"
+	"forensics/names"
 	"forensics/parsers/vitess"
 	"forensics/shell"
 )
@@ -282,7 +283,7 @@ func (in *incident) explain(shards, tables []string, at time.Time) string {
 // go/cmd/vtctldclient/command/shards.go (SetShardTabletControl, GetShard),
 // tablets.go (RefreshStateByShard), vreplication/workflow (list).
 func (in *incident) fixes(shards []string) []forensics.Fix {
-	if !validName(in.keyspace) || !allValid(shards) || !allValid(in.tables()) {
+	if names.Keyspace(in.keyspace) != nil || !allValid(shards, names.Shard) || !allValid(in.tables(), names.DeniedTable) {
 		return []forensics.Fix{{Title: "Remove the leftover denied tables by hand", Steps: []string{
 			"A keyspace, shard or table name from the evidence is not a Vitess name, so no command is given with it.",
 		}}}
@@ -344,9 +345,10 @@ func firstLines(s string, n int) string {
 	return strings.Join(lines, "\n")
 }
 
-func allValid(names []string) bool {
-	for _, n := range names {
-		if !validName(n) {
+// allValid reports whether every name passes check (a names validator).
+func allValid(list []string, check func(string) error) bool {
+	for _, n := range list {
+		if check(n) != nil {
 			return false
 		}
 	}

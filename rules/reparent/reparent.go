@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"forensics"
+	"forensics/names"
 	"forensics/parsers/vitess"
 	"forensics/shell"
 )
@@ -406,7 +407,7 @@ func clock(t time.Time) string { return t.UTC().Format("15:04:05.000") }
 // primary named. Flags: go/cmd/vtctldclient/command/reparents.go and
 // shards.go, tablets.go.
 func fixes(a *attempt, ks, shard, newP, reason string, noPrimary bool) []forensics.Fix {
-	if !validName(ks) || !validName(shard) {
+	if names.Keyspace(ks) != nil || names.Shard(shard) != nil {
 		return []forensics.Fix{{
 			Title: "Check the shard by hand",
 			Steps: []string{fmt.Sprintf("The keyspace %q or shard %q from the log is not a Vitess name, so no command is given with it.", ks, shard)},
@@ -448,14 +449,14 @@ func fixes(a *attempt, ks, shard, newP, reason string, noPrimary bool) []forensi
 		again.Title = fmt.Sprintf("Give %s a serving primary again", target)
 		again.Steps = []string{"EmergencyReparentShard promotes the most advanced replica without the old primary; name the tablet to promote when you know it."}
 		args := []string{"vtctldclient", "EmergencyReparentShard"}
-		if newP != "" && validName(newP) {
+		if newP != "" && names.TabletAlias(newP) == nil {
 			args = append(args, "--new-primary", newP)
 		}
 		again.Commands = []string{shell.Command(append(args, target)...)}
 	default:
 		again.Title = fmt.Sprintf("Run the PlannedReparentShard of %s again", target)
 		args := []string{"vtctldclient", "PlannedReparentShard"}
-		if newP != "" && validName(newP) {
+		if newP != "" && names.TabletAlias(newP) == nil {
 			args = append(args, "--new-primary", newP)
 		}
 		again.Commands = []string{shell.Command(append(args, target)...)}

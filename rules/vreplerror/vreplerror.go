@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"forensics"
+	"forensics/names"
 	"forensics/parsers/vitess"
 	"forensics/shell"
 )
@@ -335,7 +336,7 @@ func class(msg string) errorClass {
 // movetables (cancel, create).
 func fixes(s *stream, msg string) []forensics.Fix {
 	c := class(msg)
-	if !validName(s.keyspace) || !validName(s.workflow) {
+	if names.Keyspace(s.keyspace) != nil || names.Workflow(s.workflow) != nil {
 		return []forensics.Fix{{Title: "Fix the stream by hand", Steps: []string{
 			fmt.Sprintf("The workflow %q or keyspace %q is not known from the evidence or is not a Vitess name, so no command is given with it.", s.workflow, s.keyspace),
 			c.what,
@@ -346,7 +347,7 @@ func fixes(s *stream, msg string) []forensics.Fix {
 		{Title: fmt.Sprintf("Show workflow %s and stream %d's message", s.workflow, s.id), Commands: []string{show}},
 	}
 	cause := forensics.Fix{Title: "Fix the cause: " + c.words, Steps: []string{c.what}}
-	if c.words == "binary logs gone" && s.wf != nil && s.wf.WorkflowType == "MoveTables" && s.wf.Source != "" && len(s.wf.Tables) > 0 && validName(s.wf.Source) && allValid(s.wf.Tables) {
+	if c.words == "binary logs gone" && s.wf != nil && s.wf.WorkflowType == "MoveTables" && s.wf.Source != "" && len(s.wf.Tables) > 0 && names.Keyspace(s.wf.Source) == nil && allValid(s.wf.Tables, names.Table) {
 		cause.Steps = append(cause.Steps, "cancel drops the tables the workflow copied to the target; create copies them again from the source.")
 		cause.Commands = []string{
 			shell.Command("vtctldclient", "MoveTables", "--target-keyspace", s.keyspace, "--workflow", s.workflow, "cancel"),
@@ -363,9 +364,10 @@ func fixes(s *stream, msg string) []forensics.Fix {
 	return out
 }
 
-func allValid(names []string) bool {
-	for _, n := range names {
-		if !validName(n) {
+// allValid reports whether every name passes check (a names validator).
+func allValid(list []string, check func(string) error) bool {
+	for _, n := range list {
+		if check(n) != nil {
 			return false
 		}
 	}
