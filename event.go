@@ -131,3 +131,19 @@ func (e *Event) Uint(key string) (uint64, bool) {
 	n, err := strconv.ParseUint(e.Attr(key), 10, 64)
 	return n, err == nil
 }
+
+// Distinct drops events read twice — the same log handed over twice, or a
+// channel's file and the main log both holding the line — told apart by
+// kind, node, time and text. The order is kept.
+func Distinct(evs []Event) []Event {
+	seen := make(map[string]bool, len(evs))
+	out := evs[:0:0]
+	for _, e := range evs {
+		k := string(e.Kind) + "\x00" + e.Node + "\x00" + e.Time.String() + "\x00" + e.Text
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, e)
+		}
+	}
+	return out
+}

@@ -146,7 +146,7 @@ type story struct {
 func (s *stall) story(around []forensics.Event) story {
 	var st story
 	at := s.first.Time
-	around = dedupe(around)
+	around = forensics.Distinct(around)
 	// The slowness warnings: the run that ends at the stall.
 	var slow []*forensics.Event
 	for i := range around {
@@ -198,21 +198,6 @@ func (s *stall) story(around []forensics.Event) story {
 		}
 	}
 	return st
-}
-
-// dedupe drops lines read twice (the same file handed over twice, or a
-// channel's file and the main log both holding the line).
-func dedupe(evs []forensics.Event) []forensics.Event {
-	seen := make(map[string]bool, len(evs))
-	out := evs[:0:0]
-	for _, e := range evs {
-		k := string(e.Kind) + "\x00" + e.Node + "\x00" + e.Time.String() + "\x00" + e.Text
-		if !seen[k] {
-			seen[k] = true
-			out = append(out, e)
-		}
-	}
-	return out
 }
 
 func slowerThan(e *forensics.Event, d time.Duration) bool {

@@ -59,7 +59,7 @@ func run(pass *forensics.Pass) error {
 	if err != nil {
 		return fmt.Errorf("read liveness heartbeats: %w", err)
 	}
-	ws := windows(dedupe(hb))
+	ws := windows(forensics.Distinct(hb))
 	if len(ws) == 0 {
 		return nil
 	}
@@ -71,7 +71,7 @@ func run(pass *forensics.Pass) error {
 	if err != nil {
 		return fmt.Errorf("read disk warnings: %w", err)
 	}
-	disk = dedupe(disk)
+	disk = forensics.Distinct(disk)
 	for _, w := range ws {
 		pass.Report(w.finding(disk))
 	}
@@ -87,19 +87,6 @@ func windowSpan(ws []*window) time.Duration {
 		}
 	}
 	return max
-}
-
-func dedupe(evs []forensics.Event) []forensics.Event {
-	seen := make(map[string]bool, len(evs))
-	out := evs[:0:0]
-	for _, e := range evs {
-		k := string(e.Kind) + "\x00" + e.Node + "\x00" + e.Time.String() + "\x00" + e.Text
-		if !seen[k] {
-			seen[k] = true
-			out = append(out, e)
-		}
-	}
-	return out
 }
 
 // failed tells whether a heartbeat line is a failure: a failed heartbeat,

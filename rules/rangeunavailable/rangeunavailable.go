@@ -56,7 +56,7 @@ func run(pass *forensics.Pass) error {
 	if err != nil {
 		return fmt.Errorf("read slow proposals and circuit breakers: %w", err)
 	}
-	eps := episodes(dedupe(signs))
+	eps := episodes(forensics.Distinct(signs))
 	for _, ep := range eps {
 		rec, err := pass.Timeline.Events(pass.Context, forensics.Query{
 			Kinds: []forensics.Kind{crdb.KindProposalFinished, crdb.KindBreakerReset, crdb.KindProposalNonLive},
@@ -65,25 +65,12 @@ func run(pass *forensics.Pass) error {
 		if err != nil {
 			return fmt.Errorf("read recoveries of r%d: %w", ep.rng, err)
 		}
-		ep.recover(dedupe(rec))
+		ep.recover(forensics.Distinct(rec))
 		if ep.flagged() {
 			pass.Report(ep.finding())
 		}
 	}
 	return nil
-}
-
-func dedupe(evs []forensics.Event) []forensics.Event {
-	seen := make(map[string]bool, len(evs))
-	out := evs[:0:0]
-	for _, e := range evs {
-		k := string(e.Kind) + "\x00" + e.Node + "\x00" + e.Time.String() + "\x00" + e.Text
-		if !seen[k] {
-			seen[k] = true
-			out = append(out, e)
-		}
-	}
-	return out
 }
 
 // episode is one stretch of unavailability of one range.
