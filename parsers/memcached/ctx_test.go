@@ -122,28 +122,8 @@ func TestStructured80Cut(t *testing.T) {
 // 8.0 lines that are not events must not allocate, with producer
 // connections waiting for their name or not.
 func TestNoAllocPlainLines80(t *testing.T) {
-	in := benchInput80(300)
-	var plain [][]byte
-	for _, l := range strings.Split(string(in), "\n") {
-		res := parsertest.Parse(Format, origin, []byte(l))
-		if len(res.Events) == 0 && len(res.Errors) == 0 {
-			plain = append(plain, []byte(l))
-		}
-	}
-	if len(plain) < 100 {
-		t.Fatalf("only %d plain lines", len(plain))
-	}
-	p := Format.New(origin)
-	p.Line(1, []byte(`2025-06-11T10:15:10.015220+00:00 INFO DCP connection opened successfully {"conn_id":9999,"flags":["PRODUCER"],"description":{"peer":{"ip":"10.1.2.9","port":1},"socket":{"ip":"10.1.2.3","port":11210},"user":null}}`), func(*forensics.Event) {})
-	emit := func(*forensics.Event) { t.Fatal("plain line emitted an event") }
-	allocs := testing.AllocsPerRun(20, func() {
-		for i, l := range plain {
-			p.Line(int64(i+2), l, emit)
-		}
-	})
-	if allocs != 0 {
-		t.Errorf("%v allocations per pass over %d plain 8.0 lines", allocs, len(plain))
-	}
+	checkNoAllocPlain(t, benchInput80(300),
+		`2025-06-11T10:15:10.015220+00:00 INFO DCP connection opened successfully {"conn_id":9999,"flags":["PRODUCER"],"description":{"peer":{"ip":"10.1.2.9","port":1},"socket":{"ip":"10.1.2.3","port":11210},"user":null}}`)
 }
 
 func BenchmarkParse80(b *testing.B) {

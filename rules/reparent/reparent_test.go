@@ -14,8 +14,6 @@ var formats = []forensics.Format{vitess.SnapshotFormat, vitess.VtctldLogFormat, 
 
 var mod = time.Date(2025, 6, 11, 12, 0, 0, 0, time.UTC)
 
-func lines(ls ...string) string { return strings.Join(ls, "\n") + "\n" }
-
 // topo/locks.go and reparentutil lines of a PlannedReparentShard whose
 // primary-elect did not catch up (planned_reparenter.go performGracefulPromotion).
 var prsFailed = []string{
@@ -40,7 +38,7 @@ const shardServing = `{
 
 func TestPRSFailed(t *testing.T) {
 	tl := ruletest.Read(t, formats,
-		ruletest.File{Path: "case/vtctld.vtctld-0.vitess.log.INFO.20250611-080000.1", Text: lines(prsFailed...), ModTime: mod},
+		ruletest.File{Path: "case/vtctld.vtctld-0.vitess.log.INFO.20250611-080000.1", Text: ruletest.Lines(prsFailed...), ModTime: mod},
 		ruletest.File{Path: "case/snapshot-20250611T091500Z/shard_customer_-80.json", Text: shardServing})
 	got := ruletest.Run(t, Rule, tl)
 	if len(got) != 1 {
@@ -54,7 +52,7 @@ func TestPRSFailed(t *testing.T) {
 	if !strings.Contains(f.Explanation, "still names zone1-0000000200 as the serving primary") || !strings.Contains(f.Title, "did not catch up") {
 		t.Errorf("%s\n%s", f.Title, f.Explanation)
 	}
-	cmds := commands(f)
+	cmds := ruletest.Commands(f)
 	for _, c := range []string{
 		"vtctldclient GetShard customer/-80",
 		"vtctldclient PlannedReparentShard --new-primary zone1-0000000201 customer/-80",
@@ -71,7 +69,7 @@ func TestPRSFailed(t *testing.T) {
 // VTOrc's EmergencyReparentShard, in v24's JSON, found no candidate, and the
 // shard record has no serving primary: critical.
 func TestERSNoPrimaryJSON(t *testing.T) {
-	log := lines(
+	log := ruletest.Lines(
 		`{"time":"2026-06-11T09:00:00.100Z","level":"INFO","source":{"file":"/vt/src/vitess.io/vitess/go/vt/topo/locks.go","line":165},"msg":"Locking shard customer/80- for action EmergencyReparentShard with options: {lockType:0 ttl:30s}"}`,
 		`{"time":"2026-06-11T09:00:00.101Z","level":"INFO","source":{"file":"/vt/src/vitess.io/vitess/go/vt/vtctl/reparentutil/emergency_reparenter.go","line":240},"msg":"will initiate emergency reparent shard in keyspace - customer, shard - 80-"}`,
 		`{"time":"2026-06-11T09:00:03.500Z","level":"WARN","source":{"file":"/vt/src/vitess.io/vitess/go/vt/topo/locks.go","line":230},"msg":"Unlocking shard customer/80- for action EmergencyReparentShard with error no valid candidates for emergency reparent"}`,
@@ -92,8 +90,8 @@ func TestERSNoPrimaryJSON(t *testing.T) {
 		!strings.Contains(f.Explanation, "is_primary_serving is false") {
 		t.Errorf("%s", f.Explanation)
 	}
-	if !strings.Contains(commands(f), "vtctldclient EmergencyReparentShard customer/80-") {
-		t.Errorf("%s", commands(f))
+	if !strings.Contains(ruletest.Commands(f), "vtctldclient EmergencyReparentShard customer/80-") {
+		t.Errorf("%s", ruletest.Commands(f))
 	}
 }
 
@@ -105,7 +103,7 @@ func TestRetrySucceeded(t *testing.T) {
 		"I0611 09:01:02.300000       1 locks.go:230] Unlocking shard customer/-80 for successful action PlannedReparentShard(zone1-0000000201, AvoidPrimary = <nil>)",
 	)
 	tl := ruletest.Read(t, formats,
-		ruletest.File{Path: "case/vtctld.INFO", Text: lines(log...), ModTime: mod},
+		ruletest.File{Path: "case/vtctld.INFO", Text: ruletest.Lines(log...), ModTime: mod},
 		ruletest.File{Path: "case/snapshot-20250611T091500Z/shard_customer_-80.json", Text: strings.Replace(shardServing, `"uid": 200`, `"uid": 201`, 1)})
 	if got := ruletest.Run(t, Rule, tl); len(got) != 0 {
 		t.Errorf("%d findings: %s", len(got), got[0].Explanation)
@@ -114,12 +112,12 @@ func TestRetrySucceeded(t *testing.T) {
 
 // A name from the log that is not a Vitess name gets no command.
 func TestHostileNames(t *testing.T) {
-	log := strings.ReplaceAll(lines(prsFailed...), "customer/-80", "cust$(id)/-80")
+	log := strings.ReplaceAll(ruletest.Lines(prsFailed...), "customer/-80", "cust$(id)/-80")
 	got := ruletest.Run(t, Rule, ruletest.Read(t, formats, ruletest.File{Path: "case/vtctld.INFO", Text: log, ModTime: mod}))
 	if len(got) != 1 {
 		t.Fatalf("%d findings", len(got))
 	}
-	if c := commands(got[0]); c != "" {
+	if c := ruletest.Commands(got[0]); c != "" {
 		t.Errorf("commands with a hostile name: %s", c)
 	}
 }
@@ -128,18 +126,10 @@ func subjectEqual(a, b forensics.FindingSubject) bool {
 	return a.Keyspace == b.Keyspace && a.Shard == b.Shard && a.OldPrimary == b.OldPrimary && a.NewPrimary == b.NewPrimary
 }
 
-func commands(f forensics.Finding) string {
-	var out []string
-	for _, fx := range f.Fixes {
-		out = append(out, fx.Commands...)
-	}
-	return strings.Join(out, "\n")
-}
-
 // What vtctldclient printed for a PlannedReparentShard that failed: the
 // command line, its events (logutil, UTC, no thread id) and its error.
 func TestVtctldclientOutput(t *testing.T) {
-	out := lines(
+	out := ruletest.Lines(
 		"$ vtctldclient --server vtctld:15999 PlannedReparentShard --new-primary zone1-0000000201 customer/-80",
 		"I0611 09:02:31.556000 planned_reparenter.go:420] demoting current primary: zone1-0000000200",
 		"E0611 11:02:46.507512   48213 main.go:56] rpc error: code = Unknown desc = primary-elect tablet zone1-0000000201 failed to catch up with replication MySQL56/5c2e9a7a-0001:1-7734: context deadline exceeded",

@@ -11,6 +11,7 @@ import (
 	"path"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -158,6 +159,18 @@ func Run(t testing.TB, r *forensics.Rule, evs []forensics.Event) []forensics.Fin
 		t.Fatalf("rule %s: %v", r.Name, err)
 	}
 	return out
+}
+
+// Lines joins log lines into a file's text, each ending in a newline.
+func Lines(ls ...string) string { return strings.Join(ls, "\n") + "\n" }
+
+// Commands joins the commands of a finding's fixes, one a line.
+func Commands(f forensics.Finding) string {
+	var out []string
+	for _, fx := range f.Fixes {
+		out = append(out, fx.Commands...)
+	}
+	return strings.Join(out, "\n")
 }
 
 // Describe prints findings for a test failure.

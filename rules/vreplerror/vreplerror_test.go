@@ -15,8 +15,6 @@ var formats = []forensics.Format{vitess.SnapshotFormat, vitess.VtctldLogFormat, 
 
 var mod = time.Date(2025, 6, 11, 12, 0, 0, 0, time.UTC)
 
-func lines(ls ...string) string { return strings.Join(ls, "\n") + "\n" }
-
 // workflow is a Workflow show of commerce2customer with one stream per
 // target shard, in the given state and message.
 func workflow(state80, msg80 string) string {
@@ -51,7 +49,7 @@ var tabletLog = []string{
 
 func TestStreamInError(t *testing.T) {
 	tl := ruletest.Read(t, formats,
-		ruletest.File{Path: "case/snapshot-20250611T093000Z/vttablet.INFO", Text: lines(tabletLog...), ModTime: mod},
+		ruletest.File{Path: "case/snapshot-20250611T093000Z/vttablet.INFO", Text: ruletest.Lines(tabletLog...), ModTime: mod},
 		ruletest.File{Path: "case/snapshot-20250611T093000Z/workflow_commerce2customer.json", Text: workflow("Error", unknownColumn)})
 	got := ruletest.Run(t, Rule, tl)
 	if len(got) != 1 {
@@ -66,7 +64,7 @@ func TestStreamInError(t *testing.T) {
 			t.Errorf("no %q in %s", want, f.Explanation)
 		}
 	}
-	cmds := commands(f)
+	cmds := ruletest.Commands(f)
 	if !strings.HasPrefix(cmds, "vtctldclient Workflow --keyspace customer show --workflow commerce2customer\n") ||
 		!strings.Contains(cmds, "vtctldclient Workflow --keyspace customer start --workflow commerce2customer") {
 		t.Errorf("%s", cmds)
@@ -82,13 +80,13 @@ func TestStreamRecovered(t *testing.T) {
 	log := append(append([]string{}, tabletLog[:4]...),
 		"I0611 09:10:15.100000       1 vplayer.go:130] Starting VReplication player id: 1, name: commerce2customer, startPos: MySQL56/7b1f2e9a-b0a6-11ef-9d3c-0a58a9feac02:1-48300, stop: ")
 	tl := ruletest.Read(t, formats,
-		ruletest.File{Path: "case/snapshot-20250611T093000Z/vttablet.INFO", Text: lines(log...), ModTime: mod},
+		ruletest.File{Path: "case/snapshot-20250611T093000Z/vttablet.INFO", Text: ruletest.Lines(log...), ModTime: mod},
 		ruletest.File{Path: "case/snapshot-20250611T093000Z/workflow_commerce2customer.json", Text: workflow("Running", "")})
 	if got := ruletest.Run(t, Rule, tl); len(got) != 0 {
 		t.Errorf("%d findings: %s", len(got), got[0].Explanation)
 	}
 	// Without the Workflow show the log decides: started again, no finding.
-	if got := ruletest.Run(t, Rule, ruletest.Read(t, formats, ruletest.File{Path: "case/vttablet.INFO", Text: lines(log...), ModTime: mod})); len(got) != 0 {
+	if got := ruletest.Run(t, Rule, ruletest.Read(t, formats, ruletest.File{Path: "case/vttablet.INFO", Text: ruletest.Lines(log...), ModTime: mod})); len(got) != 0 {
 		t.Errorf("%d findings from the log alone", len(got))
 	}
 }
@@ -99,7 +97,7 @@ func TestErrorThenStartedAfterSnapshot(t *testing.T) {
 	log := append(append([]string{}, tabletLog...),
 		"I0611 09:40:00.000000       1 vplayer.go:130] Starting VReplication player id: 1, name: commerce2customer, startPos: x, stop: ")
 	tl := ruletest.Read(t, formats,
-		ruletest.File{Path: "case/vttablet.INFO", Text: lines(log...), ModTime: mod},
+		ruletest.File{Path: "case/vttablet.INFO", Text: ruletest.Lines(log...), ModTime: mod},
 		ruletest.File{Path: "case/snapshot-20250611T093000Z/workflow_commerce2customer.json", Text: workflow("Error", unknownColumn)})
 	if got := ruletest.Run(t, Rule, tl); len(got) != 0 {
 		t.Errorf("%d findings", len(got))
@@ -114,7 +112,7 @@ func TestBinlogsGone(t *testing.T) {
 	if len(got) != 1 {
 		t.Fatalf("%d findings", len(got))
 	}
-	cmds := commands(got[0])
+	cmds := ruletest.Commands(got[0])
 	if !strings.Contains(cmds, "vtctldclient MoveTables --target-keyspace customer --workflow commerce2customer create --source-keyspace commerce --tables corder") {
 		t.Errorf("%s", cmds)
 	}
@@ -123,18 +121,10 @@ func TestBinlogsGone(t *testing.T) {
 	}
 }
 
-func commands(f forensics.Finding) string {
-	var out []string
-	for _, fx := range f.Fixes {
-		out = append(out, fx.Commands...)
-	}
-	return strings.Join(out, "\n")
-}
-
 // vitessio/vitess#15963: the status text vtctlclient printed, three
 // streams in the error state on a table missing on the target.
 func TestIssue15963Status(t *testing.T) {
-	in := lines(
+	in := ruletest.Lines(
 		"$ vtctlclient --server 127.0.0.1:15999 MoveTables cancel sites2023.hourlies",
 		"E0521 02:12:46.851596 1603627 main.go:96] E0521 00:12:46.851158 vtctl.go:2196] ",
 		"cannot remove tables since one or more do not exist in the denylist",
@@ -158,7 +148,7 @@ func TestIssue15963Status(t *testing.T) {
 	if strings.Join(shards, ",") != "-40,40-80" && strings.Join(shards, ",") != "40-80,-40" {
 		t.Errorf("shards %v", shards)
 	}
-	if !strings.Contains(commands(got[0]), "vtctldclient Workflow --keyspace sites2023 start --workflow hourlies") {
-		t.Errorf("%s", commands(got[0]))
+	if !strings.Contains(ruletest.Commands(got[0]), "vtctldclient Workflow --keyspace sites2023 start --workflow hourlies") {
+		t.Errorf("%s", ruletest.Commands(got[0]))
 	}
 }
