@@ -10,19 +10,24 @@ import (
 	"time"
 )
 
-// Severity ranks findings. The names are part of the output contract.
+// Severity ranks findings; a higher value is more severe, so severities
+// compare directly. The names are part of the output contract.
 type Severity int
 
 const (
 	Info Severity = iota
 	Low
 	Medium
-	Warning // ranks with Medium; the Vitess rule's name for "could go wrong"
 	High
 	Critical
 )
 
-var severityNames = [...]string{"info", "low", "medium", "warning", "high", "critical"}
+var severityNames = [...]string{"info", "low", "medium", "high", "critical"}
+
+// severityAliases are names accepted when a severity is read, for the
+// Vitess rules' "warning" (what could go wrong), which ranks with medium:
+// findings stored and --fail-on values written before it was one value.
+var severityAliases = map[string]Severity{"warning": Medium}
 
 func (s Severity) String() string {
 	if s < 0 || int(s) >= len(severityNames) {
@@ -31,20 +36,19 @@ func (s Severity) String() string {
 	return severityNames[s]
 }
 
-// Rank orders severities for thresholds such as --fail-on.
-func (s Severity) Rank() int {
-	if s >= Warning {
-		return int(s) - 1
-	}
-	return int(s)
-}
+// Rank orders severities for thresholds such as --fail-on. Severities
+// compare directly; Rank is kept for the callers that compare ranks.
+func (s Severity) Rank() int { return int(s) }
 
-// ParseSeverity reads a severity name.
+// ParseSeverity reads a severity name or alias.
 func ParseSeverity(name string) (Severity, error) {
 	for i, n := range severityNames {
 		if strings.EqualFold(n, name) {
 			return Severity(i), nil
 		}
+	}
+	if s, ok := severityAliases[strings.ToLower(name)]; ok {
+		return s, nil
 	}
 	return 0, fmt.Errorf("unknown severity %q (want one of %s)", name, strings.Join(severityNames[:], ", "))
 }

@@ -149,7 +149,7 @@ func TestSARIFResults(t *testing.T) {
 
 func TestSARIFLevels(t *testing.T) {
 	for sev, want := range map[forensics.Severity]string{
-		forensics.Info: "note", forensics.Low: "note", forensics.Medium: "warning", forensics.Warning: "warning",
+		forensics.Info: "note", forensics.Low: "note", forensics.Medium: "warning",
 		forensics.High: "error", forensics.Critical: "error",
 	} {
 		if got := sarifLevel(sev); got != want {

@@ -263,7 +263,7 @@ func (t *topo) evaluate(m *move, written string, tables []string) *incident {
 	case len(in.writeDenied) > 0 || len(in.readDenied) > 0:
 		in.severity = forensics.Critical
 	case in.switched && len(in.otherMissing) > 0:
-		in.severity = forensics.Warning
+		in.severity = forensics.Medium
 	default:
 		in.severity = forensics.Info
 	}

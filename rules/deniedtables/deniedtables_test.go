@@ -421,7 +421,7 @@ func TestSourceStopsDenyingAfterSwitch(t *testing.T) {
 	}
 	f := got[0]
 	want := forensics.FindingSubject{Keyspace: "commerce", Shards: []string{"0"}, Tables: []string{"customer"}, Workflow: "commerce2customer"}
-	if f.Severity != forensics.Warning || !equalSubject(f.Subject, want) {
+	if f.Severity != forensics.Medium || !equalSubject(f.Subject, want) {
 		t.Errorf("got %s %+v, want warning %+v", f.Severity, f.Subject, want)
 	}
 	wantCmds := []string{

@@ -213,7 +213,7 @@ func (in *incident) tables() []string {
 func (in *incident) finding() forensics.Finding {
 	shards := sortedKeys(in.orphans)
 	tables := in.tables()
-	sev := forensics.Warning
+	sev := forensics.Medium
 	if in.primary {
 		sev = forensics.High
 	}

@@ -1,0 +1,43 @@
+package forensics
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// Each severity has one value and one name, in rising order, and reads
+// back from its name; "warning", which findings stored by earlier releases
+// and --fail-on values carry, reads as medium.
+func TestSeverityNames(t *testing.T) {
+	for s := Info; s <= Critical; s++ {
+		b, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Severity
+		if err := json.Unmarshal(b, &back); err != nil || back != s {
+			t.Errorf("%s: marshalled %s, read back %v (%v)", s, b, back, err)
+		}
+	}
+	want := map[string]Severity{"info": Info, "low": Low, "medium": Medium, "high": High, "critical": Critical, "warning": Medium, "WARNING": Medium}
+	for name, sev := range want {
+		got, err := ParseSeverity(name)
+		if err != nil || got != sev {
+			t.Errorf("ParseSeverity(%q) = %v, %v; want %v", name, got, err, sev)
+		}
+	}
+	prev := Severity(-1)
+	for _, name := range []string{"info", "low", "medium", "high", "critical"} {
+		s, _ := ParseSeverity(name)
+		if s <= prev {
+			t.Errorf("%s does not rank above %s", s, prev)
+		}
+		prev = s
+	}
+	if got := Medium.String(); got != "medium" {
+		t.Errorf("Medium is written %q", got)
+	}
+	if _, err := ParseSeverity("severe"); err == nil {
+		t.Error("ParseSeverity accepted an unknown name")
+	}
+}
