@@ -108,6 +108,13 @@ type Evidence struct {
 	Text   string    `json:"text"`
 }
 
+// EvidenceOf quotes an event as evidence, with a note saying what it shows.
+// A rule that quotes part of an entry (the first line, one line of a
+// document) sets Line and Text on the result.
+func EvidenceOf(e *Event, note string) Evidence {
+	return Evidence{Source: e.Source, Line: e.Line, Time: e.Time, Node: e.Node, Note: note, Text: e.Text}
+}
+
 // Fix is one thing to do about a finding. Steps are prose; Commands are
 // exact command lines with the real names filled in, in the order to run them.
 type Fix struct {

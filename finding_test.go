@@ -3,6 +3,7 @@ package forensics
 import (
 	"encoding/json"
 	"testing"
+	"time"
 )
 
 // Each severity has one value and one name, in rising order, and reads
@@ -39,5 +40,16 @@ func TestSeverityNames(t *testing.T) {
 	}
 	if _, err := ParseSeverity("severe"); err == nil {
 		t.Error("ParseSeverity accepted an unknown name")
+	}
+}
+
+// Evidence quotes the event it comes from, where and when it was logged.
+func TestEvidenceOf(t *testing.T) {
+	e := &Event{Stamp: Stamp{Time: time.Date(2022, 7, 22, 0, 39, 12, 0, time.UTC)}, Node: "n1",
+		Source: "a.zip!memcached.log", Line: 177, Kind: "memcached.start", Text: "line one\nline two"}
+	got := EvidenceOf(e, "memcached started")
+	want := Evidence{Source: "a.zip!memcached.log", Line: 177, Time: e.Time, Node: "n1", Note: "memcached started", Text: "line one\nline two"}
+	if got != want {
+		t.Errorf("EvidenceOf = %+v, want %+v", got, want)
 	}
 }

@@ -36,9 +36,9 @@ func (s *Set) Add(e *forensics.Event, note string) bool {
 		return false
 	}
 	s.seen[loc], s.seen[fact] = true, true
-	s.list = append(s.list, forensics.Evidence{
-		Source: e.Source, Line: e.Line, Time: e.Time, Node: e.Node, Note: note, Text: FirstLine(e.Text),
-	})
+	ev := forensics.EvidenceOf(e, note)
+	ev.Text = FirstLine(e.Text)
+	s.list = append(s.list, ev)
 	return true
 }
 

@@ -228,7 +228,7 @@ func (x *exit) explain(ms []measurement, peers []string, largest *measurement) s
 func (x *exit) evidence(ms []measurement) []forensics.Evidence {
 	var out []forensics.Evidence
 	add := func(e *forensics.Event, note string) {
-		out = append(out, forensics.Evidence{Source: e.Source, Line: e.Line, Time: e.Time, Node: e.Node, Note: note, Text: e.Text})
+		out = append(out, forensics.EvidenceOf(e, note))
 	}
 	// The first and the largest measurement of each pair and direction.
 	type pair struct {

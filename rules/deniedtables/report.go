@@ -317,7 +317,9 @@ func (in *incident) evidence(a *attempt) []forensics.Evidence {
 				return
 			}
 		}
-		out = append(out, forensics.Evidence{Source: e.Source, Line: line, Time: e.Time, Node: e.Node, Note: note, Text: text})
+		ev := forensics.EvidenceOf(e, note)
+		ev.Line, ev.Text = line, text
+		out = append(out, ev)
 	}
 	add := func(e *forensics.Event, note string) {
 		if e != nil {

@@ -333,7 +333,7 @@ func (s *stall) evidence(st story) []forensics.Evidence {
 				return
 			}
 		}
-		out = append(out, forensics.Evidence{Source: e.Source, Line: e.Line, Time: e.Time, Node: e.Node, Note: note, Text: e.Text})
+		out = append(out, forensics.EvidenceOf(e, note))
 	}
 	if len(st.slow) > 0 {
 		add(st.slow[0], "first disk slowness warning")

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"forensics"
+	"forensics/rules/cbevidence"
 )
 
 // analyze finds every (node, bucket, restart) whose node answered stream
@@ -94,60 +95,60 @@ func (ix *events) incident(r *restart, bucket string) (forensics.Finding, bool) 
 		again = ix.aftermath(node, bucket, vbs, fo.start.Time)
 	}
 
-	ev := &evidence{seen: map[string]bool{}}
+	ev := &cbevidence.Set{}
 	exit := ix.exitLine(r)
-	ev.add(exit, exitNote(exit))
+	ev.Add(exit, exitNote(exit))
 	for _, s := range r.signals {
 		if s.Kind == mcStart {
-			ev.add(s, "memcached started again without a graceful shutdown or log close before it: the old process was killed")
+			ev.Add(s, "memcached started again without a graceful shutdown or log close before it: the old process was killed")
 			break
 		}
 	}
 	streamEnd := ix.streamEnd(r, bucket)
 	if streamEnd != nil {
-		ev.add(streamEnd, fmt.Sprintf("the indexer lost vb %d's stream when memcached died", streamEnd.VB))
+		ev.Add(streamEnd, fmt.Sprintf("the indexer lost vb %d's stream when memcached died", streamEnd.VB))
 	}
 	entries := ix.warmupEntries(node, bucket, r.at, end)
 	if len(entries) > 0 {
-		ev.add(entries[0], fmt.Sprintf("warmup: %d vbucket(s) of %s got a new failover-log branch (%s)", len(entries), bucket, entries[0].Attr("reason")))
+		ev.Add(entries[0], fmt.Sprintf("warmup: %d vbucket(s) of %s got a new failover-log branch (%s)", len(entries), bucket, entries[0].Attr("reason")))
 	}
 	for _, k := range []forensics.Kind{mcWarmupUnblock, mcWarmupComplete, mcWarmupEnough} {
 		if e := ix.first(k, node, bucket, r.at, end); e != nil {
-			ev.add(e, warmupNote(k))
+			ev.Add(e, warmupNote(k))
 		}
 	}
 	if e := ix.notReady(node, bucket, r.at, end); e != nil {
-		ev.add(e, "ns_server's janitor: the bucket is not yet ready on the node")
+		ev.Add(e, "ns_server's janitor: the bucket is not yet ready on the node")
 	}
 	shown := 0
 	for _, a := range as {
 		if shown >= maxServedEvidence {
 			break
 		}
-		ev.add(a.ev, answerNote(a))
+		ev.Add(a.ev, answerNote(a))
 		shown++
 		if a.peer != nil && shown <= 3 && a.peer.Kind == ixRollback {
-			ev.add(a.peer, fmt.Sprintf("the consumer acts on it: the indexer rolls vb %d back to %s", a.vb, a.peer.Attr("rollback_seqno")))
+			ev.Add(a.peer, fmt.Sprintf("the consumer acts on it: the indexer rolls vb %d back to %s", a.vb, a.peer.Attr("rollback_seqno")))
 		}
 	}
 	if closer != nil {
-		ev.add(closer, closerNote(closer))
+		ev.Add(closer, closerNote(closer))
 	}
 	if fo != nil {
-		ev.add(fo.start, "failover of the node starts before traffic was enabled on it")
+		ev.Add(fo.start, "failover of the node starts before traffic was enabled on it")
 		if fo.done != nil && fo.done != fo.start {
-			ev.add(fo.done, "failover completed")
+			ev.Add(fo.done, "failover completed")
 		}
 	}
 	promoted, rolled := 0, 0
 	for _, g := range again {
 		// One takeover line shows the promotion; the explanation counts the rest.
 		if g.promoted != nil && promoted == 0 {
-			ev.add(g.promoted, fmt.Sprintf("%s takes over vb %d (replica to active)", g.promoted.Node, g.vb))
+			ev.Add(g.promoted, fmt.Sprintf("%s takes over vb %d (replica to active)", g.promoted.Node, g.vb))
 			promoted++
 		}
 		if g.ev != nil && rolled < maxPerVBEvidence {
-			ev.add(g.ev, fmt.Sprintf("second rollback for vb %d, to seqno %s, on %s", g.vb, g.seqno, orUnknown(g.node)))
+			ev.Add(g.ev, fmt.Sprintf("second rollback for vb %d, to seqno %s, on %s", g.vb, g.seqno, orUnknown(g.node)))
 			rolled++
 		}
 	}
@@ -166,7 +167,7 @@ func (ix *events) incident(r *restart, bucket string) (forensics.Finding, bool) 
 		f.Severity = forensics.Critical
 	}
 	f.Title = title(node, bucket, len(vbs), closer, critical)
-	f.Evidence = ev.sorted()
+	f.Evidence = ev.Sorted()
 	f.End = f.Evidence[len(f.Evidence)-1].Time
 	if f.End.Before(f.Start) {
 		f.End = f.Start
@@ -317,40 +318,4 @@ func orUnknown(s string) string {
 		return "another node"
 	}
 	return s
-}
-
-// evidence collects lines once each; diag.log entries repeat in every
-// node's cbcollect_info, so a line is also known by what it says.
-type evidence struct {
-	list []forensics.Evidence
-	seen map[string]bool
-}
-
-func (ev *evidence) add(e *forensics.Event, note string) {
-	if e == nil {
-		return
-	}
-	loc := e.Source + ":" + fmt.Sprint(e.Line)
-	fact := fmt.Sprintf("%s|%s|%d|%s", e.Kind, e.Node, e.Time.UnixNano(), firstLine(e.Text))
-	if ev.seen[loc] || ev.seen[fact] {
-		return
-	}
-	ev.seen[loc], ev.seen[fact] = true, true
-	ev.list = append(ev.list, forensics.Evidence{
-		Source: e.Source, Line: e.Line, Time: e.Time, Node: e.Node, Note: note, Text: firstLine(e.Text),
-	})
-}
-
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
-}
-
-// sorted returns the evidence in timeline order.
-func (ev *evidence) sorted() []forensics.Evidence {
-	out := append([]forensics.Evidence(nil), ev.list...)
-	forensics.SortEvidence(out)
-	return out
 }

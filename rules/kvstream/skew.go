@@ -95,5 +95,5 @@ func resolution(e *forensics.Event) time.Duration {
 }
 
 func quote(e *forensics.Event) forensics.Evidence {
-	return forensics.Evidence{Source: e.Source, Line: e.Line, Time: e.Time, Node: e.Node, Text: e.Text}
+	return forensics.EvidenceOf(e, "")
 }

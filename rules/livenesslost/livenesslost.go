@@ -277,7 +277,7 @@ func (w *window) evidence(c cause) []forensics.Evidence {
 				return
 			}
 		}
-		out = append(out, forensics.Evidence{Source: e.Source, Line: e.Line, Time: e.Time, Node: e.Node, Note: note, Text: e.Text})
+		out = append(out, forensics.EvidenceOf(e, note))
 	}
 	n := len(w.failures)
 	add(w.failures[0], fmt.Sprintf("first failed heartbeat (1 of %d)", n))

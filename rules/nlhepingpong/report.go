@@ -296,7 +296,7 @@ func evidence(ep *episode, rs []*redirect, ls leases, evs []forensics.Event) []f
 				return
 			}
 		}
-		out = append(out, forensics.Evidence{Source: e.Source, Line: e.Line, Time: e.Time, Node: e.Node, Note: note, Text: e.Text})
+		out = append(out, forensics.EvidenceOf(e, note))
 	}
 	first := rs[0]
 	if tr := traceStart(first, evs); tr != nil {

@@ -221,8 +221,9 @@ func (in *incident) finding() forensics.Finding {
 	var start, end time.Time
 	for _, e := range in.docs {
 		line, text := controls(e)
-		ev = append(ev, forensics.Evidence{Source: e.Source, Line: line, Time: e.Time, Node: e.Node,
-			Note: "the shard record denies tables no workflow holds", Text: text})
+		quote := forensics.EvidenceOf(e, "the shard record denies tables no workflow holds")
+		quote.Line, quote.Text = line, text
+		ev = append(ev, quote)
 		if start.IsZero() || e.Time.Before(start) {
 			start = e.Time
 		}
@@ -231,12 +232,14 @@ func (in *incident) finding() forensics.Finding {
 		}
 	}
 	if in.list != nil {
-		ev = append(ev, forensics.Evidence{Source: in.list.Source, Line: in.list.Line, Time: in.list.Time, Node: in.list.Node,
-			Note: "the keyspace's workflows", Text: firstLines(in.list.Text, 8)})
+		quote := forensics.EvidenceOf(in.list, "the keyspace's workflows")
+		quote.Text = firstLines(in.list.Text, 8)
+		ev = append(ev, quote)
 	}
 	for _, e := range in.wfDocs {
-		ev = append(ev, forensics.Evidence{Source: e.Source, Line: e.Line, Time: e.Time, Node: e.Node,
-			Note: "a workflow of the keyspace, which moves other tables", Text: firstLines(e.Text, 4)})
+		quote := forensics.EvidenceOf(e, "a workflow of the keyspace, which moves other tables")
+		quote.Text = firstLines(e.Text, 4)
+		ev = append(ev, quote)
 	}
 	forensics.SortEvidence(ev)
 	return forensics.Finding{

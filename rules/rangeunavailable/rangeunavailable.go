@@ -347,7 +347,7 @@ func (ep *episode) evidence() []forensics.Evidence {
 				return
 			}
 		}
-		out = append(out, forensics.Evidence{Source: e.Source, Line: e.Line, Time: e.Time, Node: e.Node, Note: note, Text: e.Text})
+		out = append(out, forensics.EvidenceOf(e, note))
 	}
 	if ps := ep.slowed(); len(ps) > 0 {
 		add(ps[0], "a proposal has waited "+ps[0].Attr("duration"))

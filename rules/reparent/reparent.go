@@ -219,14 +219,15 @@ func finding(failed []*attempt, doc *shardDoc) forensics.Finding {
 	var ev []forensics.Evidence
 	for _, a := range failed {
 		for _, e := range a.lines {
-			ev = append(ev, forensics.Evidence{Source: e.Source, Line: e.Line, Time: e.Time, Node: e.Node, Note: note(&e), Text: e.Text})
+			ev = append(ev, forensics.EvidenceOf(&e, note(&e)))
 		}
 	}
 	end := last.failed.Time
 	if doc != nil {
 		line, text := serving(&doc.ev)
-		ev = append(ev, forensics.Evidence{Source: doc.ev.Source, Line: line, Time: doc.ev.Time, Node: doc.ev.Node,
-			Note: "the shard record afterwards", Text: text})
+		quote := forensics.EvidenceOf(&doc.ev, "the shard record afterwards")
+		quote.Line, quote.Text = line, text
+		ev = append(ev, quote)
 		if doc.ev.Time.After(end) {
 			end = doc.ev.Time
 		}

@@ -238,7 +238,9 @@ func finding(s *stream) (forensics.Finding, bool) {
 	var ev []forensics.Evidence
 	var start, end time.Time
 	add := func(e *forensics.Event, note, text string, line int64) {
-		ev = append(ev, forensics.Evidence{Source: e.Source, Line: line, Time: e.Time, Node: e.Node, Note: note, Text: text})
+		quote := forensics.EvidenceOf(e, note)
+		quote.Line, quote.Text = line, text
+		ev = append(ev, quote)
 		if start.IsZero() || e.Time.Before(start) {
 			start = e.Time
 		}
