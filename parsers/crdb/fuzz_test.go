@@ -36,11 +36,29 @@ func FuzzParse(f *testing.F) {
 			// lines or the file name.
 			parsertest.Check(t, format, forensics.Origin{Name: "cockroach-kv-exec.roach-1.cockroach.2025-10-09T14_20_07Z.000001.log"}, data)
 		}
+		var leases []Lease
 		if e, ok := ParseNLHE(data); ok {
-			CompareLeases(e.Lease, e.Lease)
+			leases = append(leases, e.Lease)
 			e.Target()
 		}
-		ParseLease(data)
+		for _, b := range [][]byte{data, data[len(data)/2:]} {
+			if l, ok := ParseLease(b); ok {
+				leases = append(leases, l)
+			}
+		}
+		// The order of leases decides which redirect is stale: it must
+		// not depend on which lease is asked about first.
+		for _, a := range leases {
+			if c := CompareLeases(a, a); c != 0 {
+				t.Errorf("lease %+v compares %d with itself", a, c)
+			}
+			for _, b := range leases {
+				ab, ba := CompareLeases(a, b), CompareLeases(b, a)
+				if ab < -1 || ab > 1 || ab != -ba {
+					t.Errorf("CompareLeases(%+v, %+v) = %d, swapped %d", a, b, ab, ba)
+				}
+			}
+		}
 		ParseHLC(string(data))
 	})
 }
