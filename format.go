@@ -46,8 +46,41 @@ type Format struct {
 	Kinds  []KindDoc // every kind the parser emits
 }
 
-// KindDoc says what an event kind means, in one line, for `forensics timeline kinds`.
+// KindDoc says what an event kind means: in one line for `forensics
+// timeline kinds`, and for a timeline drawn from events, the part it plays
+// and the lane it goes in. It is the one place a kind's meaning is kept.
 type KindDoc struct {
-	Kind Kind
-	Doc  string
+	Kind     Kind
+	Category Category // the part the kind plays in an incident's story
+	Label    string   // a few words for a marker: "stream request answered with a rollback"
+	// Component is the component that logs the kind, which names its lane on
+	// a timeline ("distsender" for the DistSender's lines in a cockroach log);
+	// "" means the Component of the Format that declares it.
+	Component string
+	Doc       string
 }
+
+// Category is the part an event plays in the story of an incident. The HTML
+// report colours and shapes its markers by category, and keeps the events of
+// every category but CategoryOther and CategoryRequest when a window holds
+// too many to draw one by one.
+type Category string
+
+const (
+	CategoryProcess  Category = "process"  // a process started, stopped or exited
+	CategoryWarmup   Category = "warmup"   // a bucket created, warming up, loaded
+	CategoryStream   Category = "stream"   // a replication stream opened, answered or ended
+	CategoryRollback Category = "rollback" // a consumer told, or deciding, to roll back
+	CategoryError    Category = "error"    // something failed or was refused
+	CategoryTraffic  Category = "traffic"  // traffic enabled or disabled; a bucket ready
+	CategoryFailover Category = "failover" // failovers, vbucket states and maps
+	CategoryRedirect Category = "redirect" // a request sent elsewhere: NotLeaseHolderError, next replica
+	CategoryStep     Category = "step"     // a step of an operator's operation (SwitchTraffic, a reparent)
+	CategoryTopo     Category = "topo"     // a topology document as saved
+	CategoryRequest  Category = "request"  // a routine request or trace
+	CategoryOther    Category = "other"    // context the stories do not turn on
+)
+
+// Categories lists every category, in the order a legend shows them.
+var Categories = []Category{CategoryProcess, CategoryWarmup, CategoryStream, CategoryRollback, CategoryError,
+	CategoryTraffic, CategoryFailover, CategoryRedirect, CategoryStep, CategoryTopo, CategoryRequest, CategoryOther}

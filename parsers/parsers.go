@@ -28,7 +28,9 @@ var All = append([]forensics.Format{
 	vitess.SnapshotFormat, vitess.VtctldLogFormat, vitess.VttabletLogFormat, vitess.VtorcLogFormat,
 }, cbservice.Formats...)
 
-// Kinds returns every event kind the formats emit, with its meaning.
+// Kinds returns every event kind the formats emit, with its meaning. A
+// kind's Component, when its doc leaves it out, is that of the format that
+// declares it.
 func Kinds() []forensics.KindDoc {
 	var out []forensics.KindDoc
 	seen := map[forensics.Kind]bool{}
@@ -36,6 +38,9 @@ func Kinds() []forensics.KindDoc {
 		for _, k := range f.Kinds {
 			if !seen[k.Kind] {
 				seen[k.Kind] = true
+				if k.Component == "" {
+					k.Component = f.Component
+				}
 				out = append(out, k)
 			}
 		}

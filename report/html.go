@@ -45,7 +45,11 @@ type EventReader func(ctx context.Context, q forensics.Query, fn func(*forensics
 // HTMLOptions says where the swimlanes read their events from, and how much
 // of the timeline around each finding they show.
 type HTMLOptions struct {
-	Events    EventReader   // nil: the report has no swimlanes, only the findings
+	Events EventReader // nil: the report has no swimlanes, only the findings
+	// Kinds says what each kind means (parsers.Kinds()): the category and
+	// label of its markers and the component whose lane it goes in. A kind
+	// not listed is drawn as "other" in the lane of its source's component.
+	Kinds     []forensics.KindDoc
 	Margin    time.Duration // context before and after each finding; 0: a fifth of its length, at least 2s and at most 5m
 	MaxEvents int           // events drawn one by one per finding; more are drawn as bands with a count. 0: DefaultMaxEvents
 }
@@ -91,12 +95,13 @@ func WriteHTML(ctx context.Context, w io.Writer, r *Report, opts HTMLOptions) er
 	}
 	page := htmlData{Report: r, Nodes: nodeRows(r.Sources), Counts: severityCounts(r.Findings), Skipped: skippedCounts(r.Skipped)}
 	page.First, page.Last = span(r.Sources)
+	docs := kindDocs(opts.Kinds)
 	charts := []*swimlanes{}
 	for _, f := range r.Findings {
 		if opts.Events == nil {
 			break
 		}
-		sl, err := buildSwimlanes(ctx, f, components, opts)
+		sl, err := buildSwimlanes(ctx, f, components, docs, opts)
 		if err != nil {
 			return fmt.Errorf("timeline of finding %s: %w", f.ID, err)
 		}
@@ -400,9 +405,9 @@ var errTooMany = errors.New("too many events to draw one by one")
 // the events that tell the story (every category but "other" and
 // "request") one by one while there is room, and counting the rest into
 // bands.
-func buildSwimlanes(ctx context.Context, f forensics.Finding, components map[string]string, opts HTMLOptions) (*swimlanes, error) {
+func buildSwimlanes(ctx context.Context, f forensics.Finding, components map[string]string, docs map[forensics.Kind]forensics.KindDoc, opts HTMLOptions) (*swimlanes, error) {
 	since, until := Window(f, opts.Margin)
-	b := newLaneBuilder(f, since, until, components)
+	b := newLaneBuilder(f, since, until, components, docs)
 	if opts.Events != nil {
 		q := forensics.Query{Since: since, Until: until}
 		err := opts.Events(ctx, q, func(e *forensics.Event) error {
@@ -413,10 +418,10 @@ func buildSwimlanes(ctx context.Context, f forensics.Finding, components map[str
 			return nil
 		})
 		if errors.Is(err, errTooMany) {
-			b = newLaneBuilder(f, since, until, components)
+			b = newLaneBuilder(f, since, until, components, docs)
 			kept := 0
 			err = opts.Events(ctx, q, func(e *forensics.Event) error {
-				keep := b.isEvidence(e) || (kept < opts.MaxEvents && storyCategory(kindStyle(string(e.Kind)).Category))
+				keep := b.isEvidence(e) || (kept < opts.MaxEvents && storyCategory(b.style(e.Kind).Category))
 				if keep {
 					kept++
 				}
@@ -438,6 +443,7 @@ type laneBuilder struct {
 	sl         *swimlanes
 	finding    forensics.Finding
 	components map[string]string
+	docs       map[forensics.Kind]forensics.KindDoc
 	lanes      map[laneKey]int
 	kinds      map[string]int
 	sources    map[string]int
@@ -451,14 +457,14 @@ type evidenceLine struct {
 	line   int64
 }
 
-func newLaneBuilder(f forensics.Finding, since, until time.Time, components map[string]string) *laneBuilder {
+func newLaneBuilder(f forensics.Finding, since, until time.Time, components map[string]string, docs map[forensics.Kind]forensics.KindDoc) *laneBuilder {
 	b := &laneBuilder{
 		sl: &swimlanes{
 			Finding: f.ID, Since: since.UnixMicro(), Until: until.UnixMicro(),
 			Node: f.Subject.Node, Evidence: len(f.Evidence),
 			Lanes: []lane{}, Kinds: []kindInfo{}, Sources: []string{}, Events: []mark{}, Bands: []band{},
 		},
-		finding: f, components: components,
+		finding: f, components: components, docs: docs,
 		lanes: map[laneKey]int{}, kinds: map[string]int{}, sources: map[string]int{},
 		evidence: map[evidenceLine]int{}, seen: map[evidenceLine]bool{}, buckets: map[[2]int]*band{},
 	}
@@ -486,7 +492,7 @@ func (b *laneBuilder) isEvidence(e *forensics.Event) bool {
 // counted into a band otherwise.
 func (b *laneBuilder) add(e *forensics.Event, keep bool) {
 	b.sl.Total++
-	li := b.lane(e.Node, laneComponent(string(e.Kind), b.components[e.Source]))
+	li := b.lane(e.Node, b.laneComponent(e))
 	ki := b.kind(string(e.Kind))
 	t := e.Time.UnixMicro() - b.sl.Since
 	b.sl.Lanes[li].Events++
@@ -556,7 +562,7 @@ func (b *laneBuilder) kind(k string) int {
 		return i
 	}
 	b.kinds[k] = len(b.sl.Kinds)
-	st := kindStyle(k)
+	st := b.style(forensics.Kind(k))
 	b.sl.Kinds = append(b.sl.Kinds, kindInfo{Kind: k, Category: st.Category, Label: st.Label})
 	return b.kinds[k]
 }
@@ -625,24 +631,16 @@ func (b *laneBuilder) finish() *swimlanes {
 }
 
 // laneComponent names the lane an event is drawn in: the component its
-// kind names (DistSender events get their own lane beside the node's
-// traces; Vitess topology documents are "topo"), or the component of the
-// source it came from.
-func laneComponent(kind, sourceComponent string) string {
-	prefix, _, ok := strings.Cut(kind, ".")
-	if !ok || prefix == "" {
-		if sourceComponent != "" {
-			return sourceComponent
-		}
-		return "log"
+// kind's doc names (DistSender events get their own lane beside the node's
+// traces), or the component of the source it came from.
+func (b *laneBuilder) laneComponent(e *forensics.Event) string {
+	if d, ok := b.docs[e.Kind]; ok && d.Component != "" {
+		return d.Component
 	}
-	switch prefix {
-	case "nsserver":
-		return "ns_server"
-	case "vitess":
-		return "topo"
+	if c := b.components[e.Source]; c != "" {
+		return c
 	}
-	return prefix
+	return "log"
 }
 
 var componentOrder = []string{"ns_server", "memcached", "projector", "indexer", "distsender", "trace", "cockroach", "vtctld", "topo"}
@@ -663,126 +661,34 @@ type markStyle struct {
 	Label    string
 }
 
-// kindStyles are the kinds that tell the stories the rules find. Kinds not
-// listed are drawn by the category of their name (kindStyle).
-var kindStyles = map[string]markStyle{
-	"memcached.bucket_create":    {"warmup", "bucket creation began"},
-	"memcached.bucket_created":   {"warmup", "bucket created, warmup runs"},
-	"memcached.dcp_producer":     {"stream", "DCP producer connection opened"},
-	"memcached.failover_entry":   {"warmup", "new failover-log entry"},
-	"memcached.log_closed":       {"process", "log file closed"},
-	"memcached.log_opened":       {"process", "log file opened"},
-	"memcached.shutdown":         {"process", "graceful shutdown began"},
-	"memcached.start":            {"process", "memcached started"},
-	"memcached.stream_created":   {"stream", "stream request accepted"},
-	"memcached.stream_refused":   {"error", "stream request refused"},
-	"memcached.stream_rollback":  {"rollback", "stream request answered with a rollback"},
-	"memcached.traffic_disabled": {"traffic", "traffic disabled"},
-	"memcached.traffic_enabled":  {"traffic", "traffic enabled"},
-	"memcached.vb_state":         {"failover", "vbucket state changed"},
-	"memcached.warmup_complete":  {"warmup", "warmup completed"},
-	"memcached.warmup_enough":    {"warmup", "warmup loaded enough data"},
-	"memcached.warmup_start":     {"warmup", "warmup began"},
-	"memcached.warmup_unblock":   {"warmup", "warmup created the vbuckets, waiting requests released"},
-
-	"nsserver.autofailover":          {"failover", "auto-failover"},
-	"nsserver.bucket_failover_end":   {"failover", "bucket failover ended"},
-	"nsserver.bucket_failover_start": {"failover", "bucket failover began"},
-	"nsserver.bucket_loaded":         {"warmup", "bucket loaded (traffic not yet enabled)"},
-	"nsserver.bucket_not_ready":      {"warmup", "janitor: bucket not yet ready"},
-	"nsserver.bucket_online":         {"traffic", "bucket online"},
-	"nsserver.bucket_ready":          {"traffic", "ns_doctor: bucket ready"},
-	"nsserver.bucket_unready":        {"traffic", "ns_doctor: bucket no longer ready"},
-	"nsserver.bucket_warmed":         {"traffic", "traffic enabled (marked as warmed)"},
-	"nsserver.event":                 {"other", "event log entry"},
-	"nsserver.failover_end":          {"failover", "failover completed"},
-	"nsserver.failover_failed":       {"error", "failover failed"},
-	"nsserver.failover_node":         {"failover", "nodes failed over"},
-	"nsserver.failover_start":        {"failover", "failover began"},
-	"nsserver.port_exited":           {"process", "process exited"},
-	"nsserver.service_exited":        {"process", "service exited, restarting"},
-	"nsserver.traffic_enable_failed": {"error", "enabling traffic failed"},
-	"nsserver.traffic_enabling":      {"traffic", "enabling traffic"},
-	"nsserver.vbucket_map":           {"failover", "vbucket map changed"},
-	"nsserver.vbucket_state":         {"failover", "vbucket state set"},
-
-	"indexer.conn_error":       {"error", "stream connection lost"},
-	"indexer.projector_error":  {"error", "projector answered with an error"},
-	"indexer.repair_rollback":  {"rollback", "stream repair needs a rollback"},
-	"indexer.restart_ts":       {"stream", "restart timestamp"},
-	"indexer.rollback":         {"rollback", "stream begin with a rollback"},
-	"indexer.rollback_to_zero": {"rollback", "rollback to zero: indexes rebuilt"},
-	"indexer.rollback_ts":      {"rollback", "rollback timestamp"},
-	"indexer.storage_rollback": {"rollback", "index storage rolls back"},
-	"indexer.stream_begin":     {"stream", "stream begin"},
-	"indexer.stream_end":       {"stream", "stream end"},
-	"indexer.stream_repair":    {"stream", "stream repair"},
-	"indexer.stream_restart":   {"stream", "stream restart requested"},
-
-	"projector.dcp_closed":             {"error", "DCP connection closed"},
-	"projector.dcp_connected":          {"stream", "DCP connection opened"},
-	"projector.stream_begin":           {"stream", "stream begin sent"},
-	"projector.stream_end":             {"stream", "stream end sent"},
-	"projector.stream_error":           {"error", "stream request refused"},
-	"projector.stream_response":        {"stream", "stream request answered"},
-	"projector.stream_rollback":        {"rollback", "stream request answered with a rollback"},
-	"projector.stream_rollback_notice": {"rollback", "feed got a rollback"},
-	"projector.vbmap":                  {"stream", "active vbuckets"},
-
-	"distsender.backoff":   {"redirect", "backing off: lease already seen"},
-	"distsender.new_lease": {"redirect", "new lease applied"},
-	"distsender.next_peer": {"redirect", "trying the next replica"},
-	"distsender.nlhe":      {"redirect", "NotLeaseHolderError: redirect"},
-	"distsender.rpc":       {"request", "RPC sent"},
-	"distsender.send":      {"request", "batch sent to the range"},
-	"trace.start":          {"request", "trace begins"},
-	"trace.discarded":      {"other", "trace events discarded"},
-
-	"vtctld.switch_start":       {"step", "traffic switch began"},
-	"vtctld.stop_streams":       {"step", "streams stopped"},
-	"vtctld.stop_source_writes": {"step", "source writes stopped"},
-	"vtctld.lock_tables":        {"step", "LOCK TABLES"},
-	"vtctld.lock_tables_failed": {"error", "LOCK TABLES failed"},
-	"vtctld.wait_catchup":       {"step", "waiting for streams to catch up"},
-	"vtctld.create_reverse":     {"step", "reverse streams created"},
-	"vtctld.create_journal":     {"step", "journal created"},
-	"vtctld.routing_changed":    {"step", "routing rules changed"},
-	"vtctld.freeze":             {"step", "workflow frozen"},
-	"vtctld.switch_done":        {"step", "switch done"},
-	"vtctld.switch_failed":      {"error", "switch failed"},
-	"vtctld.cancel_start":       {"step", "cancel of the migration began"},
-	"vtctld.cancel_step":        {"step", "cancel step"},
-	"vtctld.cancel_done":        {"step", "migration cancelled"},
-	"vtctld.cancel_failed":      {"error", "cancel failed"},
-	"vtctld.context_error":      {"error", "context deadline exceeded or cancelled"},
-	"vtctld.denied_tables":      {"step", "denied tables"},
-
-	evidenceKind: {"evidence", "evidence line"},
+func kindDocs(docs []forensics.KindDoc) map[forensics.Kind]forensics.KindDoc {
+	m := make(map[forensics.Kind]forensics.KindDoc, len(docs))
+	for _, d := range docs {
+		m[d.Kind] = d
+	}
+	return m
 }
 
-func kindStyle(kind string) markStyle {
-	if st, ok := kindStyles[kind]; ok {
-		return st
+// style is how the kind's doc says to draw it. A kind without a doc is
+// "other", labelled by its name.
+func (b *laneBuilder) style(kind forensics.Kind) markStyle {
+	if kind == evidenceKind {
+		return markStyle{evidenceKind, "evidence line"}
 	}
-	prefix, what, _ := strings.Cut(kind, ".")
+	if d, ok := b.docs[kind]; ok && d.Category != "" {
+		return markStyle{string(d.Category), d.Label}
+	}
+	_, what, _ := strings.Cut(string(kind), ".")
 	label := strings.ReplaceAll(what, "_", " ")
-	switch {
-	case strings.Contains(what, "rollback"):
-		return markStyle{"rollback", label}
-	case strings.Contains(what, "fail") || strings.Contains(what, "error"):
-		return markStyle{"error", label}
-	case prefix == "vitess":
-		return markStyle{"topo", "topology snapshot: " + label}
-	case prefix == "vtctld":
-		return markStyle{"step", label}
-	}
 	if label == "" {
-		label = kind
+		label = string(kind)
 	}
-	return markStyle{"other", label}
+	return markStyle{string(forensics.CategoryOther), label}
 }
 
 // storyCategory reports whether events of a category are kept one by one
 // when a window has too many events: all but routine requests and the
 // uncategorised.
-func storyCategory(c string) bool { return c != "other" && c != "request" }
+func storyCategory(c string) bool {
+	return c != string(forensics.CategoryOther) && c != string(forensics.CategoryRequest)
+}

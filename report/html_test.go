@@ -11,10 +11,14 @@ import (
 	"time"
 
 	"forensics"
+	"forensics/parsers"
 )
 
 func writeFixtureHTML(t *testing.T, opts HTMLOptions) string {
 	t.Helper()
+	if opts.Kinds == nil {
+		opts.Kinds = parsers.Kinds()
+	}
 	var b bytes.Buffer
 	if err := WriteHTML(context.Background(), &b, fixtureReport(), opts); err != nil {
 		t.Fatal(err)
@@ -272,7 +276,7 @@ func TestSwimlanesBounded(t *testing.T) {
 		ts := f.Start.Add(time.Duration(i) * 3 * time.Microsecond)
 		evs = append(evs, forensics.Event{Stamp: forensics.Stamp{Time: ts}, Node: fmt.Sprintf("n%d", 1+i%3), Source: crdbLog, Line: int64(31 + i), Kind: "distsender.rpc", Text: "sending request to local client"})
 	}
-	sl, err := buildSwimlanes(context.Background(), f, nil, HTMLOptions{Events: sliceReader(evs), MaxEvents: 1000})
+	sl, err := buildSwimlanes(context.Background(), f, nil, kindDocs(parsers.Kinds()), HTMLOptions{Events: sliceReader(evs), MaxEvents: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -307,40 +311,67 @@ func TestWindow(t *testing.T) {
 	}
 }
 
+// An event goes in the lane of the component its kind's doc names, else of
+// its source's component.
 func TestLaneComponent(t *testing.T) {
+	b := newLaneBuilder(forensics.Finding{}, time.Time{}, time.Time{},
+		map[string]string{"mc.log": "memcached", "ns.log": "ns_server", "cr.log": "cockroach", "q.log": "query", "vt.log": "vttablet"},
+		kindDocs(parsers.Kinds()))
 	for _, c := range []struct{ kind, source, want string }{
-		{"memcached.stream_rollback", "memcached", "memcached"},
-		{"nsserver.failover_start", "ns_server", "ns_server"},
-		{"indexer.rollback", "ns_server", "indexer"},
-		{"distsender.nlhe", "cockroach", "distsender"},
-		{"trace.start", "cockroach", "trace"},
-		{"vtctld.cancel_failed", "vtctld", "vtctld"},
-		{"vitess.shard", "topo", "topo"},
-		{"evidence", "cockroach", "cockroach"},
+		{"memcached.stream_rollback", "mc.log", "memcached"},
+		{"nsserver.failover_start", "ns.log", "ns_server"},
+		{"indexer.rollback", "ns.log", "indexer"},
+		{"cbstats.bucket_quota", "mc.log", "cbstats"},
+		{"distsender.nlhe", "cr.log", "distsender"},
+		{"trace.start", "cr.log", "trace"},
+		{"liveness.heartbeat_failed", "cr.log", "liveness"},
+		{"vtctld.cancel_failed", "vt.log", "vtctld"},
+		{"vttablet.vreplication_error", "vt.log", "vttablet"},
+		{"vitess.shard", "", "topo"},
+		{"query.undeclared", "q.log", "query"},
 		{"", "", "log"},
 	} {
-		if got := laneComponent(c.kind, c.source); got != c.want {
-			t.Errorf("laneComponent(%q, %q) = %q, want %q", c.kind, c.source, got, c.want)
+		e := &forensics.Event{Kind: forensics.Kind(c.kind), Source: c.source}
+		if got := b.laneComponent(e); got != c.want {
+			t.Errorf("lane of %q from %q = %q, want %q", c.kind, c.source, got, c.want)
 		}
 	}
 }
 
+// A kind is drawn as its doc says; one without a doc is "other".
 func TestKindStyle(t *testing.T) {
-	for kind, cat := range map[string]string{
-		"memcached.stream_rollback": "rollback",
-		"nsserver.service_exited":   "process",
-		"nsserver.failover_start":   "failover",
-		"memcached.traffic_enabled": "traffic",
-		"distsender.nlhe":           "redirect",
-		"vtctld.cancel_failed":      "error",
-		"vtctld.freeze":             "step",
-		"vitess.routing_rules":      "topo",
-		"vtctld.some_new_step":      "step",
-		"indexer.new_rollback_kind": "rollback",
-		"memcached.unknown":         "other",
+	b := newLaneBuilder(forensics.Finding{}, time.Time{}, time.Time{}, nil, kindDocs(parsers.Kinds()))
+	for kind, want := range map[forensics.Kind]markStyle{
+		"memcached.stream_rollback":  {"rollback", "stream request answered with a rollback"},
+		"nsserver.service_exited":    {"process", "service exited, restarting"},
+		"memcached.traffic_enabled":  {"traffic", "traffic enabled"},
+		"distsender.nlhe":            {"redirect", "NotLeaseHolderError: redirect"},
+		"vtctld.cancel_failed":       {"error", "cancel failed"},
+		"vitess.routing_rules":       {"topo", "topology snapshot: routing rules"},
+		"evidence":                   {"evidence", "evidence line"},
+		"memcached.some_future_kind": {"other", "some future kind"},
 	} {
-		if got := kindStyle(kind).Category; got != cat {
-			t.Errorf("%s: %s, want %s", kind, got, cat)
+		if got := b.style(kind); got != want {
+			t.Errorf("%s: %+v, want %+v", kind, got, want)
+		}
+	}
+}
+
+// The page draws every category a kind can have: each has a colour in the
+// style sheet and a place in the legend.
+func TestEveryCategoryIsDrawn(t *testing.T) {
+	css, _ := htmlFiles.ReadFile("html/report.css")
+	js, _ := htmlFiles.ReadFile("html/report.js")
+	legend := regexp.MustCompile(`\[('evidence'(?:, '[a-z]+')*)\]\.forEach`).FindSubmatch(js)
+	if legend == nil {
+		t.Fatal("no legend list in report.js")
+	}
+	for _, c := range forensics.Categories {
+		if !bytes.Contains(css, []byte(".c-"+string(c)+" {")) {
+			t.Errorf("category %s has no colour in report.css", c)
+		}
+		if !bytes.Contains(legend[1], []byte("'"+string(c)+"'")) {
+			t.Errorf("category %s is not in the legend", c)
 		}
 	}
 }
@@ -356,7 +387,7 @@ func TestHTMLManyFindings(t *testing.T) {
 		r.Findings = append(r.Findings, f)
 	}
 	var b bytes.Buffer
-	if err := WriteHTML(context.Background(), &b, r, HTMLOptions{Events: sliceReader(fixtureEvents())}); err != nil {
+	if err := WriteHTML(context.Background(), &b, r, HTMLOptions{Events: sliceReader(fixtureEvents()), Kinds: parsers.Kinds()}); err != nil {
 		t.Fatal(err)
 	}
 	data := pageData(t, b.String())

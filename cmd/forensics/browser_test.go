@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"forensics"
+	"forensics/parsers"
 	"forensics/report"
 )
 
@@ -236,7 +237,7 @@ func denseReport(t *testing.T, work string) string {
 	}
 	rep := &report.Report{Findings: []forensics.Finding{f}, Sources: []report.Source{{Path: src, Node: "n1", Format: "crdb-v1", Component: "cockroach", Lines: 20000, Events: 20000}}}
 	var b bytes.Buffer
-	if err := report.WriteHTML(context.Background(), &b, rep, report.HTMLOptions{Events: reader}); err != nil {
+	if err := report.WriteHTML(context.Background(), &b, rep, report.HTMLOptions{Events: reader, Kinds: parsers.Kinds()}); err != nil {
 		t.Fatal(err)
 	}
 	page := filepath.Join(work, "dense.html")

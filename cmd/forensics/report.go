@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"forensics"
+	"forensics/parsers"
 	"forensics/report"
 	"forensics/store"
 )
@@ -146,5 +147,5 @@ func writeHTML(ctx context.Context, w io.Writer, db *store.DB, run int64, rep *r
 	events := func(ctx context.Context, q forensics.Query, fn func(*forensics.Event) error) error {
 		return db.Events(ctx, store.EventFilter{Query: q, Run: run}, fn)
 	}
-	return report.WriteHTML(ctx, w, rep, report.HTMLOptions{Events: events})
+	return report.WriteHTML(ctx, w, rep, report.HTMLOptions{Events: events, Kinds: parsers.Kinds()})
 }

@@ -30,7 +30,7 @@ var Format = forensics.Format{
 	},
 	New: newParser,
 	Kinds: []forensics.KindDoc{
-		{Kind: BucketQuota, Doc: "a bucket's memory quota on the node when cbcollect_info ran (cbstats all: ep_max_size, bytes); stamped with the collection time"},
+		{Kind: BucketQuota, Category: forensics.CategoryOther, Label: "bucket quota", Component: "cbstats", Doc: "a bucket's memory quota on the node when cbcollect_info ran (cbstats all: ep_max_size, bytes); stamped with the collection time"},
 	},
 }
 

@@ -21,22 +21,23 @@ const (
 	KindTraceDiscarded forensics.Kind = "trace.discarded"
 )
 
-var kindDocs = map[forensics.Kind]string{
-	KindNLHE:           "DistSender got a NotLeaseHolderError from a replica: one redirect (application error: [NotLeaseHolderError] …); range, refusing replica, the lease it reported",
-	KindNextPeer:       "DistSender retries the batch on the next replica after an error (…trying next peer); next is the replica tried",
-	KindSend:           "DistSender starts sending a batch to a range (rN: sending batch … to replica)",
-	KindRPC:            "DistSender's transport sends one RPC to a node (sending request to host:port | local server | local client)",
-	KindBackoff:        "DistSender backs off because a NotLeaseHolderError named a lease it had already seen (backing off due to NotLeaseHolderErr …)",
-	KindNewLease:       "a replica applied a new range lease (new range lease … following …)",
-	KindTraceStart:     "a trace or span begins (/debug/requests trace header, trace.txt === operation:, Jaeger span); trace groups its events",
-	KindTraceDiscarded: "a full /debug/requests trace dropped events ((N events discarded))",
-	KindSlowRPC:        "DistSender waited longer than the slow replica RPC threshold for one replica (slow replica RPC: have been waiting …s (N attempts) for RPC … to replica …); replica, seconds, attempts, batch, resp",
+var kindDocs = map[forensics.Kind]forensics.KindDoc{
+	KindNLHE:           {Category: forensics.CategoryRedirect, Label: "NotLeaseHolderError: redirect", Component: "distsender", Doc: "DistSender got a NotLeaseHolderError from a replica: one redirect (application error: [NotLeaseHolderError] …); range, refusing replica, the lease it reported"},
+	KindNextPeer:       {Category: forensics.CategoryRedirect, Label: "trying the next replica", Component: "distsender", Doc: "DistSender retries the batch on the next replica after an error (…trying next peer); next is the replica tried"},
+	KindSend:           {Category: forensics.CategoryRequest, Label: "batch sent to the range", Component: "distsender", Doc: "DistSender starts sending a batch to a range (rN: sending batch … to replica)"},
+	KindRPC:            {Category: forensics.CategoryRequest, Label: "RPC sent", Component: "distsender", Doc: "DistSender's transport sends one RPC to a node (sending request to host:port | local server | local client)"},
+	KindBackoff:        {Category: forensics.CategoryRedirect, Label: "backing off: lease already seen", Component: "distsender", Doc: "DistSender backs off because a NotLeaseHolderError named a lease it had already seen (backing off due to NotLeaseHolderErr …)"},
+	KindNewLease:       {Category: forensics.CategoryRedirect, Label: "new lease applied", Component: "distsender", Doc: "a replica applied a new range lease (new range lease … following …)"},
+	KindTraceStart:     {Category: forensics.CategoryRequest, Label: "trace begins", Component: "trace", Doc: "a trace or span begins (/debug/requests trace header, trace.txt === operation:, Jaeger span); trace groups its events"},
+	KindTraceDiscarded: {Category: forensics.CategoryOther, Label: "trace events discarded", Component: "trace", Doc: "a full /debug/requests trace dropped events ((N events discarded))"},
+	KindSlowRPC:        {Category: forensics.CategoryOther, Label: "slow rpc", Component: "distsender", Doc: "DistSender waited longer than the slow replica RPC threshold for one replica (slow replica RPC: have been waiting …s (N attempts) for RPC … to replica …); replica, seconds, attempts, batch, resp"},
 }
 
 func docs(kinds ...forensics.Kind) []forensics.KindDoc {
 	out := make([]forensics.KindDoc, len(kinds))
 	for i, k := range kinds {
-		out[i] = forensics.KindDoc{Kind: k, Doc: kindDocs[k]}
+		out[i] = kindDocs[k]
+		out[i].Kind = k
 	}
 	return out
 }

@@ -30,18 +30,18 @@ const (
 
 // healthDocs are the kinds of this file, for the log formats' Kinds.
 var healthDocs = []forensics.KindDoc{
-	{Kind: KindClockOffsetFatal, Doc: "a node stops because its clock is too far from at least half of the known nodes (clock synchronization error: …); max_offset, healthy, known"},
-	{Kind: KindClockOffsetUncertain, Doc: "the remote clock monitor measured an offset to a peer close to the maximum (uncertain remote offset …); peer, offset, uncertainty, max_offset"},
-	{Kind: KindDiskStall, Doc: "a store's disk or the log files did not complete a write in time (disk stall detected: …, file write stall detected: …); path, duration, fatal"},
-	{Kind: KindDiskSlow, Doc: "a disk operation has been running for long (disk slowness detected: …); op, path, duration"},
-	{Kind: KindHeartbeatFailed, Doc: "the node failed to heartbeat its liveness record (failed node liveness heartbeat: …); error"},
-	{Kind: KindHeartbeatSlow, Doc: "a liveness heartbeat took over a second (slow heartbeat took …; err=…); duration, error"},
-	{Kind: KindEpochIncremented, Doc: "a node incremented another node's liveness epoch, ending its epoch leases (incremented nN liveness epoch to E); target, epoch"},
-	{Kind: KindProposalSlow, Doc: "a command has waited long for Raft to apply it (have been waiting …s for proposing command …); range, duration, command"},
-	{Kind: KindProposalFinished, Doc: "a slow command finally finished (slow command … finished after …s with error …); range, duration, error"},
-	{Kind: KindBreakerTripped, Doc: "a replica's circuit breaker tripped: the range cannot serve requests (breaker: tripped with error: replica unavailable: …); range, replica, replicas, down"},
-	{Kind: KindProposalNonLive, Doc: "the replicas of a slow proposal's range that were not live (Non-live: … in its message, v20.1–v22.x); range, down"},
-	{Kind: KindBreakerReset, Doc: "a replica's circuit breaker reset: the range serves again (breaker: breaker reset); range"},
+	{Kind: KindClockOffsetFatal, Category: forensics.CategoryOther, Label: "offset fatal", Component: "clock", Doc: "a node stops because its clock is too far from at least half of the known nodes (clock synchronization error: …); max_offset, healthy, known"},
+	{Kind: KindClockOffsetUncertain, Category: forensics.CategoryOther, Label: "offset uncertain", Component: "clock", Doc: "the remote clock monitor measured an offset to a peer close to the maximum (uncertain remote offset …); peer, offset, uncertainty, max_offset"},
+	{Kind: KindDiskStall, Category: forensics.CategoryOther, Label: "disk stall", Component: "storage", Doc: "a store's disk or the log files did not complete a write in time (disk stall detected: …, file write stall detected: …); path, duration, fatal"},
+	{Kind: KindDiskSlow, Category: forensics.CategoryOther, Label: "disk slow", Component: "storage", Doc: "a disk operation has been running for long (disk slowness detected: …); op, path, duration"},
+	{Kind: KindHeartbeatFailed, Category: forensics.CategoryError, Label: "heartbeat failed", Component: "liveness", Doc: "the node failed to heartbeat its liveness record (failed node liveness heartbeat: …); error"},
+	{Kind: KindHeartbeatSlow, Category: forensics.CategoryOther, Label: "heartbeat slow", Component: "liveness", Doc: "a liveness heartbeat took over a second (slow heartbeat took …; err=…); duration, error"},
+	{Kind: KindEpochIncremented, Category: forensics.CategoryOther, Label: "epoch incremented", Component: "liveness", Doc: "a node incremented another node's liveness epoch, ending its epoch leases (incremented nN liveness epoch to E); target, epoch"},
+	{Kind: KindProposalSlow, Category: forensics.CategoryOther, Label: "proposal slow", Component: "kv", Doc: "a command has waited long for Raft to apply it (have been waiting …s for proposing command …); range, duration, command"},
+	{Kind: KindProposalFinished, Category: forensics.CategoryOther, Label: "proposal finished", Component: "kv", Doc: "a slow command finally finished (slow command … finished after …s with error …); range, duration, error"},
+	{Kind: KindBreakerTripped, Category: forensics.CategoryOther, Label: "breaker tripped", Component: "kv", Doc: "a replica's circuit breaker tripped: the range cannot serve requests (breaker: tripped with error: replica unavailable: …); range, replica, replicas, down"},
+	{Kind: KindProposalNonLive, Category: forensics.CategoryOther, Label: "proposal nonlive", Component: "kv", Doc: "the replicas of a slow proposal's range that were not live (Non-live: … in its message, v20.1–v22.x); range, down"},
+	{Kind: KindBreakerReset, Category: forensics.CategoryOther, Label: "breaker reset", Component: "kv", Doc: "a replica's circuit breaker reset: the range serves again (breaker: breaker reset); range"},
 }
 
 // healthTmpl is the health message a text may be.

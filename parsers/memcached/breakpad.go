@@ -29,7 +29,7 @@ var BreakpadFormat = forensics.Format{
 	Detect:    detectBreakpad,
 	New:       func(forensics.Origin) forensics.Parser { return &breakpadParser{} },
 	Kinds: []forensics.KindDoc{
-		{Kind: BreakpadCrash, Doc: "memcached crashed and Breakpad wrote a minidump (memcached.log.breakpad.crash.txt, timed by the file); version, dump, dump_written, top_frame"},
+		{Kind: BreakpadCrash, Category: forensics.CategoryOther, Label: "breakpad crash", Doc: "memcached crashed and Breakpad wrote a minidump (memcached.log.breakpad.crash.txt, timed by the file); version, dump, dump_written, top_frame"},
 	},
 }
 

@@ -10,7 +10,7 @@ import (
 // write or commit a vbucket's batch (the data service retries it).
 const WriteFailed forensics.Kind = "memcached.write_failed"
 
-var writeFailedDoc = forensics.KindDoc{Kind: WriteFailed, Doc: "the data service failed to write a batch to disk (couchstore_commit / saveDocs / kvstore.commit errors); system is the OS error when logged, e.g. No space left on device"}
+var writeFailedDoc = forensics.KindDoc{Kind: WriteFailed, Category: forensics.CategoryError, Label: "write failed", Doc: "the data service failed to write a batch to disk (couchstore_commit / saveDocs / kvstore.commit errors); system is the OS error when logged, e.g. No space left on device"}
 
 // The flush-failure templates of kv_engine, from the innermost:
 //

@@ -22,15 +22,15 @@ const (
 	CASDrift            forensics.Kind = "nsserver.cas_drift"
 )
 
-var alertKindDocs = map[forensics.Kind]string{
-	AutoFailoverRefused: "auto-failover decided not to fail a node over, with the reason (auto_failover: Could not auto-failover …)",
-	RebalanceStart:      "a rebalance started, with the nodes kept and ejected (ns_orchestrator: Starting rebalance, KeepNodes = …; master events rebalanceStart, also with the failed and delta-recovered nodes)",
-	RebalanceEnd:        "a rebalance ended: result completed, failed (with the exit reason as logged and its leading atom as reason_tag), stopped or interrupted (ns_orchestrator; master events rebalanceEnd: completed or failed)",
-	RebalanceStuck:      "the stuck-rebalance alert of 7.6+: no progress for a service for a number of seconds (menelaus_web_alerts_srv)",
-	DiskAlert:           "the approaching-full-disk alert: a disk (path) of a node is used above the threshold, percent as logged (menelaus_web_alerts_srv)",
-	WriteCommitFailed:   "the Write Commit Failure alert: the data service failed to persist items of a bucket on a node (menelaus_web_alerts_srv, ep_item_commit_failed)",
-	TimeOutOfSync:       "the time-out-of-sync alert: a node's clock differs from the orchestrator's beyond the threshold (menelaus_web_alerts_srv)",
-	CASDrift:            "the CAS drift alert: a node received mutations of a bucket timestamped more than threshold_ms ahead of its clock (menelaus_web_alerts_srv, ep_clock_cas_drift_threshold_exceeded)",
+var alertKindDocs = map[forensics.Kind]forensics.KindDoc{
+	AutoFailoverRefused: {Category: forensics.CategoryError, Label: "autofailover refused", Doc: "auto-failover decided not to fail a node over, with the reason (auto_failover: Could not auto-failover …)"},
+	RebalanceStart:      {Category: forensics.CategoryOther, Label: "rebalance start", Doc: "a rebalance started, with the nodes kept and ejected (ns_orchestrator: Starting rebalance, KeepNodes = …; master events rebalanceStart, also with the failed and delta-recovered nodes)"},
+	RebalanceEnd:        {Category: forensics.CategoryOther, Label: "rebalance end", Doc: "a rebalance ended: result completed, failed (with the exit reason as logged and its leading atom as reason_tag), stopped or interrupted (ns_orchestrator; master events rebalanceEnd: completed or failed)"},
+	RebalanceStuck:      {Category: forensics.CategoryOther, Label: "rebalance stuck", Doc: "the stuck-rebalance alert of 7.6+: no progress for a service for a number of seconds (menelaus_web_alerts_srv)"},
+	DiskAlert:           {Category: forensics.CategoryOther, Label: "disk alert", Doc: "the approaching-full-disk alert: a disk (path) of a node is used above the threshold, percent as logged (menelaus_web_alerts_srv)"},
+	WriteCommitFailed:   {Category: forensics.CategoryError, Label: "write commit failed", Doc: "the Write Commit Failure alert: the data service failed to persist items of a bucket on a node (menelaus_web_alerts_srv, ep_item_commit_failed)"},
+	TimeOutOfSync:       {Category: forensics.CategoryOther, Label: "time out of sync", Doc: "the time-out-of-sync alert: a node's clock differs from the orchestrator's beyond the threshold (menelaus_web_alerts_srv)"},
+	CASDrift:            {Category: forensics.CategoryOther, Label: "cas drift", Doc: "the CAS drift alert: a node received mutations of a bucket timestamped more than threshold_ms ahead of its clock (menelaus_web_alerts_srv, ep_clock_cas_drift_threshold_exceeded)"},
 }
 
 // alertKinds are the kinds of this file, for the formats' Kinds and diag.log's filter.
@@ -44,12 +44,13 @@ func alertDocs(kinds ...forensics.Kind) []forensics.KindDoc {
 	}
 	out := make([]forensics.KindDoc, len(kinds))
 	for i, k := range kinds {
-		out[i] = forensics.KindDoc{Kind: k, Doc: alertKindDocs[k]}
+		out[i] = alertKindDocs[k]
+		out[i].Kind = k
 	}
 	return out
 }
 
-func isAlertKind(k forensics.Kind) bool { return alertKindDocs[k] != "" }
+func isAlertKind(k forensics.Kind) bool { return alertKindDocs[k].Doc != "" }
 
 // alertCandidate is the cheap first-line test for the templates of this file.
 func alertCandidate(msg []byte) bool {

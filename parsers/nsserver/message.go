@@ -31,33 +31,34 @@ const (
 	LoggedEvent         forensics.Kind = "nsserver.event"
 )
 
-var kindDocs = map[forensics.Kind]string{
-	ServiceExited:       "a service run by the babysitter (memcached, indexer, …) exited and is being restarted (ns_log: Service '…' exited with status N; event log id 19)",
-	PortExited:          "the babysitter saw a service's OS process exit (goport: Port exited with status N; supervisor_cushion: Cushion managed supervisor for … failed)",
-	TrafficEnabling:     "ns_server on this node is about to enable data traffic on the bucket (ns_memcached: Enabling traffic to bucket)",
-	BucketWarmed:        "data traffic was enabled on the bucket on this node: the end of warmup as clients see it (ns_memcached: Bucket … marked as warmed)",
-	TrafficEnableFailed: "enabling data traffic on the bucket failed on this node (ns_memcached: Failed to enable traffic to bucket)",
-	BucketReady:         "ns_doctor learned that buckets became ready (traffic enabled) on a node, about a heartbeat after the fact",
-	BucketUnready:       "ns_doctor learned that buckets stopped being ready on a node (for example memcached restarted)",
-	BucketNotReady:      "the orchestrator's janitor found the bucket not yet ready on some nodes and did not set vbucket states (ns_janitor)",
-	BucketLoaded:        "the bucket's warmup finished loading on a node; traffic is NOT enabled yet (ns_memcached: Bucket … loaded on node …)",
-	BucketOnline:        "the bucket came online on a node: traffic enabled (event log id 8199)",
-	FailoverStart:       "a failover of nodes began (ns_orchestrator, failover.erl; event log ids 6, 10, 14)",
-	FailoverNode:        "nodes were failed over (failover.erl: Failed over …: ok); result is ok or incomplete",
-	FailoverFailed:      "a failover failed, was interrupted or stopped (failover.erl, ns_orchestrator; event log ids 8, 9, 12, 13, 16)",
-	FailoverEnd:         "a failover completed successfully (ns_orchestrator; event log ids 7, 11, 15)",
-	AutoFailover:        "a node was automatically failed over, with the reason (auto_failover)",
-	BucketFailoverStart: "the failover of one bucket began (master events bucketFailoverStarted)",
-	BucketFailoverEnd:   "the failover of one bucket ended (master events bucketFailoverEnded)",
-	VBucketState:        "ns_server set or decided a vbucket's state on a node (ns_memcached, ns_janitor; master events vbucketStateChange)",
-	VBucketMap:          "the vbucket map changed a vbucket's chain, e.g. a replica promoted to active (master events updateMap; ns_janitor)",
-	LoggedEvent:         "another event log entry (event log JSON), with its event_id and description",
+var kindDocs = map[forensics.Kind]forensics.KindDoc{
+	ServiceExited:       {Category: forensics.CategoryProcess, Label: "service exited, restarting", Doc: "a service run by the babysitter (memcached, indexer, …) exited and is being restarted (ns_log: Service '…' exited with status N; event log id 19)"},
+	PortExited:          {Category: forensics.CategoryProcess, Label: "process exited", Doc: "the babysitter saw a service's OS process exit (goport: Port exited with status N; supervisor_cushion: Cushion managed supervisor for … failed)"},
+	TrafficEnabling:     {Category: forensics.CategoryTraffic, Label: "enabling traffic", Doc: "ns_server on this node is about to enable data traffic on the bucket (ns_memcached: Enabling traffic to bucket)"},
+	BucketWarmed:        {Category: forensics.CategoryTraffic, Label: "traffic enabled (marked as warmed)", Doc: "data traffic was enabled on the bucket on this node: the end of warmup as clients see it (ns_memcached: Bucket … marked as warmed)"},
+	TrafficEnableFailed: {Category: forensics.CategoryError, Label: "enabling traffic failed", Doc: "enabling data traffic on the bucket failed on this node (ns_memcached: Failed to enable traffic to bucket)"},
+	BucketReady:         {Category: forensics.CategoryTraffic, Label: "ns_doctor: bucket ready", Doc: "ns_doctor learned that buckets became ready (traffic enabled) on a node, about a heartbeat after the fact"},
+	BucketUnready:       {Category: forensics.CategoryTraffic, Label: "ns_doctor: bucket no longer ready", Doc: "ns_doctor learned that buckets stopped being ready on a node (for example memcached restarted)"},
+	BucketNotReady:      {Category: forensics.CategoryWarmup, Label: "janitor: bucket not yet ready", Doc: "the orchestrator's janitor found the bucket not yet ready on some nodes and did not set vbucket states (ns_janitor)"},
+	BucketLoaded:        {Category: forensics.CategoryWarmup, Label: "bucket loaded (traffic not yet enabled)", Doc: "the bucket's warmup finished loading on a node; traffic is NOT enabled yet (ns_memcached: Bucket … loaded on node …)"},
+	BucketOnline:        {Category: forensics.CategoryTraffic, Label: "bucket online", Doc: "the bucket came online on a node: traffic enabled (event log id 8199)"},
+	FailoverStart:       {Category: forensics.CategoryFailover, Label: "failover began", Doc: "a failover of nodes began (ns_orchestrator, failover.erl; event log ids 6, 10, 14)"},
+	FailoverNode:        {Category: forensics.CategoryFailover, Label: "nodes failed over", Doc: "nodes were failed over (failover.erl: Failed over …: ok); result is ok or incomplete"},
+	FailoverFailed:      {Category: forensics.CategoryError, Label: "failover failed", Doc: "a failover failed, was interrupted or stopped (failover.erl, ns_orchestrator; event log ids 8, 9, 12, 13, 16)"},
+	FailoverEnd:         {Category: forensics.CategoryFailover, Label: "failover completed", Doc: "a failover completed successfully (ns_orchestrator; event log ids 7, 11, 15)"},
+	AutoFailover:        {Category: forensics.CategoryFailover, Label: "auto-failover", Doc: "a node was automatically failed over, with the reason (auto_failover)"},
+	BucketFailoverStart: {Category: forensics.CategoryFailover, Label: "bucket failover began", Doc: "the failover of one bucket began (master events bucketFailoverStarted)"},
+	BucketFailoverEnd:   {Category: forensics.CategoryFailover, Label: "bucket failover ended", Doc: "the failover of one bucket ended (master events bucketFailoverEnded)"},
+	VBucketState:        {Category: forensics.CategoryFailover, Label: "vbucket state set", Doc: "ns_server set or decided a vbucket's state on a node (ns_memcached, ns_janitor; master events vbucketStateChange)"},
+	VBucketMap:          {Category: forensics.CategoryFailover, Label: "vbucket map changed", Doc: "the vbucket map changed a vbucket's chain, e.g. a replica promoted to active (master events updateMap; ns_janitor)"},
+	LoggedEvent:         {Category: forensics.CategoryOther, Label: "event log entry", Doc: "another event log entry (event log JSON), with its event_id and description"},
 }
 
 func docs(kinds ...forensics.Kind) []forensics.KindDoc {
 	out := make([]forensics.KindDoc, len(kinds))
 	for i, k := range kinds {
-		out[i] = forensics.KindDoc{Kind: k, Doc: kindDocs[k]}
+		out[i] = kindDocs[k]
+		out[i].Kind = k
 	}
 	return out
 }

@@ -25,13 +25,13 @@ const (
 )
 
 var opKinds = []forensics.KindDoc{
-	{Kind: KindReparentStart, Doc: "a PlannedReparentShard or EmergencyReparentShard took the shard lock (action, new_primary when named)"},
-	{Kind: KindReparentStep, Doc: "a reparent chose or demoted a primary (old_primary, new_primary)"},
-	{Kind: KindReparentFailed, Doc: "a reparent released the shard lock with an error (reason, error)"},
-	{Kind: KindReparentDone, Doc: "a reparent released the shard lock after it succeeded"},
-	{Kind: KindVReplError, Doc: "a VReplication stream went into the error state and stopped retrying (stream, error)"},
-	{Kind: KindVReplRetry, Doc: "a VReplication stream failed and will retry (stream, retry, error)"},
-	{Kind: KindVReplStart, Doc: "a VReplication stream's player started (stream, workflow when logged)"},
+	{Kind: KindReparentStart, Category: forensics.CategoryStep, Label: "reparent start", Component: "vtctld", Doc: "a PlannedReparentShard or EmergencyReparentShard took the shard lock (action, new_primary when named)"},
+	{Kind: KindReparentStep, Category: forensics.CategoryStep, Label: "reparent step", Component: "vtctld", Doc: "a reparent chose or demoted a primary (old_primary, new_primary)"},
+	{Kind: KindReparentFailed, Category: forensics.CategoryError, Label: "reparent failed", Component: "vtctld", Doc: "a reparent released the shard lock with an error (reason, error)"},
+	{Kind: KindReparentDone, Category: forensics.CategoryStep, Label: "reparent done", Component: "vtctld", Doc: "a reparent released the shard lock after it succeeded"},
+	{Kind: KindVReplError, Category: forensics.CategoryError, Label: "vreplication error", Component: "vttablet", Doc: "a VReplication stream went into the error state and stopped retrying (stream, error)"},
+	{Kind: KindVReplRetry, Category: forensics.CategoryOther, Label: "vreplication retry", Component: "vttablet", Doc: "a VReplication stream failed and will retry (stream, retry, error)"},
+	{Kind: KindVReplStart, Category: forensics.CategoryOther, Label: "vreplication start", Component: "vttablet", Doc: "a VReplication stream's player started (stream, workflow when logged)"},
 }
 
 // classifyOps reads the reparent and VReplication lines; first is the
