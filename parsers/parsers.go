@@ -1,5 +1,17 @@
 // Package parsers lists the input formats forensics reads. Each format lives
 // in its own package below this one, named after the system that writes it.
+//
+// A parser package is also the vocabulary of what it reads: it exports each
+// kind it emits as a typed constant (memcached.StreamRollback,
+// crdb.KindNLHE), documents the kind and its attributes in its Format's
+// Kinds, and exports a decoder where an attribute holds more than a word
+// (vitess.DecodeShard, crdb.ParseNLHE). A rule imports the parser packages
+// whose events it reads and names kinds only by those constants (a short
+// local name, mcStart = memcached.Start, is fine); it never restates a
+// kind's string, so a kind that is renamed or dropped breaks the build, not
+// the rule. Grammar that several parsers share lives in a package of its
+// own (cbgo for Couchbase's Go services, scan for byte scanning), never in
+// one parser that the others import.
 package parsers
 
 import (

@@ -8,8 +8,9 @@ import (
 	"forensics/rules"
 )
 
-// Rules name the kinds they read as strings; each must be one a parser
-// declares, or the rule would silently read nothing.
+// Every kind a rule reads must be one a parser declares, or the rule
+// would silently read nothing (a constant a parser exports but leaves out
+// of its Format.Kinds, say).
 func TestRuleKindsAreDeclared(t *testing.T) {
 	declared := map[forensics.Kind]bool{}
 	for _, k := range parsers.Kinds() {

@@ -10,24 +10,27 @@ import (
 	"time"
 
 	"forensics"
+	"forensics/parsers/memcached"
+	"forensics/parsers/nsserver"
+	"forensics/parsers/oslog"
 	"forensics/rules/cbevidence"
 	"forensics/shell"
 )
 
 const (
-	nsAutoFailover forensics.Kind = "nsserver.autofailover"
-	nsRefused      forensics.Kind = "nsserver.autofailover_refused"
-	nsExited       forensics.Kind = "nsserver.service_exited"
-	nsNotReady     forensics.Kind = "nsserver.bucket_not_ready"
-	nsWarmed       forensics.Kind = "nsserver.bucket_warmed"
-	nsWriteCommit  forensics.Kind = "nsserver.write_commit_failed"
-	nsDiskAlert    forensics.Kind = "nsserver.disk_alert"
-	mcStart        forensics.Kind = "memcached.start"
-	mcTraffic      forensics.Kind = "memcached.traffic_enabled"
-	mcWarmupDone   forensics.Kind = "memcached.warmup_complete"
-	mcWriteFailed  forensics.Kind = "memcached.write_failed"
-	oomKill        forensics.Kind = "kernel.oom_kill"
-	nsFailoverEnd  forensics.Kind = "nsserver.failover_end"
+	nsAutoFailover = nsserver.AutoFailover
+	nsRefused      = nsserver.AutoFailoverRefused
+	nsExited       = nsserver.ServiceExited
+	nsNotReady     = nsserver.BucketNotReady
+	nsWarmed       = nsserver.BucketWarmed
+	nsWriteCommit  = nsserver.WriteCommitFailed
+	nsDiskAlert    = nsserver.DiskAlert
+	mcStart        = memcached.Start
+	mcTraffic      = memcached.TrafficEnabled
+	mcWarmupDone   = memcached.WarmupComplete
+	mcWriteFailed  = memcached.WriteFailed
+	oomKill        = oslog.OOMKill
+	nsFailoverEnd  = nsserver.FailoverEnd
 )
 
 // Rule flags automatic failovers, done or refused.

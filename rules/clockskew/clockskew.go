@@ -11,15 +11,18 @@ import (
 	"time"
 
 	"forensics"
+	"forensics/parsers/indexer"
+	"forensics/parsers/memcached"
+	"forensics/parsers/nsserver"
 	"forensics/rules/cbevidence"
 	"forensics/shell"
 )
 
 const (
-	nsTimeSync    forensics.Kind = "nsserver.time_out_of_sync"
-	nsCASDrift    forensics.Kind = "nsserver.cas_drift"
-	mcRollback    forensics.Kind = "memcached.stream_rollback"
-	ixStreamBegin forensics.Kind = "indexer.stream_begin"
+	nsTimeSync    = nsserver.TimeOutOfSync
+	nsCASDrift    = nsserver.CASDrift
+	mcRollback    = memcached.StreamRollback
+	ixStreamBegin = indexer.StreamBegin
 )
 
 // Rule flags clock skew between nodes.

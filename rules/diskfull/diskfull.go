@@ -10,14 +10,16 @@ import (
 	"time"
 
 	"forensics"
+	"forensics/parsers/memcached"
+	"forensics/parsers/nsserver"
 	"forensics/rules/cbevidence"
 	"forensics/shell"
 )
 
 const (
-	nsDiskAlert   forensics.Kind = "nsserver.disk_alert"
-	nsWriteCommit forensics.Kind = "nsserver.write_commit_failed"
-	mcWriteFailed forensics.Kind = "memcached.write_failed"
+	nsDiskAlert   = nsserver.DiskAlert
+	nsWriteCommit = nsserver.WriteCommitFailed
+	mcWriteFailed = memcached.WriteFailed
 )
 
 // Rule flags full disks.

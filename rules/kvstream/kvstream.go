@@ -13,47 +13,49 @@ import (
 	"time"
 
 	"forensics"
+	"forensics/parsers/indexer"
+	"forensics/parsers/memcached"
+	"forensics/parsers/nsserver"
+	"forensics/parsers/projector"
 )
 
-// Event kinds the rule reads. They are the parsers' contract (memcached,
-// nsserver, indexer, projector); kinds_test.go checks them against the
-// parsers' declared kinds.
+// Event kinds the rule reads, by the names their parsers export.
 const (
-	mcStart          forensics.Kind = "memcached.start"
-	mcFailoverEntry  forensics.Kind = "memcached.failover_entry"
-	mcWarmupStart    forensics.Kind = "memcached.warmup_start"
-	mcWarmupUnblock  forensics.Kind = "memcached.warmup_unblock"
-	mcWarmupEnough   forensics.Kind = "memcached.warmup_enough"
-	mcWarmupComplete forensics.Kind = "memcached.warmup_complete"
-	mcTraffic        forensics.Kind = "memcached.traffic_enabled"
-	mcCreated        forensics.Kind = "memcached.stream_created"
-	mcRollback       forensics.Kind = "memcached.stream_rollback"
-	mcVBState        forensics.Kind = "memcached.vb_state"
+	mcStart          = memcached.Start
+	mcFailoverEntry  = memcached.FailoverEntry
+	mcWarmupStart    = memcached.WarmupStart
+	mcWarmupUnblock  = memcached.WarmupUnblock
+	mcWarmupEnough   = memcached.WarmupEnough
+	mcWarmupComplete = memcached.WarmupComplete
+	mcTraffic        = memcached.TrafficEnabled
+	mcCreated        = memcached.StreamCreated
+	mcRollback       = memcached.StreamRollback
+	mcVBState        = memcached.VBState
 
-	nsExited         forensics.Kind = "nsserver.service_exited"
-	nsPortExited     forensics.Kind = "nsserver.port_exited"
-	nsEnabling       forensics.Kind = "nsserver.traffic_enabling"
-	nsWarmed         forensics.Kind = "nsserver.bucket_warmed"
-	nsReady          forensics.Kind = "nsserver.bucket_ready"
-	nsOnline         forensics.Kind = "nsserver.bucket_online"
-	nsNotReady       forensics.Kind = "nsserver.bucket_not_ready"
-	nsLoaded         forensics.Kind = "nsserver.bucket_loaded"
-	nsFailoverStart  forensics.Kind = "nsserver.failover_start"
-	nsFailoverNode   forensics.Kind = "nsserver.failover_node"
-	nsFailoverFailed forensics.Kind = "nsserver.failover_failed"
-	nsFailoverEnd    forensics.Kind = "nsserver.failover_end"
-	nsAutoFailover   forensics.Kind = "nsserver.autofailover"
+	nsExited         = nsserver.ServiceExited
+	nsPortExited     = nsserver.PortExited
+	nsEnabling       = nsserver.TrafficEnabling
+	nsWarmed         = nsserver.BucketWarmed
+	nsReady          = nsserver.BucketReady
+	nsOnline         = nsserver.BucketOnline
+	nsNotReady       = nsserver.BucketNotReady
+	nsLoaded         = nsserver.BucketLoaded
+	nsFailoverStart  = nsserver.FailoverStart
+	nsFailoverNode   = nsserver.FailoverNode
+	nsFailoverFailed = nsserver.FailoverFailed
+	nsFailoverEnd    = nsserver.FailoverEnd
+	nsAutoFailover   = nsserver.AutoFailover
 
-	ixStreamEnd   forensics.Kind = "indexer.stream_end"
-	ixStreamBegin forensics.Kind = "indexer.stream_begin"
-	ixRollback    forensics.Kind = "indexer.rollback"
+	ixStreamEnd   = indexer.StreamEnd
+	ixStreamBegin = indexer.StreamBegin
+	ixRollback    = indexer.Rollback
 
-	prRollback forensics.Kind = "projector.stream_rollback"
-	prResponse forensics.Kind = "projector.stream_response"
+	prRollback = projector.StreamRollback
+	prResponse = projector.StreamResponse
 
 	// Read for the clock-skew note only (skew.go).
-	prClosed    forensics.Kind = "projector.dcp_closed"
-	prStreamEnd forensics.Kind = "projector.stream_end"
+	prClosed    = projector.DCPClosed
+	prStreamEnd = projector.StreamEnd
 )
 
 // Rule flags stream requests a KV node answered between a memcached restart

@@ -12,22 +12,25 @@ import (
 	"time"
 
 	"forensics"
+	"forensics/parsers/cbstats"
+	"forensics/parsers/nsserver"
+	"forensics/parsers/oslog"
 	"forensics/rules/cbevidence"
 	"forensics/shell"
 )
 
 const (
-	oomKill       forensics.Kind = "kernel.oom_kill"
-	oomConstraint forensics.Kind = "kernel.oom_constraint"
-	oomInvoked    forensics.Kind = "kernel.oom_invoked"
+	oomKill       = oslog.OOMKill
+	oomConstraint = oslog.OOMConstraint
+	oomInvoked    = oslog.OOMInvoked
 
-	nsExited        forensics.Kind = "nsserver.service_exited"
-	nsPortExited    forensics.Kind = "nsserver.port_exited"
-	nsFailoverStart forensics.Kind = "nsserver.failover_start"
-	nsAutoFailover  forensics.Kind = "nsserver.autofailover"
+	nsExited        = nsserver.ServiceExited
+	nsPortExited    = nsserver.PortExited
+	nsFailoverStart = nsserver.FailoverStart
+	nsAutoFailover  = nsserver.AutoFailover
 
-	memInfo     forensics.Kind = "kernel.meminfo"
-	bucketQuota forensics.Kind = "cbstats.bucket_quota"
+	memInfo     = oslog.MemInfo
+	bucketQuota = cbstats.BucketQuota
 )
 
 // Rule flags OOM kills of Couchbase's processes.

@@ -9,16 +9,17 @@ import (
 	"time"
 
 	"forensics"
+	"forensics/parsers/nsserver"
 	"forensics/rules/cbevidence"
 	"forensics/shell"
 )
 
 const (
-	nsRebalanceEnd   forensics.Kind = "nsserver.rebalance_end"
-	nsRebalanceStart forensics.Kind = "nsserver.rebalance_start"
-	nsRebalanceStuck forensics.Kind = "nsserver.rebalance_stuck"
-	nsNotReady       forensics.Kind = "nsserver.bucket_not_ready"
-	nsExited         forensics.Kind = "nsserver.service_exited"
+	nsRebalanceEnd   = nsserver.RebalanceEnd
+	nsRebalanceStart = nsserver.RebalanceStart
+	nsRebalanceStuck = nsserver.RebalanceStuck
+	nsNotReady       = nsserver.BucketNotReady
+	nsExited         = nsserver.ServiceExited
 )
 
 // Rule flags failed rebalances.

@@ -10,15 +10,17 @@ import (
 	"time"
 
 	"forensics"
+	"forensics/parsers/memcached"
+	"forensics/parsers/nsserver"
 	"forensics/rules/cbevidence"
 	"forensics/shell"
 )
 
 const (
-	mcRollback      forensics.Kind = "memcached.stream_rollback"
-	mcStart         forensics.Kind = "memcached.start"
-	nsFailoverStart forensics.Kind = "nsserver.failover_start"
-	nsAutoFailover  forensics.Kind = "nsserver.autofailover"
+	mcRollback      = memcached.StreamRollback
+	mcStart         = memcached.Start
+	nsFailoverStart = nsserver.FailoverStart
+	nsAutoFailover  = nsserver.AutoFailover
 )
 
 // Rule flags rollbacks to zero.
