@@ -1,7 +1,6 @@
 // Package indexer reads the log of Couchbase's GSI indexer (indexer.log;
-// ns_server.indexer.log in a cbcollect_info zip), releases 6.x to 8.0, and
-// holds the header grammar and number formats it shares with the
-// projector's log.
+// ns_server.indexer.log in a cbcollect_info zip), releases 6.x to 8.0. Its
+// lines are in the GSI logger's grammar (parsers/cbgo), as the projector's are.
 //
 // The events are the ones that follow a vbucket's mutation stream through a
 // KV failure: the stream ending, the repair that restarts it (with the
@@ -14,6 +13,7 @@ import (
 	"bytes"
 
 	"forensics"
+	"forensics/parsers/cbgo"
 )
 
 // Event kinds. Subject.Bucket is the bucket part of the keyspace (a
@@ -63,8 +63,8 @@ var indexerPrefixes = []string{
 }
 
 func detect(name string, head []byte) int {
-	headers, marked := Sniff(head, indexerPrefixes)
-	return Score(NamedLike(name, "indexer.log"), headers, marked)
+	headers, marked := cbgo.Sniff(head, indexerPrefixes)
+	return cbgo.Score(cbgo.NamedLike(name, "indexer.log"), headers, marked)
 }
 
 // dump is the TsVbuuid being read: its rows are the untimestamped lines
@@ -85,7 +85,7 @@ type parser struct {
 }
 
 func (p *parser) Line(n int64, text []byte, emit forensics.Emit) (forensics.Stamp, error) {
-	h, ok := ParseHeader(text)
+	h, ok := cbgo.ParseHeader(text)
 	if !ok {
 		if p.dump.kind == "" {
 			return forensics.Stamp{}, nil
@@ -161,24 +161,6 @@ func add(e *forensics.Event, key, value string) {
 	e.Attrs = append(e.Attrs, forensics.Attr{Key: key, Value: value})
 }
 
-// SetKeyspace records a GSI keyspace id whole, as attr keyspace, and its
-// bucket as the event's Subject.Bucket.
-func SetKeyspace(e *forensics.Event, keyspace string) {
-	add(e, "keyspace", keyspace)
-	e.Bucket = BucketOf(keyspace)
-}
-
-// BucketOf returns the bucket part of a GSI keyspace id: "bucket" or
-// "bucket:scope:collection" (secondary/common: KeyspaceId).
-func BucketOf(keyspace string) string {
-	for i := 0; i < len(keyspace); i++ {
-		if keyspace[i] == ':' {
-			return keyspace[:i]
-		}
-	}
-	return keyspace
-}
-
 func hasPrefix(b []byte, s string) bool {
 	return len(b) >= len(s) && string(b[:len(s)]) == s
 }
@@ -189,85 +171,4 @@ func token(b []byte) (tok, rest []byte) {
 		return b[:i], b[i+1:]
 	}
 	return b, nil
-}
-
-// IsDecimal reports whether b is a decimal number of 1 to 20 digits that
-// fits a uint64, as GSI prints seqnos, vbuuids and session ids with %d or %v.
-func IsDecimal(b []byte) bool {
-	if len(b) == 0 || len(b) > 20 {
-		return false
-	}
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return len(b) < 20 || string(b) <= "18446744073709551615"
-}
-
-// IsHex reports whether b is a hex number of 1 to 16 digits, in either case,
-// so that it fits a uint64: a vbuuid or an opaque as Go's %x prints one.
-func IsHex(b []byte) bool {
-	if len(b) == 0 || len(b) > 16 {
-		return false
-	}
-	for _, c := range b {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
-			return false
-		}
-	}
-	return true
-}
-
-// ParseVB reads a vbucket number: a decimal that fits a uint16, as the
-// indexer's Vbucket and DCP's vbucket id are.
-func ParseVB(b []byte) (int, bool) {
-	if len(b) == 0 || len(b) > 5 || !IsDecimal(b) {
-		return 0, false
-	}
-	v := 0
-	for _, c := range b {
-		v = v*10 + int(c-'0')
-	}
-	return v, v <= 65535
-}
-
-// VBUUID converts a vbuuid that GSI printed in hex (%x or %16x: TsVbuuid
-// rows, "Rollback (seqno, vbuuid)", the projector's controlStreamRequest)
-// into the decimal that memcached and the TK lines print, and reports
-// whether hex was a hex number of at most 64 bits. Surrounding spaces are
-// not allowed.
-func VBUUID(hex []byte) (string, bool) {
-	if !IsHex(hex) {
-		return "", false
-	}
-	return hexToDec(hex), true
-}
-
-// hexToDec converts a hex number that IsHex accepted into decimal.
-func hexToDec(b []byte) string {
-	var v uint64
-	for _, c := range b {
-		var d byte
-		switch {
-		case c >= '0' && c <= '9':
-			d = c - '0'
-		case c >= 'a' && c <= 'f':
-			d = c - 'a' + 10
-		default:
-			d = c - 'A' + 10
-		}
-		v = v<<4 | uint64(d)
-	}
-	var buf [20]byte
-	i := len(buf)
-	for {
-		i--
-		buf[i] = byte('0' + v%10)
-		v /= 10
-		if v == 0 {
-			break
-		}
-	}
-	return string(buf[i:])
 }

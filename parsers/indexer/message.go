@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"forensics"
+	"forensics/parsers/cbgo"
 )
 
 // The templates below are verified against couchbase/indexing
@@ -69,19 +70,19 @@ func splitSpaces(b []byte, out [][]byte) int {
 
 // "TK StreamEnd %v %v %v %v %v": stream, keyspace, vb, vbuuid, seqno
 // (timekeeper.go handleStreamEnd, Info, every release).
-func (p *parser) streamEnd(n int64, text []byte, h Header, rest []byte, emit forensics.Emit) error {
+func (p *parser) streamEnd(n int64, text []byte, h cbgo.Header, rest []byte, emit forensics.Emit) error {
 	var f [5][]byte
-	if split(rest, f[:]) != 5 || len(f[0]) == 0 || len(f[1]) == 0 || !IsDecimal(f[3]) || !IsDecimal(f[4]) {
+	if split(rest, f[:]) != 5 || len(f[0]) == 0 || len(f[1]) == 0 || !cbgo.IsDecimal(f[3]) || !cbgo.IsDecimal(f[4]) {
 		return errors.New("malformed TK StreamEnd: want stream, keyspace, vbucket, vbuuid, seqno")
 	}
-	vb, ok := ParseVB(f[2])
+	vb, ok := cbgo.ParseVB(f[2])
 	if !ok {
 		return fmt.Errorf("malformed TK StreamEnd: bad vbucket %.20q", f[2])
 	}
 	e := p.start(StreamEnd, n, h.Stamp, text)
 	e.VB = vb
 	add(e, "stream", string(f[0]))
-	SetKeyspace(e, string(f[1]))
+	cbgo.SetKeyspace(e, string(f[1]))
 	add(e, "vbuuid", string(f[3]))
 	add(e, "seqno", string(f[4]))
 	emit(e)
@@ -93,7 +94,7 @@ func (p *parser) streamEnd(n int64, text []byte, h Header, rest []byte, emit for
 // when unknown), then the high-water snapshot and seqno. 6.5/6.6 print
 // the first six, up to 6.0 the first five (timekeeper.go handleStreamBegin).
 // On a rollback the seqno is the rollback seqno.
-func (p *parser) streamBegin(n int64, text []byte, h Header, rest []byte, emit forensics.Emit) error {
+func (p *parser) streamBegin(n int64, text []byte, h cbgo.Header, rest []byte, emit forensics.Emit) error {
 	pre, hwt := rest, []byte(nil)
 	if i := bytes.Index(rest, []byte(". HWT [")); i >= 0 {
 		pre, hwt = rest[:i], rest[i+len(". HWT ["):]
@@ -103,10 +104,10 @@ func (p *parser) streamBegin(n int64, text []byte, h Header, rest []byte, emit f
 	if hwt != nil && k != 7 || hwt == nil && k != 5 && k != 6 {
 		return errors.New("malformed TK StreamBegin: want stream, keyspace, vbucket, vbuuid, seqno, session, KV node")
 	}
-	if len(f[0]) == 0 || len(f[1]) == 0 || !IsDecimal(f[3]) || !IsDecimal(f[4]) || k >= 6 && !IsDecimal(f[5]) {
+	if len(f[0]) == 0 || len(f[1]) == 0 || !cbgo.IsDecimal(f[3]) || !cbgo.IsDecimal(f[4]) || k >= 6 && !cbgo.IsDecimal(f[5]) {
 		return errors.New("malformed TK StreamBegin: want stream, keyspace, vbucket, vbuuid, seqno, session, KV node")
 	}
-	vb, ok := ParseVB(f[2])
+	vb, ok := cbgo.ParseVB(f[2])
 	if !ok {
 		return fmt.Errorf("malformed TK StreamBegin: bad vbucket %.20q", f[2])
 	}
@@ -120,7 +121,7 @@ func (p *parser) streamBegin(n int64, text []byte, h Header, rest []byte, emit f
 	e := p.start(StreamBegin, n, h.Stamp, text)
 	e.VB = vb
 	add(e, "stream", string(f[0]))
-	SetKeyspace(e, string(f[1]))
+	cbgo.SetKeyspace(e, string(f[1]))
 	add(e, "vbuuid", string(f[3]))
 	add(e, "seqno", string(f[4]))
 	if k >= 6 {
@@ -148,7 +149,7 @@ func parseHWT(b []byte) (ss, se, seq []byte, ok bool) {
 		return nil, nil, nil, false
 	}
 	ss, se, seq = b[:i], b[i+1:j], b[j+1:k]
-	return ss, se, seq, IsDecimal(ss) && IsDecimal(se) && IsDecimal(seq)
+	return ss, se, seq, cbgo.IsDecimal(ss) && cbgo.IsDecimal(se) && cbgo.IsDecimal(seq)
 }
 
 // hostOf returns the host of a host:port, without the brackets of an IPv6
@@ -168,7 +169,7 @@ func hostOf(b []byte) []byte {
 }
 
 // "…StreamBegin rollback for StreamId %v KeyspaceId %v vbucket %v. Rollback (%v, %16x). "
-func (p *parser) rollback(n int64, text []byte, h Header, rest []byte, emit forensics.Emit) error {
+func (p *parser) rollback(n int64, text []byte, h cbgo.Header, rest []byte, emit forensics.Emit) error {
 	const bad = "malformed StreamBegin rollback: want StreamId, KeyspaceId, vbucket and Rollback (seqno, vbuuid)"
 	stream, rest := token(rest)
 	label, rest := token(rest)
@@ -181,7 +182,7 @@ func (p *parser) rollback(n int64, text []byte, h Header, rest []byte, emit fore
 	if len(keyspace) == 0 || !ok || i < 0 {
 		return errors.New(bad)
 	}
-	vb, ok := ParseVB(rest[:i])
+	vb, ok := cbgo.ParseVB(rest[:i])
 	if !ok {
 		return fmt.Errorf("malformed StreamBegin rollback: bad vbucket %.20q", rest[:i])
 	}
@@ -192,30 +193,31 @@ func (p *parser) rollback(n int64, text []byte, h Header, rest []byte, emit fore
 		return errors.New(bad)
 	}
 	seqno, uuid := rest[:j], bytes.TrimLeft(rest[j+2:k], " ")
-	if !IsDecimal(seqno) || !IsHex(uuid) {
+	if !cbgo.IsDecimal(seqno) || !cbgo.IsHex(uuid) {
 		return errors.New(bad)
 	}
 	e := p.start(Rollback, n, h.Stamp, text)
 	e.VB = vb
 	add(e, "stream", string(stream))
-	SetKeyspace(e, string(keyspace))
+	cbgo.SetKeyspace(e, string(keyspace))
 	add(e, "rollback_seqno", string(seqno))
 	add(e, "vbuuid_hex", string(uuid))
-	add(e, "vbuuid", hexToDec(uuid))
+	dec, _ := cbgo.VBUUID(uuid) // checked with IsHex above
+	add(e, "vbuuid", dec)
 	emit(e)
 	return nil
 }
 
 // "Timekeeper::repairStream need rollback for %v %v %v. Sending Init Prepare."
-func (p *parser) repairRollback(n int64, text []byte, h Header, rest []byte, emit forensics.Emit) error {
+func (p *parser) repairRollback(n int64, text []byte, h cbgo.Header, rest []byte, emit forensics.Emit) error {
 	rest, ok := bytes.CutSuffix(bytes.TrimRight(rest, " "), []byte(". Sending Init Prepare."))
 	var f [3][]byte
-	if !ok || split(rest, f[:]) != 3 || len(f[0]) == 0 || len(f[1]) == 0 || !IsDecimal(f[2]) {
+	if !ok || split(rest, f[:]) != 3 || len(f[0]) == 0 || len(f[1]) == 0 || !cbgo.IsDecimal(f[2]) {
 		return errors.New("malformed repairStream need rollback: want stream, keyspace, session")
 	}
 	e := p.start(RepairRollback, n, h.Stamp, text)
 	add(e, "stream", string(f[0]))
-	SetKeyspace(e, string(f[1]))
+	cbgo.SetKeyspace(e, string(f[1]))
 	add(e, "session", string(f[2]))
 	emit(e)
 	return nil
@@ -223,17 +225,17 @@ func (p *parser) repairRollback(n int64, text []byte, h Header, rest []byte, emi
 
 // "… Initiate Stream Repair %v KeyspaceId %v StreamId %v" (the StreamId
 // value is the session id); 6.5/6.6 "Bucket"; up to 6.0 "… Repair %v Bucket %v".
-func (p *parser) streamRepair(n int64, text []byte, h Header, rest []byte, emit forensics.Emit) error {
+func (p *parser) streamRepair(n int64, text []byte, h cbgo.Header, rest []byte, emit forensics.Emit) error {
 	var f [5][]byte
 	k := split(bytes.TrimRight(rest, " "), f[:])
 	if k != 3 && k != 5 || len(f[0]) == 0 || len(f[2]) == 0 ||
 		string(f[1]) != "KeyspaceId" && string(f[1]) != "Bucket" ||
-		k == 5 && (string(f[3]) != "StreamId" || !IsDecimal(f[4])) {
+		k == 5 && (string(f[3]) != "StreamId" || !cbgo.IsDecimal(f[4])) {
 		return errors.New("malformed Initiate Stream Repair: want stream, KeyspaceId, StreamId")
 	}
 	e := p.start(StreamRepair, n, h.Stamp, text)
 	add(e, "stream", string(f[0]))
-	SetKeyspace(e, string(f[2]))
+	cbgo.SetKeyspace(e, string(f[2]))
 	if k == 5 {
 		add(e, "session", string(f[4]))
 	}
@@ -245,7 +247,7 @@ func (p *parser) streamRepair(n int64, text []byte, h Header, rest []byte, emit 
 // (7.0+); "Indexer::startBucketStream Stream: %v Bucket: %v SessionId %v RestartTS %v"
 // (6.5/6.6; up to 6.0 without SessionId). RestartTS is a TsVbuuid whose
 // rows follow on lines of their own, or <nil>.
-func (p *parser) streamRestart(n int64, text []byte, h Header, rest []byte, emit forensics.Emit) error {
+func (p *parser) streamRestart(n int64, text []byte, h cbgo.Header, rest []byte, emit forensics.Emit) error {
 	const bad = "malformed stream start: want Stream, KeyspaceId, SessionId, RestartTS"
 	stream, rest := token(rest)
 	label, rest := token(rest)
@@ -256,7 +258,7 @@ func (p *parser) streamRestart(n int64, text []byte, h Header, rest []byte, emit
 	var session []byte
 	if r, ok := cut(rest, "SessionId "); ok {
 		session, rest = token(r)
-		if !IsDecimal(session) {
+		if !cbgo.IsDecimal(session) {
 			return errors.New(bad)
 		}
 	}
@@ -266,7 +268,7 @@ func (p *parser) streamRestart(n int64, text []byte, h Header, rest []byte, emit
 	}
 	e := p.start(StreamRestart, n, h.Stamp, text)
 	add(e, "stream", string(stream))
-	SetKeyspace(e, string(keyspace))
+	cbgo.SetKeyspace(e, string(keyspace))
 	if session != nil {
 		add(e, "session", string(session))
 	}
@@ -280,7 +282,7 @@ func (p *parser) streamRestart(n int64, text []byte, h Header, rest []byte, emit
 // "StorageMgr::handleRollback %v %v rollbackTs %v" (7.0+: stream, keyspace,
 // TsVbuuid); 6.5/6.6: "StorageMgr::handleRollback rollbackTs is %v". Other
 // handleRollback lines (per index snapshot choices) are not this template.
-func (p *parser) storageRollback(n int64, text []byte, h Header, rest []byte, emit forensics.Emit) error {
+func (p *parser) storageRollback(n int64, text []byte, h cbgo.Header, rest []byte, emit forensics.Emit) error {
 	var stream, keyspace, ts []byte
 	if r, ok := cut(rest, "rollbackTs is "); ok {
 		ts = r
@@ -304,7 +306,7 @@ func (p *parser) storageRollback(n int64, text []byte, h Header, rest []byte, em
 		add(e, "stream", string(stream))
 	}
 	if len(keyspace) > 0 {
-		SetKeyspace(e, string(keyspace))
+		cbgo.SetKeyspace(e, string(keyspace))
 	}
 	emit(e)
 	if hasPrefix(ts, "bucket: ") {
@@ -314,14 +316,14 @@ func (p *parser) storageRollback(n int64, text []byte, h Header, rest []byte, em
 }
 
 // "StorageMgr::rollbackAllToZero %v %v": stream, keyspace.
-func (p *parser) rollbackToZero(n int64, text []byte, h Header, rest []byte, emit forensics.Emit) error {
+func (p *parser) rollbackToZero(n int64, text []byte, h cbgo.Header, rest []byte, emit forensics.Emit) error {
 	var f [2][]byte
 	if split(bytes.TrimRight(rest, " "), f[:]) != 2 || len(f[0]) == 0 || len(f[1]) == 0 {
 		return errors.New("malformed StorageMgr::rollbackAllToZero: want stream, keyspace")
 	}
 	e := p.start(RollbackToZero, n, h.Stamp, text)
 	add(e, "stream", string(f[0]))
-	SetKeyspace(e, string(f[1]))
+	cbgo.SetKeyspace(e, string(f[1]))
 	emit(e)
 	return nil
 }
@@ -329,7 +331,7 @@ func (p *parser) rollbackToZero(n int64, text []byte, h Header, rest []byte, emi
 // "KVSender::openMutationStream %v %v Error Received %v from %v" and the
 // same for restartVbuckets (kv_sender.go): stream, keyspace, the error, the
 // projector's host:port. Other KVSender lines are not this template.
-func (p *parser) projectorError(n int64, text []byte, h Header, op string, rest []byte, emit forensics.Emit) error {
+func (p *parser) projectorError(n int64, text []byte, h cbgo.Header, op string, rest []byte, emit forensics.Emit) error {
 	stream, r := token(rest)
 	keyspace, r := token(r)
 	r, ok := cut(r, "Error Received ")
@@ -344,7 +346,7 @@ func (p *parser) projectorError(n int64, text []byte, h Header, op string, rest 
 	e := p.start(ProjectorError, n, h.Stamp, text)
 	add(e, "op", op)
 	add(e, "stream", string(stream))
-	SetKeyspace(e, string(keyspace))
+	cbgo.SetKeyspace(e, string(keyspace))
 	add(e, "error", string(r[:i]))
 	add(e, "projector", string(addr))
 	add(e, "kv_host", string(hostOf(addr)))
@@ -354,7 +356,7 @@ func (p *parser) projectorError(n int64, text []byte, h Header, op string, rest 
 
 // "TK ConnError %v %v %v": stream, keyspace, the vbuckets as a Go slice
 // ("[12 13]"). VB is set when the list holds one vbucket.
-func (p *parser) connError(n int64, text []byte, h Header, rest []byte, emit forensics.Emit) error {
+func (p *parser) connError(n int64, text []byte, h cbgo.Header, rest []byte, emit forensics.Emit) error {
 	const bad = "malformed TK ConnError: want stream, keyspace, [vbuckets]"
 	stream, r := token(rest)
 	keyspace, r := token(r)
@@ -367,7 +369,7 @@ func (p *parser) connError(n int64, text []byte, h Header, rest []byte, emit for
 	for rest := list; len(rest) > 0; {
 		var t []byte
 		t, rest = token(rest)
-		vb, ok := ParseVB(t)
+		vb, ok := cbgo.ParseVB(t)
 		if !ok {
 			return errors.New(bad)
 		}
@@ -379,7 +381,7 @@ func (p *parser) connError(n int64, text []byte, h Header, rest []byte, emit for
 		e.VB = one
 	}
 	add(e, "stream", string(stream))
-	SetKeyspace(e, string(keyspace))
+	cbgo.SetKeyspace(e, string(keyspace))
 	add(e, "vbuckets", string(list))
 	emit(e)
 	return nil
@@ -432,10 +434,10 @@ func (p *parser) row(n int64, text []byte, emit forensics.Emit) error {
 	default:
 		return errors.New("malformed TsVbuuid row: want {vbno vbuuid [manifest] seqno [osocount] snapshot-start snapshot-end}")
 	}
-	vb, ok := ParseVB(f[0])
+	vb, ok := cbgo.ParseVB(f[0])
 	start, end := f[k-2], f[k-1]
-	if !ok || !IsHex(f[1]) || !IsDecimal(seqno) || !IsDecimal(start) || !IsDecimal(end) ||
-		manifest != nil && !IsHex(manifest) || oso != nil && !IsDecimal(oso) {
+	if !ok || !cbgo.IsHex(f[1]) || !cbgo.IsDecimal(seqno) || !cbgo.IsDecimal(start) || !cbgo.IsDecimal(end) ||
+		manifest != nil && !cbgo.IsHex(manifest) || oso != nil && !cbgo.IsDecimal(oso) {
 		return errors.New("malformed TsVbuuid row: want {vbno vbuuid [manifest] seqno [osocount] snapshot-start snapshot-end}")
 	}
 	d := &p.dump
@@ -445,13 +447,14 @@ func (p *parser) row(n int64, text []byte, emit forensics.Emit) error {
 		add(e, "stream", d.stream)
 	}
 	if d.keyspace != "" {
-		SetKeyspace(e, d.keyspace)
+		cbgo.SetKeyspace(e, d.keyspace)
 	}
 	if d.session != "" {
 		add(e, "session", d.session)
 	}
 	add(e, "vbuuid_hex", string(f[1]))
-	add(e, "vbuuid", hexToDec(f[1]))
+	dec, _ := cbgo.VBUUID(f[1]) // checked with IsHex above
+	add(e, "vbuuid", dec)
 	add(e, "seqno", string(seqno))
 	add(e, "snap_start", string(start))
 	add(e, "snap_end", string(end))

@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"forensics"
-	"forensics/parsers/indexer"
+	"forensics/parsers/cbgo"
 )
 
 // The templates below are verified against couchbase/indexing (mad-hatter =
@@ -76,7 +76,7 @@ func (n *dcpName) set(e *forensics.Event) {
 		add(e, "consumer_short", "secidx:proj-"+string(n.short))
 	}
 	if len(n.keyspace) > 0 {
-		indexer.SetKeyspace(e, string(n.keyspace))
+		cbgo.SetKeyspace(e, string(n.keyspace))
 	}
 	if len(n.topic) > 0 {
 		add(e, "topic", string(n.topic))
@@ -90,13 +90,13 @@ func opaque(b []byte) (op, rest []byte, ok bool) {
 	}
 	b = b[2:]
 	i := bytes.IndexByte(b, ' ')
-	if i <= 0 || !indexer.IsHex(b[:i]) {
+	if i <= 0 || !cbgo.IsHex(b[:i]) {
 		return nil, b, false
 	}
 	return b[:i], b[i+1:], true
 }
 
-func (p *parser) dcpt(n int64, text []byte, h indexer.Header, msg []byte, emit forensics.Emit) error {
+func (p *parser) dcpt(n int64, text []byte, h cbgo.Header, msg []byte, emit forensics.Emit) error {
 	name, rest, ok := parseDCPT(msg)
 	if !ok {
 		return nil
@@ -145,7 +145,7 @@ func (p *parser) dcpt(n int64, text []byte, h indexer.Header, msg []byte, emit f
 //	"%v ##%x STREAMREQ(%v) with status: %v, stream request value: %+v"      (Error; 7.0+ collection errors)
 //
 // The success line is Debug and not in default logs.
-func (p *parser) streamReq(n int64, text []byte, h indexer.Header, name *dcpName, op, rest []byte, emit forensics.Emit) error {
+func (p *parser) streamReq(n int64, text []byte, h cbgo.Header, name *dcpName, op, rest []byte, emit forensics.Emit) error {
 	i := bytes.IndexByte(rest, ')')
 	if i < 0 {
 		return errors.New("malformed STREAMREQ: want STREAMREQ(vbucket)")
@@ -157,7 +157,7 @@ func (p *parser) streamReq(n int64, text []byte, h indexer.Header, name *dcpName
 	switch {
 	case hasPrefix(rest, " with rollback "):
 		kind, key, value = StreamRollback, "rollback_seqno", bytes.TrimRight(rest[len(" with rollback "):], " ")
-		if !indexer.IsDecimal(value) {
+		if !cbgo.IsDecimal(value) {
 			return errors.New("malformed STREAMREQ with rollback: want a decimal seqno")
 		}
 	case hasPrefix(rest, " unexpected status: "):
@@ -170,7 +170,7 @@ func (p *parser) streamReq(n int64, text []byte, h indexer.Header, name *dcpName
 	default:
 		return nil
 	}
-	vb, ok := indexer.ParseVB(vbText)
+	vb, ok := cbgo.ParseVB(vbText)
 	if !ok {
 		return fmt.Errorf("malformed STREAMREQ: bad vbucket %.20q", vbText)
 	}
@@ -203,7 +203,7 @@ func parseKVDT(msg []byte) (keyspace, cluster, topic, rest []byte, ok bool) {
 
 // kvdata.go scatterMutation: "%v ##%x StreamRequest ROLLBACK: %v" (Info),
 // where %v is the DcpEvent tagged as user data: it names no vbucket.
-func (p *parser) kvdt(n int64, text []byte, h indexer.Header, msg []byte, emit forensics.Emit) error {
+func (p *parser) kvdt(n int64, text []byte, h cbgo.Header, msg []byte, emit forensics.Emit) error {
 	keyspace, cluster, topic, rest, ok := parseKVDT(msg)
 	if !ok {
 		return nil
@@ -213,7 +213,7 @@ func (p *parser) kvdt(n int64, text []byte, h indexer.Header, msg []byte, emit f
 		return nil
 	}
 	e := p.start(StreamRollbackNotice, n, h.Stamp, text)
-	indexer.SetKeyspace(e, string(keyspace))
+	cbgo.SetKeyspace(e, string(keyspace))
 	add(e, "cluster", string(cluster))
 	add(e, "topic", string(topic))
 	add(e, "opaque", string(op))
@@ -224,7 +224,7 @@ func (p *parser) kvdt(n int64, text []byte, h indexer.Header, msg []byte, emit f
 // vbucket.go: prefix "VBRT[<-%v<-%v<-%v #%v]" (vbno, keyspace, cluster,
 // topic), then "%v ##%x ##%v StreamBegin" and "%v ##%x ##%v StreamEnd"
 // (Info) with the DCP opaque and the indexer's session (opaque2).
-func (p *parser) vbrt(n int64, text []byte, h indexer.Header, msg []byte, emit forensics.Emit) error {
+func (p *parser) vbrt(n int64, text []byte, h cbgo.Header, msg []byte, emit forensics.Emit) error {
 	k := bytes.Index(msg, []byte("] "))
 	if k < 0 {
 		return nil
@@ -259,16 +259,16 @@ func (p *parser) vbrt(n int64, text []byte, h indexer.Header, msg []byte, emit f
 	}
 	op, ok1 := cut(rest[:sp], "##")
 	session, ok2 := cut(rest[sp+1:], "##")
-	if !ok1 || !ok2 || !indexer.IsHex(op) || !indexer.IsDecimal(session) {
+	if !ok1 || !ok2 || !cbgo.IsHex(op) || !cbgo.IsDecimal(session) {
 		return errors.New(bad)
 	}
-	vb, ok := indexer.ParseVB(prefix[:i])
+	vb, ok := cbgo.ParseVB(prefix[:i])
 	if !ok {
 		return fmt.Errorf("malformed VBRT stream line: bad vbucket %.20q", prefix[:i])
 	}
 	e := p.start(kind, n, h.Stamp, text)
 	e.VB = vb
-	indexer.SetKeyspace(e, string(prefix[i+2:j]))
+	cbgo.SetKeyspace(e, string(prefix[i+2:j]))
 	add(e, "cluster", string(prefix[j+2:t]))
 	add(e, "topic", string(prefix[t+2:]))
 	add(e, "opaque", string(op))
@@ -278,7 +278,7 @@ func (p *parser) vbrt(n int64, text []byte, h indexer.Header, msg []byte, emit f
 }
 
 // feed.go: prefix "FEED[<=>%v(%v)]" (topic, cluster).
-func (p *parser) feed(n int64, text []byte, h indexer.Header, msg []byte, emit forensics.Emit) error {
+func (p *parser) feed(n int64, text []byte, h cbgo.Header, msg []byte, emit forensics.Emit) error {
 	b, ok := cut(msg, "FEED[<=>")
 	k := bytes.Index(b, []byte(")] "))
 	if !ok || k < 0 {
@@ -326,7 +326,7 @@ func (p *parser) feed(n int64, text []byte, h indexer.Header, msg []byte, emit f
 //	"{controlStreamRequest, %v, %s, %d, %x, %d, ##%x, %v}"
 //	status, keyspace, vbno, vbuuid, seqno (the rollback seqno on ROLLBACK,
 //	else the requested start), opaque, kvdata uuid
-func (p *parser) streamResponse(n int64, text []byte, h indexer.Header, topic, cluster, feedOp []byte, stage string, repr []byte, emit forensics.Emit) error {
+func (p *parser) streamResponse(n int64, text []byte, h cbgo.Header, topic, cluster, feedOp []byte, stage string, repr []byte, emit forensics.Emit) error {
 	const bad = "malformed controlStreamRequest: want {controlStreamRequest, status, keyspace, vbucket, vbuuid, seqno, ##opaque, uuid}"
 	end := bytes.IndexByte(repr, '}')
 	if end < 0 {
@@ -349,16 +349,16 @@ func (p *parser) streamResponse(n int64, text []byte, h indexer.Header, topic, c
 		f[i], b = b[:j], b[j+2:]
 	}
 	status, keyspace, vbText, uuidHex, seqno, op, kvdata := f[0], f[1], f[2], f[3], f[4], f[5], f[6]
-	vb, ok := indexer.ParseVB(vbText)
-	uuid, okUUID := indexer.VBUUID(uuidHex)
+	vb, ok := cbgo.ParseVB(vbText)
+	uuid, okUUID := cbgo.VBUUID(uuidHex)
 	op, okOp := cut(op, "##")
-	if !ok || !okUUID || !okOp || !indexer.IsHex(op) || len(status) == 0 || len(keyspace) == 0 || !indexer.IsDecimal(seqno) {
+	if !ok || !okUUID || !okOp || !cbgo.IsHex(op) || len(status) == 0 || len(keyspace) == 0 || !cbgo.IsDecimal(seqno) {
 		return errors.New(bad)
 	}
 	e := p.start(StreamResponse, n, h.Stamp, text)
 	e.VB = vb
 	add(e, "status", string(status))
-	indexer.SetKeyspace(e, string(keyspace))
+	cbgo.SetKeyspace(e, string(keyspace))
 	add(e, "vbuuid_hex", string(uuidHex))
 	add(e, "vbuuid", uuid)
 	add(e, "seqno", string(seqno))
@@ -373,7 +373,7 @@ func (p *parser) streamResponse(n int64, text []byte, h indexer.Header, topic, c
 
 // feed.go getLocalVbuckets: "%v ##%x vbmap {%v,%v} - %v" (pool, bucket, the
 // vbuckets as a Go slice): what the projector believes its node holds.
-func (p *parser) vbmap(n int64, text []byte, h indexer.Header, topic, cluster, rest []byte, emit forensics.Emit) error {
+func (p *parser) vbmap(n int64, text []byte, h cbgo.Header, topic, cluster, rest []byte, emit forensics.Emit) error {
 	const bad = "malformed vbmap: want vbmap {pool,bucket} - [vbuckets]"
 	i := bytes.IndexByte(rest, ',')
 	j := bytes.Index(rest, []byte("} - ["))
@@ -395,7 +395,7 @@ func (p *parser) vbmap(n int64, text []byte, h indexer.Header, topic, cluster, r
 		} else {
 			r = nil
 		}
-		if _, ok := indexer.ParseVB(t); !ok {
+		if _, ok := cbgo.ParseVB(t); !ok {
 			return errors.New(bad)
 		}
 		count++

@@ -4,7 +4,7 @@
 // memcached over DCP and forwards mutations to the indexers, so its log
 // tells what the local memcached answered to each stream request.
 //
-// The lines share the indexer's grammar (indexer.ParseHeader); the message
+// The lines are in the GSI logger's grammar, as the indexer's are (cbgo.ParseHeader); the message
 // starts with the prefix of the component that logs it:
 //
 //	DCPT[<dcp name>]                       the DCP connection to memcached (dcp/transport/client/dcp_feed.go)
@@ -17,7 +17,7 @@ package projector
 
 import (
 	"forensics"
-	"forensics/parsers/indexer"
+	"forensics/parsers/cbgo"
 )
 
 // Event kinds. Subject.Bucket is the bucket part of the keyspace.
@@ -55,8 +55,8 @@ var Format = forensics.Format{
 var projectorPrefixes = []string{"DCPT[", "DCPT:", "KVDT[", "VBRT[", "FEED[", "PROJ[", "WRKR[", "DCP[", "ENDP[", "Projector"}
 
 func detect(name string, head []byte) int {
-	headers, marked := indexer.Sniff(head, projectorPrefixes)
-	return indexer.Score(indexer.NamedLike(name, "projector.log"), headers, marked)
+	headers, marked := cbgo.Sniff(head, projectorPrefixes)
+	return cbgo.Score(cbgo.NamedLike(name, "projector.log"), headers, marked)
 }
 
 type parser struct {
@@ -64,7 +64,7 @@ type parser struct {
 }
 
 func (p *parser) Line(n int64, text []byte, emit forensics.Emit) (forensics.Stamp, error) {
-	h, ok := indexer.ParseHeader(text)
+	h, ok := cbgo.ParseHeader(text)
 	if !ok {
 		return forensics.Stamp{}, nil
 	}

@@ -1,4 +1,9 @@
-package indexer
+// Package cbgo reads the log grammar that Couchbase's Go services share:
+// the header the GSI logger writes (secondary/logging, the indexer's and
+// the projector's logs, and eventing's and the query service's in the same
+// shape), the way Detect scores a log in it, and the numbers and keyspace
+// ids GSI prints. The indexer and projector parsers both build on it.
+package cbgo
 
 import (
 	"bytes"
@@ -162,4 +167,8 @@ func NamedLike(base string, names ...string) bool {
 		}
 	}
 	return false
+}
+
+func hasPrefix(b []byte, s string) bool {
+	return len(b) >= len(s) && string(b[:len(s)]) == s
 }
