@@ -12,6 +12,7 @@ import (
 
 	"forensics"
 	"forensics/logtime"
+	"forensics/parsers/scan"
 )
 
 // Level is the severity that secondary/logging writes in brackets.
@@ -122,7 +123,7 @@ func Sniff(head []byte, prefixes []string) (headers, marked int) {
 		}
 		headers++
 		for _, p := range prefixes {
-			if hasPrefix(h.Msg, p) {
+			if scan.HasPrefix(h.Msg, p) {
 				marked++
 				break
 			}
@@ -167,8 +168,4 @@ func NamedLike(base string, names ...string) bool {
 		}
 	}
 	return false
-}
-
-func hasPrefix(b []byte, s string) bool {
-	return len(b) >= len(s) && string(b[:len(s)]) == s
 }

@@ -1,5 +1,7 @@
 package crdb
 
+import "forensics/parsers/scan"
+
 // Files that quote evidence are not evidence: a Markdown or SARIF report of
 // forensics itself, an engineer's notes or an issue copy hold real log lines
 // and trace rows between prose, headings and code fences. Detection counts
@@ -12,7 +14,7 @@ package crdb
 // warning of v2.0–v20.1 has lines that start with "- " and "* ".
 func isMarkup(line []byte) bool {
 	switch {
-	case hasPrefix(line, "```"), hasPrefix(line, "~~~"):
+	case scan.HasPrefix(line, "```"), scan.HasPrefix(line, "~~~"):
 		return true
 	case len(line) > 1 && line[0] == '#' && (line[1] == ' ' || line[1] == '#'):
 		return true

@@ -4,6 +4,7 @@ import (
 	"bytes"
 
 	"forensics"
+	"forensics/parsers/scan"
 )
 
 // Kinds of events. The distsender kinds come from the messages DistSender
@@ -67,49 +68,45 @@ func candidate(msg []byte) template {
 	}
 	switch msg[0] {
 	case 'a':
-		if hasPrefix(msg, "application error: ") && bytes.Contains(msg, []byte(nlheMarker)) {
+		if scan.HasPrefix(msg, "application error: ") && bytes.Contains(msg, []byte(nlheMarker)) {
 			return tmplNLHE
 		}
 	case 'r':
-		if d := digits(msg[1:]); d > 0 && hasPrefix(msg[1+d:], ": sending batch ") {
+		if d := digits(msg[1:]); d > 0 && scan.HasPrefix(msg[1+d:], ": sending batch ") {
 			return tmplSend
 		}
 	case 's':
-		if hasPrefix(msg, "sending batch ") {
+		if scan.HasPrefix(msg, "sending batch ") {
 			return tmplSendOld
 		}
-		if hasPrefix(msg, "sending request to ") {
+		if scan.HasPrefix(msg, "sending request to ") {
 			return tmplRPC
 		}
-		if hasPrefix(msg, slowRPCPrefix) {
+		if scan.HasPrefix(msg, slowRPCPrefix) {
 			return tmplSlowRPC
 		}
 	case 'e':
 		// v2.0: "error: %v; trying next peer %s"; v2.1–v20.1: "error: %v %v;
 		// trying next peer %s"; v1.1: "error, trying next peer"; earlier:
 		// "error, trying next peer: %s".
-		if hasPrefix(msg, "error, trying next peer") ||
-			hasPrefix(msg, "error: ") && bytes.Contains(msg, []byte("; trying next peer")) {
+		if scan.HasPrefix(msg, "error, trying next peer") ||
+			scan.HasPrefix(msg, "error: ") && bytes.Contains(msg, []byte("; trying next peer")) {
 			return tmplNextPeer
 		}
 	case 't':
-		if hasPrefix(msg, "trying next peer ") { // v20.2+
+		if scan.HasPrefix(msg, "trying next peer ") { // v20.2+
 			return tmplNextPeer
 		}
 	case 'b':
-		if hasPrefix(msg, "backing off due to NotLeaseHolderErr") {
+		if scan.HasPrefix(msg, "backing off due to NotLeaseHolderErr") {
 			return tmplBackoff
 		}
 	case 'n':
-		if hasPrefix(msg, "new range lease ") {
+		if scan.HasPrefix(msg, "new range lease ") {
 			return tmplNewLease
 		}
 	}
 	return tmplNone
-}
-
-func hasPrefix(b []byte, p string) bool {
-	return len(b) >= len(p) && string(b[:len(p)]) == p
 }
 
 // message is one logged message that may be a DistSender event, with what
@@ -256,9 +253,9 @@ func (s *sender) handle(t template, m *message, emit forensics.Emit) bool {
 		}
 		r := rest[to+len(" to "):]
 		switch {
-		case hasPrefix(r, "range "):
+		case scan.HasPrefix(r, "range "):
 			r = r[len("range "):]
-		case hasPrefix(r, "r"):
+		case scan.HasPrefix(r, "r"):
 			r = r[1:]
 		default:
 			return false
@@ -292,9 +289,9 @@ func (s *sender) handle(t template, m *message, emit forensics.Emit) bool {
 		ev.Kind = KindBackoff
 		rest := bytes.TrimSpace(msg[len("backing off due to NotLeaseHolderErr"):])
 		switch {
-		case hasPrefix(rest, "with "):
+		case scan.HasPrefix(rest, "with "):
 			ev.Set("reason", string(rest[len("with "):]))
-		case hasPrefix(rest, "at LeaseSequence "):
+		case scan.HasPrefix(rest, "at LeaseSequence "):
 			// v19.1–v20.1: "at LeaseSequence %d <= %d".
 			r := rest[len("at LeaseSequence "):]
 			if d := digits(r); d > 0 {

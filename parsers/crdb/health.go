@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"forensics"
+	"forensics/parsers/scan"
 )
 
 // The messages a node logs when it is about to die or a range stops
@@ -136,51 +137,51 @@ func healthCandidate(msg []byte) healthTmpl {
 	}
 	switch msg[0] {
 	case 'c':
-		if hasPrefix(msg, preClockFatal) {
+		if scan.HasPrefix(msg, preClockFatal) {
 			return hClockFatal
 		}
 	case 'u':
-		if hasPrefix(msg, preClockUncertain) {
+		if scan.HasPrefix(msg, preClockUncertain) {
 			return hClockUncertain
 		}
 	case 'd':
-		if hasPrefix(msg, preDiskStall) {
+		if scan.HasPrefix(msg, preDiskStall) {
 			return hDiskStall
 		}
-		if hasPrefix(msg, preDiskSlow) {
+		if scan.HasPrefix(msg, preDiskSlow) {
 			return hDiskSlow
 		}
 	case 'f':
-		if hasPrefix(msg, preFileWriteStall) {
+		if scan.HasPrefix(msg, preFileWriteStall) {
 			return hFileWriteStall
 		}
-		if hasPrefix(msg, preHeartbeatFailed) {
+		if scan.HasPrefix(msg, preHeartbeatFailed) {
 			return hHeartbeatFailed
 		}
 	case 's':
-		if hasPrefix(msg, preHeartbeatSlow) {
+		if scan.HasPrefix(msg, preHeartbeatSlow) {
 			return hHeartbeatSlow
 		}
-		if hasPrefix(msg, preSlowCommand) {
+		if scan.HasPrefix(msg, preSlowCommand) {
 			return hProposalFinished
 		}
 	case 'i':
-		if hasPrefix(msg, preEpoch) || hasPrefix(msg, preEpochOld) {
+		if scan.HasPrefix(msg, preEpoch) || scan.HasPrefix(msg, preEpochOld) {
 			return hEpoch
 		}
 	case 'h':
-		if hasPrefix(msg, preProposalWait) {
+		if scan.HasPrefix(msg, preProposalWait) {
 			return hProposalSlow
 		}
 	case 'r':
-		if hasPrefix(msg, preRangeUnavailable+preProposalWait) {
+		if scan.HasPrefix(msg, preRangeUnavailable+preProposalWait) {
 			return hProposalSlow
 		}
 	case 'b':
 		switch {
-		case hasPrefix(msg, preBreakerTripped), hasPrefix(msg, preBreakerNowTripped):
+		case scan.HasPrefix(msg, preBreakerTripped), scan.HasPrefix(msg, preBreakerNowTripped):
 			return hBreakerTripped
-		case hasPrefix(msg, preBreakerReset):
+		case scan.HasPrefix(msg, preBreakerReset):
 			return hBreakerReset
 		}
 	}
@@ -331,7 +332,7 @@ func (hl *health) handle(t healthTmpl, m healthMsg, origin string, emit forensic
 		ev.Kind = KindDiskStall
 		rest := msg[len(preDiskStall):]
 		switch {
-		case hasPrefix(rest, "pebble unable to write to "):
+		case scan.HasPrefix(rest, "pebble unable to write to "):
 			path, secs, ok := bytes.Cut(rest[len("pebble unable to write to "):], []byte(" in "))
 			if ok {
 				ev.Set("path", string(path))
@@ -339,10 +340,10 @@ func (hl *health) handle(t healthTmpl, m healthMsg, origin string, emit forensic
 					ev.Set("duration", string(s)+"s")
 				}
 			}
-		case hasPrefix(rest, "unable to sync log files within "):
+		case scan.HasPrefix(rest, "unable to sync log files within "):
 			ev.Set("path", "log files")
 			ev.Set("duration", string(firstWord(rest[len("unable to sync log files within "):])))
-		case hasPrefix(rest, "unable to write to "):
+		case scan.HasPrefix(rest, "unable to write to "):
 			r := rest[len("unable to write to "):]
 			if i := bytes.LastIndex(r, []byte(" within ")); i >= 0 {
 				ev.Set("path", string(r[:i]))
@@ -355,14 +356,14 @@ func (hl *health) handle(t healthTmpl, m healthMsg, origin string, emit forensic
 	case hFileWriteStall:
 		ev.Kind = KindDiskStall
 		rest := msg[len(preFileWriteStall):]
-		if hasPrefix(rest, preDiskSlow) {
+		if scan.HasPrefix(rest, preDiskSlow) {
 			slowInfo(ev, rest[len(preDiskSlow):])
 		}
 		ev.Set("reason", string(rest))
 	case hDiskSlow:
 		ev.Kind = KindDiskSlow
 		rest := msg[len(preDiskSlow):]
-		if hasPrefix(rest, "unable to sync log files within ") {
+		if scan.HasPrefix(rest, "unable to sync log files within ") {
 			ev.Set("op", "sync")
 			ev.Set("path", "log files")
 			ev.Set("duration", string(firstWord(rest[len("unable to sync log files within "):])))
@@ -386,11 +387,11 @@ func (hl *health) handle(t healthTmpl, m healthMsg, origin string, emit forensic
 	case hEpoch:
 		// "incremented n%d liveness epoch to %d", "incremented node %d liveness epoch to %d"
 		rest := msg[len(preEpoch):]
-		if hasPrefix(msg, preEpochOld) {
+		if scan.HasPrefix(msg, preEpochOld) {
 			rest = msg[len(preEpochOld):]
 		}
 		d := digits(rest)
-		if d == 0 || !hasPrefix(rest[d:], " liveness epoch to ") {
+		if d == 0 || !scan.HasPrefix(rest[d:], " liveness epoch to ") {
 			return false
 		}
 		ev.Kind = KindEpochIncremented
@@ -400,7 +401,7 @@ func (hl *health) handle(t healthTmpl, m healthMsg, origin string, emit forensic
 		}
 	case hProposalSlow:
 		rest := msg
-		if hasPrefix(rest, preRangeUnavailable) {
+		if scan.HasPrefix(rest, preRangeUnavailable) {
 			rest = rest[len(preRangeUnavailable):]
 			ev.Set("unavailable", "true")
 		}
@@ -428,7 +429,7 @@ func (hl *health) handle(t healthTmpl, m healthMsg, origin string, emit forensic
 	case hBreakerTripped:
 		ev.Kind = KindBreakerTripped
 		rest := msg[len(preBreakerTripped):]
-		if hasPrefix(msg, preBreakerNowTripped) {
+		if scan.HasPrefix(msg, preBreakerNowTripped) {
 			rest = msg[len(preBreakerNowTripped):]
 		}
 		unavailable(ev, rest)
@@ -486,7 +487,7 @@ func (hl *health) continued(n int64, line, b []byte, st forensics.Stamp, emit fo
 		p.left = 0 // another entry's continuation
 		return
 	}
-	if !hasPrefix(b, preNonLive) {
+	if !scan.HasPrefix(b, preNonLive) {
 		return
 	}
 	p.left = 0
@@ -557,7 +558,7 @@ func unavailable(ev *forensics.Event, b []byte) {
 		return
 	}
 	ev.Set("replica", string(repl))
-	if hasPrefix(desc, "r") {
+	if scan.HasPrefix(desc, "r") {
 		if d := digits(desc[1:]); d > 0 {
 			ev.Range = atoi(desc[1 : 1+d])
 		}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"forensics"
+	"forensics/parsers/scan"
 )
 
 // identity is what a node log says about who wrote it: the release in the
@@ -40,11 +41,11 @@ func hostFromName(name string) string {
 // or, in a file without a header, the first n<id> logging tag. It is called
 // on every line and does nothing once node and release are known.
 func (id *identity) line(ds *sender, tags, msg []byte) {
-	if id.release == "" && hasPrefix(msg, "binary: ") {
+	if id.release == "" && scan.HasPrefix(msg, "binary: ") {
 		id.release = releaseOf(msg[len("binary: "):])
 		return
 	}
-	if hasPrefix(msg, "nodeID: n") {
+	if scan.HasPrefix(msg, "nodeID: n") {
 		if d := digits(msg[len("nodeID: n"):]); d > 0 {
 			ds.origin = string(msg[len("nodeID: ") : len("nodeID: n")+d])
 		}
@@ -77,7 +78,7 @@ func releaseOf(b []byte) string {
 		} else {
 			b = nil
 		}
-		if len(w) > 1 && w[0] == 'v' && isDigit(w[1]) {
+		if len(w) > 1 && w[0] == 'v' && scan.IsDigit(w[1]) {
 			return string(bytes.TrimRight(w, ",;"))
 		}
 	}

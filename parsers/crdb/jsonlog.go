@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"forensics"
+	"forensics/parsers/scan"
 )
 
 // The JSON log formats (pkg/util/log/format_json.go, v21.1+): one object per
@@ -46,7 +47,7 @@ var (
 // identify reads the release from a header entry and, while no node is
 // known, the node_id (N) every entry carries once the node has one.
 func (p *jsonParser) identify(line []byte, mi int) {
-	if p.id.release == "" && mi >= 0 && hasPrefix(line[mi+len(keyMessage):], "binary: ") {
+	if p.id.release == "" && mi >= 0 && scan.HasPrefix(line[mi+len(keyMessage):], "binary: ") {
 		v := line[mi+len(keyMessage)+len("binary: "):]
 		if q := bytes.IndexByte(v, '"'); q >= 0 {
 			p.id.release = releaseOf(v[:q])
@@ -201,7 +202,7 @@ func unixStamp(b []byte) (time.Time, bool) {
 	if b[i] == '.' {
 		i++
 		scale := int64(100000000)
-		for i < len(b) && isDigit(b[i]) {
+		for i < len(b) && scan.IsDigit(b[i]) {
 			nsec += int64(b[i]-'0') * scale
 			scale /= 10
 			i++

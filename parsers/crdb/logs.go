@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"forensics"
+	"forensics/parsers/scan"
 )
 
 // A node log line, in every text format CockroachDB has written
@@ -46,8 +47,8 @@ func looksLikeLogLine(b []byte) bool {
 	default:
 		return false
 	}
-	return isDigit(b[1]) && isDigit(b[2]) && isDigit(b[3]) && isDigit(b[4]) && isDigit(b[5]) && isDigit(b[6]) &&
-		b[7] == ' ' && isDigit(b[8]) && isDigit(b[9]) && b[10] == ':'
+	return scan.IsDigit(b[1]) && scan.IsDigit(b[2]) && scan.IsDigit(b[3]) && scan.IsDigit(b[4]) && scan.IsDigit(b[5]) && scan.IsDigit(b[6]) &&
+		b[7] == ' ' && scan.IsDigit(b[8]) && scan.IsDigit(b[9]) && b[10] == ':'
 }
 
 // parseLogHeader reads the common prefix of a line that looksLikeLogLine.
@@ -67,7 +68,7 @@ func parseLogHeader(b []byte) (logHeader, error) {
 	}
 	i := 17
 	nsec, scale := 0, 100000000
-	for i < len(b) && isDigit(b[i]) {
+	for i < len(b) && scan.IsDigit(b[i]) {
 		nsec += int(b[i]-'0') * scale
 		scale /= 10
 		i++
@@ -84,7 +85,7 @@ func parseLogHeader(b []byte) (logHeader, error) {
 	if d := digits(b[i:]); d > 0 && i+d < len(b) && b[i+d] == ' ' {
 		i += d + 1
 	}
-	if hasPrefix(b[i:], "(gostd) ") {
+	if scan.HasPrefix(b[i:], "(gostd) ") {
 		i += len("(gostd) ")
 	}
 	// [chan@]file:line
@@ -106,7 +107,7 @@ func parseLogHeader(b []byte) (logHeader, error) {
 	}
 	// The redactable marker, or the second space of an empty one.
 	switch {
-	case hasPrefix(b[i:], "⋮ "):
+	case scan.HasPrefix(b[i:], "⋮ "):
 		i += len("⋮ ")
 	case i < len(b) && b[i] == ' ':
 		i++
@@ -138,7 +139,7 @@ func parseLogHeader(b []byte) (logHeader, error) {
 }
 
 func two(b []byte) (int, bool) {
-	if !isDigit(b[0]) || !isDigit(b[1]) {
+	if !scan.IsDigit(b[0]) || !scan.IsDigit(b[1]) {
 		return 0, false
 	}
 	return int(b[0]-'0')*10 + int(b[1]-'0'), true

@@ -2,6 +2,7 @@ package crdb
 
 import (
 	"bytes"
+	"forensics/parsers/scan"
 	"strconv"
 )
 
@@ -124,7 +125,7 @@ func findRange(s []byte) (at int, rng int64, rest []byte) {
 			j += len("ange ")
 		}
 		k := j
-		for k < len(s) && isDigit(s[k]) {
+		for k < len(s) && scan.IsDigit(s[k]) {
 			k++
 		}
 		if k == j || !bytes.HasPrefix(s[k:], []byte(": replica")) {
@@ -162,7 +163,7 @@ func replicaToken(b []byte) []byte {
 		return nil
 	}
 	k := j + 2
-	for k < len(b) && (isDigit(b[k]) || isUpper(b[k]) || b[k] == '_') {
+	for k < len(b) && (scan.IsDigit(b[k]) || isUpper(b[k]) || b[k] == '_') {
 		k++
 	}
 	return b[:k]
@@ -294,7 +295,7 @@ func parseHLC(b []byte) (HLC, int, bool) {
 	var h HLC
 	i := 0
 	var sec int64
-	for i < len(b) && isDigit(b[i]) {
+	for i < len(b) && scan.IsDigit(b[i]) {
 		if sec > (1<<62)/10 {
 			return h, 0, false
 		}
@@ -309,7 +310,7 @@ func parseHLC(b []byte) (HLC, int, bool) {
 		i++
 		start := i
 		scale := int64(100000000)
-		for i < len(b) && isDigit(b[i]) {
+		for i < len(b) && scan.IsDigit(b[i]) {
 			nsec += int64(b[i]-'0') * scale
 			scale /= 10
 			i++
@@ -324,7 +325,7 @@ func parseHLC(b []byte) (HLC, int, bool) {
 	i++
 	start := i
 	var logical int64
-	for i < len(b) && isDigit(b[i]) {
+	for i < len(b) && scan.IsDigit(b[i]) {
 		if logical > 1<<31 {
 			return h, 0, false
 		}
@@ -382,12 +383,11 @@ func cmpInt(a, b int64) int {
 
 func digits(b []byte) int {
 	n := 0
-	for n < len(b) && isDigit(b[n]) {
+	for n < len(b) && scan.IsDigit(b[n]) {
 		n++
 	}
 	return n
 }
 
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }
 func isLower(c byte) bool { return c >= 'a' && c <= 'z' }

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"forensics"
+	"forensics/parsers/scan"
 )
 
 // A saved /debug/requests page (golang.org/x/net/trace, trace.go and its
@@ -104,7 +105,7 @@ type row struct {
 // rowNone; a line that starts with one and does not read is an error.
 func parseRow(t []byte) (row, error) {
 	var r row
-	if len(t) < 15 || !isDigit(t[0]) || !isDigit(t[1]) {
+	if len(t) < 15 || !scan.IsDigit(t[0]) || !scan.IsDigit(t[1]) {
 		return r, nil
 	}
 	rest := t
@@ -156,11 +157,11 @@ func parseRow(t []byte) (row, error) {
 // "[redacted]" for an event the page did not show.
 func eventText(rest []byte) ([]byte, bool) {
 	switch {
-	case hasPrefix(rest, "... "):
+	case scan.HasPrefix(rest, "... "):
 		return rest[4:], true
 	case bytes.Equal(bytes.TrimRight(rest, " \t"), []byte("...")):
 		return nil, true
-	case hasPrefix(rest, "[redacted]"):
+	case scan.HasPrefix(rest, "[redacted]"):
 		return nil, true
 	case isDiscarded(rest):
 		return rest, true
@@ -174,7 +175,7 @@ func isDiscarded(text []byte) bool {
 		return false
 	}
 	c := digits(text[1:])
-	return c > 0 && hasPrefix(text[1+c:], " events discarded)")
+	return c > 0 && scan.HasPrefix(text[1+c:], " events discarded)")
 }
 
 // elapsedLen returns the length of the elapsed cell at the start of b:
@@ -298,7 +299,7 @@ func parseClock(b []byte) (time.Time, bool) {
 	}
 	us := 0
 	for _, c := range b[9:15] {
-		if !isDigit(c) {
+		if !scan.IsDigit(c) {
 			return time.Time{}, false
 		}
 		us = us*10 + int(c-'0')
@@ -410,7 +411,7 @@ func (p *requestsParser) htmlLine(n int64, b []byte, emit forensics.Emit) (foren
 }
 
 func tagIs(tag []byte, name string) bool {
-	if !hasPrefix(tag, name) {
+	if !scan.HasPrefix(tag, name) {
 		return false
 	}
 	return len(tag) == len(name) || tag[len(name)] == ' ' || tag[len(name)] == '\t'

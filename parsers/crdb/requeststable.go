@@ -1,6 +1,10 @@
 package crdb
 
-import "bytes"
+import (
+	"bytes"
+
+	"forensics/parsers/scan"
+)
 
 // A /debug/requests page copied from a browser into a GitHub issue becomes
 // a Markdown table, one row per trace header or event (the header row is the
@@ -18,7 +22,7 @@ func tableRow(dst, t []byte) ([]byte, bool) {
 	if len(t) > 0 && t[0] == '|' {
 		t = bytes.TrimLeft(t[1:], " \t")
 	}
-	if len(t) < 15 || !isDigit(t[0]) {
+	if len(t) < 15 || !scan.IsDigit(t[0]) {
 		return dst, false
 	}
 	bar := bytes.IndexByte(t, '|')

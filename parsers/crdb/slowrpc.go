@@ -4,6 +4,7 @@ import (
 	"bytes"
 
 	"forensics"
+	"forensics/parsers/scan"
 )
 
 // KindSlowRPC is DistSender's warning that one replica RPC has been waiting
@@ -32,7 +33,7 @@ func (s *sender) slowRPC(ev *forensics.Event, msg []byte) bool {
 	ev.Set("seconds", string(rest[:secs]))
 	rest = rest[secs+1:]
 	if r, ok := bytes.CutPrefix(rest, []byte(" (")); ok {
-		if d := digits(r); d > 0 && hasPrefix(r[d:], " attempts)") {
+		if d := digits(r); d > 0 && scan.HasPrefix(r[d:], " attempts)") {
 			ev.Set("attempts", string(r[:d]))
 			rest = r[d+len(" attempts)"):]
 		}

@@ -2,6 +2,7 @@ package crdb
 
 import (
 	"bytes"
+	"forensics/parsers/scan"
 )
 
 // Redaction markers (cockroachdb/redact) around sensitive values in
@@ -135,7 +136,7 @@ func readTags(tags []byte) tagInfo {
 func atoi(b []byte) int64 {
 	var n int64
 	for _, c := range b {
-		if !isDigit(c) {
+		if !scan.IsDigit(c) {
 			break
 		}
 		if n > (1<<63-1)/10-1 {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"forensics"
+	"forensics/parsers/scan"
 )
 
 // Trace exports of a statement diagnostics bundle (pkg/sql/explain_bundle.go):
@@ -104,7 +105,7 @@ func (p *traceParser) textLine(n int64, b []byte, emit forensics.Emit) {
 		return
 	}
 	switch {
-	case hasPrefix(body, "=== operation:"):
+	case scan.HasPrefix(body, "=== operation:"):
 		op, node := operationOf(body[len("=== operation:"):])
 		key := op + "@" + strconv.FormatInt(n, 10)
 		if depth < len(p.spans) {
@@ -127,7 +128,7 @@ func (p *traceParser) textLine(n int64, b []byte, emit forensics.Emit) {
 		ev.Set("offset_ms", string(offset))
 		ev.Text = string(b)
 		emit(ev)
-	case hasPrefix(body, "event:"):
+	case scan.HasPrefix(body, "event:"):
 		var span traceSpan
 		if depth < len(p.spans) {
 			span = p.spans[depth]
@@ -222,7 +223,7 @@ func msLen(b []byte) int {
 		return 0
 	}
 	i += f
-	if !hasPrefix(b[i:], "ms") {
+	if !scan.HasPrefix(b[i:], "ms") {
 		return 0
 	}
 	return i + 2

@@ -14,6 +14,7 @@ import (
 
 	"forensics"
 	"forensics/parsers/cbgo"
+	"forensics/parsers/scan"
 )
 
 // Event kinds. Subject.Bucket is the bucket part of the keyspace (a
@@ -101,40 +102,40 @@ func (p *parser) Line(n int64, text []byte, emit forensics.Emit) (forensics.Stam
 	switch msg[0] {
 	case 'T':
 		switch {
-		case hasPrefix(msg, "TK StreamEnd "):
+		case scan.HasPrefix(msg, "TK StreamEnd "):
 			err = p.streamEnd(n, text, h, msg[len("TK StreamEnd "):], emit)
-		case hasPrefix(msg, "TK StreamBegin "):
+		case scan.HasPrefix(msg, "TK StreamBegin "):
 			err = p.streamBegin(n, text, h, msg[len("TK StreamBegin "):], emit)
-		case hasPrefix(msg, "TK ConnError "):
+		case scan.HasPrefix(msg, "TK ConnError "):
 			err = p.connError(n, text, h, msg[len("TK ConnError "):], emit)
-		case hasPrefix(msg, rollbackPrefix):
+		case scan.HasPrefix(msg, rollbackPrefix):
 			err = p.rollback(n, text, h, msg[len(rollbackPrefix):], emit)
-		case hasPrefix(msg, repairRollbackPrefix):
+		case scan.HasPrefix(msg, repairRollbackPrefix):
 			err = p.repairRollback(n, text, h, msg[len(repairRollbackPrefix):], emit)
 		}
 	case 'I':
 		switch {
-		case hasPrefix(msg, streamRepairPrefix):
+		case scan.HasPrefix(msg, streamRepairPrefix):
 			err = p.streamRepair(n, text, h, msg[len(streamRepairPrefix):], emit)
-		case hasPrefix(msg, "Indexer::startKeyspaceIdStream Stream: "):
+		case scan.HasPrefix(msg, "Indexer::startKeyspaceIdStream Stream: "):
 			err = p.streamRestart(n, text, h, msg[len("Indexer::startKeyspaceIdStream Stream: "):], emit)
-		case hasPrefix(msg, "Indexer::startBucketStream Stream: "):
+		case scan.HasPrefix(msg, "Indexer::startBucketStream Stream: "):
 			err = p.streamRestart(n, text, h, msg[len("Indexer::startBucketStream Stream: "):], emit)
-		case hasPrefix(msg, versionPrefix):
+		case scan.HasPrefix(msg, versionPrefix):
 			p.readVersion(msg)
 		}
 	case 'S':
 		switch {
-		case hasPrefix(msg, "StorageMgr::handleRollback "):
+		case scan.HasPrefix(msg, "StorageMgr::handleRollback "):
 			err = p.storageRollback(n, text, h, msg[len("StorageMgr::handleRollback "):], emit)
-		case hasPrefix(msg, "StorageMgr::rollbackAllToZero "):
+		case scan.HasPrefix(msg, "StorageMgr::rollbackAllToZero "):
 			err = p.rollbackToZero(n, text, h, msg[len("StorageMgr::rollbackAllToZero "):], emit)
 		}
 	case 'K':
 		switch {
-		case hasPrefix(msg, "KVSender::openMutationStream "):
+		case scan.HasPrefix(msg, "KVSender::openMutationStream "):
 			err = p.projectorError(n, text, h, "openMutationStream", msg[len("KVSender::openMutationStream "):], emit)
-		case hasPrefix(msg, "KVSender::restartVbuckets "):
+		case scan.HasPrefix(msg, "KVSender::restartVbuckets "):
 			err = p.projectorError(n, text, h, "restartVbuckets", msg[len("KVSender::restartVbuckets "):], emit)
 		}
 	}
@@ -159,10 +160,6 @@ func (p *parser) start(k forensics.Kind, n int64, st forensics.Stamp, text []byt
 
 func add(e *forensics.Event, key, value string) {
 	e.Attrs = append(e.Attrs, forensics.Attr{Key: key, Value: value})
-}
-
-func hasPrefix(b []byte, s string) bool {
-	return len(b) >= len(s) && string(b[:len(s)]) == s
 }
 
 // token returns b up to the first space, and what follows that space.

@@ -7,6 +7,7 @@ import (
 
 	"forensics"
 	"forensics/parsers/cbgo"
+	"forensics/parsers/scan"
 )
 
 // The templates below are verified against couchbase/indexing
@@ -177,7 +178,7 @@ func (p *parser) rollback(n int64, text []byte, h cbgo.Header, rest []byte, emit
 		return errors.New(bad)
 	}
 	keyspace, rest := token(rest)
-	rest, ok := cut(rest, "vbucket ")
+	rest, ok := scan.Cut(rest, "vbucket ")
 	i := bytes.Index(rest, []byte(". Rollback ("))
 	if len(keyspace) == 0 || !ok || i < 0 {
 		return errors.New(bad)
@@ -256,13 +257,13 @@ func (p *parser) streamRestart(n int64, text []byte, h cbgo.Header, rest []byte,
 		return errors.New(bad)
 	}
 	var session []byte
-	if r, ok := cut(rest, "SessionId "); ok {
+	if r, ok := scan.Cut(rest, "SessionId "); ok {
 		session, rest = token(r)
 		if !cbgo.IsDecimal(session) {
 			return errors.New(bad)
 		}
 	}
-	ts, ok := cut(rest, "RestartTS ")
+	ts, ok := scan.Cut(rest, "RestartTS ")
 	if !ok {
 		return errors.New(bad)
 	}
@@ -273,7 +274,7 @@ func (p *parser) streamRestart(n int64, text []byte, h cbgo.Header, rest []byte,
 		add(e, "session", string(session))
 	}
 	emit(e)
-	if hasPrefix(ts, "bucket: ") {
+	if scan.HasPrefix(ts, "bucket: ") {
 		p.open(RestartTS, h.Stamp, e)
 	}
 	return nil
@@ -284,9 +285,9 @@ func (p *parser) streamRestart(n int64, text []byte, h cbgo.Header, rest []byte,
 // handleRollback lines (per index snapshot choices) are not this template.
 func (p *parser) storageRollback(n int64, text []byte, h cbgo.Header, rest []byte, emit forensics.Emit) error {
 	var stream, keyspace, ts []byte
-	if r, ok := cut(rest, "rollbackTs is "); ok {
+	if r, ok := scan.Cut(rest, "rollbackTs is "); ok {
 		ts = r
-		if b, ok := cut(ts, "bucket: "); ok {
+		if b, ok := scan.Cut(ts, "bucket: "); ok {
 			keyspace, _ = cutByte(b, ',')
 		}
 	} else {
@@ -294,7 +295,7 @@ func (p *parser) storageRollback(n int64, text []byte, h cbgo.Header, rest []byt
 		stream, r = token(rest)
 		keyspace, r = token(r)
 		var ok bool
-		if ts, ok = cut(r, "rollbackTs "); !ok {
+		if ts, ok = scan.Cut(r, "rollbackTs "); !ok {
 			return nil
 		}
 		if len(stream) == 0 || len(keyspace) == 0 {
@@ -309,7 +310,7 @@ func (p *parser) storageRollback(n int64, text []byte, h cbgo.Header, rest []byt
 		cbgo.SetKeyspace(e, string(keyspace))
 	}
 	emit(e)
-	if hasPrefix(ts, "bucket: ") {
+	if scan.HasPrefix(ts, "bucket: ") {
 		p.open(RollbackTS, h.Stamp, e)
 	}
 	return nil
@@ -334,7 +335,7 @@ func (p *parser) rollbackToZero(n int64, text []byte, h cbgo.Header, rest []byte
 func (p *parser) projectorError(n int64, text []byte, h cbgo.Header, op string, rest []byte, emit forensics.Emit) error {
 	stream, r := token(rest)
 	keyspace, r := token(r)
-	r, ok := cut(r, "Error Received ")
+	r, ok := scan.Cut(r, "Error Received ")
 	if !ok {
 		return nil
 	}
@@ -466,14 +467,6 @@ func (p *parser) row(n int64, text []byte, emit forensics.Emit) error {
 	}
 	emit(e)
 	return nil
-}
-
-// cut returns b without the prefix s, and whether b had it.
-func cut(b []byte, s string) ([]byte, bool) {
-	if !hasPrefix(b, s) {
-		return b, false
-	}
-	return b[len(s):], true
 }
 
 // cutByte returns b up to the first c and what follows it.

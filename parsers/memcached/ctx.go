@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"forensics"
+	"forensics/parsers/scan"
 )
 
 // Couchbase 8.0 (kv_engine MB-60861) logs a message followed by a JSON
@@ -193,19 +194,19 @@ func (p *parser) structured(l *line, text, ctx []byte, prevClosing bool, emit fo
 	case 'D':
 		known = string(text) == "DCP connection opened successfully"
 	case 'E':
-		known = string(text) == "EventuallyPersistentEngine::enableTraffic" || hasPrefix(text, "Enough ")
+		known = string(text) == "EventuallyPersistentEngine::enableTraffic" || scan.HasPrefix(text, "Enough ")
 	case 'S':
-		known = hasPrefix(text, "Stream request ")
+		known = scan.HasPrefix(text, "Stream request ")
 	case 'V':
 		known = string(text) == "VBucket::setState: transitioning"
 	case 'W':
-		known = hasPrefix(text, "Warmup(")
+		known = scan.HasPrefix(text, "Warmup(")
 	case 'K':
-		known = hasPrefix(text, "KVBucket::setVBucketState: ")
+		known = scan.HasPrefix(text, "KVBucket::setVBucketState: ")
 	case 'T':
-		known = hasPrefix(text, "Total memory use reached to the low water mark, stop warmup")
+		known = scan.HasPrefix(text, "Total memory use reached to the low water mark, stop warmup")
 	case 'n':
-		known = hasPrefix(text, "noop is mandatory for ")
+		known = scan.HasPrefix(text, "noop is mandatory for ")
 	}
 	if !known {
 		if len(p.pending) > 0 {
@@ -280,7 +281,7 @@ func (p *parser) structured(l *line, text, ctx []byte, prevClosing bool, emit fo
 	case 'D':
 		p.dcpOpen8(l, c, emit)
 	case 'E':
-		if hasPrefix(text, "Enough ") {
+		if scan.HasPrefix(text, "Enough ") {
 			p.warmupEnough(l, emit)
 			return true, nil
 		}
@@ -346,7 +347,7 @@ func dcpName(c *lineContext) []byte {
 // of its logger: the context starts with its conn_id, and "dcp_name"
 // follows. The context is read only when the conn_id is a waiting one.
 func (p *parser) resolveStructured(ctx []byte, emit forensics.Emit) {
-	r, ok := cut(ctx, `{"conn_id":`)
+	r, ok := scan.Cut(ctx, `{"conn_id":`)
 	if !ok {
 		return
 	}
@@ -467,13 +468,13 @@ func (p *parser) streamRequest8(l *line, c *lineContext, text []byte, emit foren
 		emit(e)
 	case string(text) == "Stream request failed due to vbucket state":
 		p.refuse(l, name, vb, sid, []byte("the vbucket is in state:"+c.str("vb_state")), "not_my_vbucket", emit)
-	case hasPrefix(text, "Stream request failed because "):
+	case scan.HasPrefix(text, "Stream request failed because "):
 		r := text[len("Stream request failed because "):]
 		p.refuse(l, name, vb, sid, r, refusalStatus(r), emit)
-	case hasPrefix(text, "Stream request failed "):
+	case scan.HasPrefix(text, "Stream request failed "):
 		r := text[len("Stream request failed "):]
 		p.refuse(l, name, vb, sid, r, refusalStatus(r), emit)
-	case hasPrefix(text, "Stream request for failed "):
+	case scan.HasPrefix(text, "Stream request for failed "):
 		r := text[len("Stream request for failed "):]
 		p.refuse(l, name, vb, sid, r, refusalStatus(r), emit)
 	}
@@ -488,12 +489,12 @@ func (p *parser) warmup8(l *line, text []byte, emit forensics.Emit) {
 	}
 	phase, r := text[len("Warmup("):i], text[i+1:]
 	switch {
-	case hasPrefix(r, "::createVBuckets: "):
+	case scan.HasPrefix(r, "::createVBuckets: "):
 		// "Warmup({})::createVBuckets: {vb} created new failover entry with uuid:{} and seqno:{} due to {}"
 		p.failoverEntry(l, r[len("::createVBuckets: "):], "Warmup::createVBuckets", emit)
-	case hasPrefix(r, "::notifyWaitingCookies unblocking "):
+	case scan.HasPrefix(r, "::notifyWaitingCookies unblocking "):
 		p.unblock(l, r[len("::notifyWaitingCookies unblocking "):], emit)
-	case hasPrefix(r, " completed: "):
+	case scan.HasPrefix(r, " completed: "):
 		// "Warmup({}) completed: {} keys (total:{}) and {} values (total:{})
 		// loaded in {} ({:.2f} keys/s {:.2f} values/s), mem_used now at {} ({})"
 		r = r[len(" completed: "):]

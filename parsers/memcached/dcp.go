@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"forensics"
+	"forensics/parsers/scan"
 )
 
 // maxPending bounds the DCP producer connections waiting for their name.
@@ -26,8 +27,8 @@ type openProducer struct {
 // name comes with the first line the connection's own logger writes, which
 // carries the same connection id. The event waits for it.
 func (p *parser) dcpOpen(l *line, msg []byte, emit forensics.Emit) error {
-	r, ok := cut(msg, "DCP connection opened successfully. ")
-	if !ok || !hasPrefix(r, "PRODUCER") {
+	r, ok := scan.Cut(msg, "DCP connection opened successfully. ")
+	if !ok || !scan.HasPrefix(r, "PRODUCER") {
 		return nil
 	}
 	flags, desc := r, []byte(nil)
@@ -39,7 +40,7 @@ func (p *parser) dcpOpen(l *line, msg []byte, emit forensics.Emit) error {
 	// daemon/connection.cc updateDescription: the peer and local addresses
 	// (JSON in 7.x), then "(System, <ud>user</ud>)", "(<ud>user</ud> (LDAP))"
 	// or "(not authenticated)".
-	if r, ok := cut(desc, "[ "); ok {
+	if r, ok := scan.Cut(desc, "[ "); ok {
 		if i := bytes.Index(r, []byte(" - ")); i > 0 {
 			e.Set("peer", string(r[:i]))
 			r = r[i+3:]
@@ -94,17 +95,17 @@ func (p *parser) resolve(cid, bucket, name []byte, emit forensics.Emit) {
 // **Deleted conn**" glued to its message (dcp/active_stream_impl.h).
 func (p *parser) dcpLine(l *line, emit forensics.Emit) error {
 	var name, msg []byte
-	if r, ok := cut(l.body, "DCP (Producer) "); ok {
+	if r, ok := scan.Cut(l.body, "DCP (Producer) "); ok {
 		i := bytes.Index(r, []byte(" - "))
 		if i < 0 {
 			return nil
 		}
 		name, msg = r[:i], r[i+3:]
-		name, _ = cut(name, "eq_dcpq:")
+		name, _ = scan.Cut(name, "eq_dcpq:")
 		if len(p.pending) > 0 && l.cid != nil {
 			p.resolve(l.cid, l.bucket, name, emit)
 		}
-	} else if r, ok := cut(l.body, "DCP (Producer): **Deleted conn**"); ok {
+	} else if r, ok := scan.Cut(l.body, "DCP (Producer): **Deleted conn**"); ok {
 		msg = r
 	} else {
 		return nil
@@ -116,12 +117,12 @@ func (p *parser) dcpLine(l *line, emit forensics.Emit) error {
 	var sid []byte
 	if len(msg) > 0 && msg[0] == '(' {
 		v, r, ok := vbID(msg[1:])
-		if !ok || !hasPrefix(r, ") ") {
+		if !ok || !scan.HasPrefix(r, ") ") {
 			return nil
 		}
 		vb, msg = v, r[2:]
-		if r, ok := cut(msg, "(sid:"); ok {
-			if i := bytes.IndexByte(r, ')'); i >= 0 && hasPrefix(r[i:], ") ") {
+		if r, ok := scan.Cut(msg, "(sid:"); ok {
+			if i := bytes.IndexByte(r, ')'); i >= 0 && scan.HasPrefix(r[i:], ") ") {
 				sid, msg = r[:i], r[i+2:]
 			}
 		}
@@ -131,19 +132,19 @@ func (p *parser) dcpLine(l *line, emit forensics.Emit) error {
 	}
 	switch msg[0] {
 	case 'C':
-		if r, ok := cut(msg, "Creating "); ok && vb >= 0 {
+		if r, ok := scan.Cut(msg, "Creating "); ok && vb >= 0 {
 			return p.streamCreated(l, name, vb, sid, r, emit)
 		}
 	case 'S':
-		if r, ok := cut(msg, "Stream request requires rollback to seqno:"); ok && vb >= 0 {
+		if r, ok := scan.Cut(msg, "Stream request requires rollback to seqno:"); ok && vb >= 0 {
 			return p.streamRollback(l, name, vb, sid, r, emit)
-		} else if hasPrefix(msg, "Stream request f") || hasPrefix(msg, "Stream (") {
+		} else if scan.HasPrefix(msg, "Stream request f") || scan.HasPrefix(msg, "Stream (") {
 			p.streamRefused(l, name, vb, sid, msg, emit)
 		}
 	case 'n':
 		// producer.cc: a stream request for xattrs or collections on a
 		// connection without noop.
-		if vb >= 0 && hasPrefix(msg, "noop is mandatory for ") {
+		if vb >= 0 && scan.HasPrefix(msg, "noop is mandatory for ") {
 			p.refuse(l, name, vb, sid, msg, "not_supported", emit)
 		}
 	}
@@ -174,12 +175,12 @@ var errStreamCreated = errors.New("stream creation line without its seqnos")
 // snapshot:{{a,b}} {filter}, {sid}" (7.6).
 func (p *parser) streamCreated(l *line, name []byte, vb int, sid, r []byte, emit forensics.Emit) error {
 	takeover, pitr := false, false
-	if rest, ok := cut(r, "takeover "); ok {
+	if rest, ok := scan.Cut(r, "takeover "); ok {
 		takeover, r = true, rest
-	} else if rest, ok := cut(r, "PiTR "); ok {
+	} else if rest, ok := scan.Cut(r, "PiTR "); ok {
 		pitr, r = true, rest
 	}
-	r, ok := cut(r, "stream with start seqno ")
+	r, ok := scan.Cut(r, "stream with start seqno ")
 	if !ok {
 		return nil
 	}
@@ -187,14 +188,14 @@ func (p *parser) streamCreated(l *line, name []byte, vb int, sid, r []byte, emit
 	if !ok {
 		return errStreamCreated
 	}
-	if r, ok = cut(r, " and end seqno "); !ok {
+	if r, ok = scan.Cut(r, " and end seqno "); !ok {
 		return errStreamCreated
 	}
 	end, r, ok := number(r)
 	if !ok {
 		return errStreamCreated
 	}
-	if r, ok = cut(r, "; requested end seqno was "); !ok {
+	if r, ok = scan.Cut(r, "; requested end seqno was "); !ok {
 		return errStreamCreated
 	}
 	requested, r, ok := number(r)
@@ -246,7 +247,7 @@ func (p *parser) streamRollback(l *line, name []byte, vb int, sid, r []byte, emi
 	if !ok {
 		return errRollback
 	}
-	if r, ok = cut(r, " because "); !ok {
+	if r, ok = scan.Cut(r, " because "); !ok {
 		return errRollback
 	}
 	i := bytes.LastIndex(r, []byte(". Client requested seqnos:"))
@@ -259,14 +260,14 @@ func (p *parser) streamRollback(l *line, name []byte, vb int, sid, r []byte, emi
 	if !ok {
 		return errRollback
 	}
-	if r, ok = cut(r, " snapshot:"); !ok {
+	if r, ok = scan.Cut(r, " snapshot:"); !ok {
 		return errRollback
 	}
 	snapStart, snapEnd, r, ok := pair(r)
 	if !ok {
 		return errRollback
 	}
-	if r, ok = cut(r, " uuid:"); !ok {
+	if r, ok = scan.Cut(r, " uuid:"); !ok {
 		return errRollback
 	}
 	uuid, _, ok := number(r)
@@ -292,28 +293,28 @@ func (p *parser) streamRollback(l *line, name []byte, vb int, sid, r []byte, emi
 // "Stream request for {vb} failed because|while {reason}".
 func (p *parser) streamRefused(l *line, name []byte, vb int, sid, msg []byte, emit forensics.Emit) {
 	r := msg
-	if rest, ok := cut(r, "Stream request for "); ok {
+	if rest, ok := scan.Cut(r, "Stream request for "); ok {
 		v, rest, ok := vbID(rest)
 		if !ok {
 			return
 		}
 		vb, r = v, rest
-		if r, ok = cut(r, " failed "); !ok {
+		if r, ok = scan.Cut(r, " failed "); !ok {
 			return
 		}
-		r, _ = cut(r, "because ")
-	} else if rest, ok := cut(r, "Stream ("); ok {
+		r, _ = scan.Cut(r, "because ")
+	} else if rest, ok := scan.Cut(r, "Stream ("); ok {
 		i := bytes.Index(rest, []byte(") request failed because "))
 		if i < 0 {
 			return
 		}
-		if s, ok := cut(rest[:i], "sid:"); ok {
+		if s, ok := scan.Cut(rest[:i], "sid:"); ok {
 			sid = s
 		}
 		r = rest[i+len(") request failed because "):]
-	} else if rest, ok := cut(r, "Stream request failed because "); ok {
+	} else if rest, ok := scan.Cut(r, "Stream request failed because "); ok {
 		r = rest
-	} else if rest, ok := cut(r, "Stream request failed "); ok {
+	} else if rest, ok := scan.Cut(r, "Stream request failed "); ok {
 		r = rest
 	} else {
 		return
@@ -337,21 +338,21 @@ func (p *parser) refuse(l *line, name []byte, vb int, sid, reason []byte, status
 // each refusal (cb::engine_errc), or "" when the line does not tell.
 func refusalStatus(reason []byte) string {
 	switch {
-	case hasPrefix(reason, "this vbucket doesn't exist"),
-		hasPrefix(reason, "this vbucket is in dead state"),
-		hasPrefix(reason, "the vbucket is in state:"):
+	case scan.HasPrefix(reason, "this vbucket doesn't exist"),
+		scan.HasPrefix(reason, "this vbucket is in dead state"),
+		scan.HasPrefix(reason, "the vbucket is in state:"):
 		return "not_my_vbucket"
-	case hasPrefix(reason, "the start seqno ("), hasPrefix(reason, "the snap start seqno ("):
+	case scan.HasPrefix(reason, "the start seqno ("), scan.HasPrefix(reason, "the snap start seqno ("):
 		return "out_of_range"
-	case hasPrefix(reason, "a valid stream-ID is required"), hasPrefix(reason, "a stream-ID:"):
+	case scan.HasPrefix(reason, "a valid stream-ID is required"), scan.HasPrefix(reason, "a stream-ID:"):
 		return "dcp_streamid_invalid"
-	case hasPrefix(reason, "a stream already exists"):
+	case scan.HasPrefix(reason, "a stream already exists"):
 		return "key_already_exists"
-	case hasPrefix(reason, "for filtered collections + sync-writes"):
+	case scan.HasPrefix(reason, "for filtered collections + sync-writes"):
 		return "not_supported"
-	case hasPrefix(reason, "memory usage is above quota"):
+	case scan.HasPrefix(reason, "memory usage is above quota"):
 		return "no_memory"
-	case hasPrefix(reason, "while calculating latest seqno"):
+	case scan.HasPrefix(reason, "while calculating latest seqno"):
 		return "unknown_collection"
 	case bytes.Contains(reason, []byte("is currently receiving its initial disk snapshot")):
 		return "temporary_failure"

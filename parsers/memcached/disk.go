@@ -4,6 +4,7 @@ import (
 	"bytes"
 
 	"forensics"
+	"forensics/parsers/scan"
 )
 
 // WriteFailed is a flush to disk that failed: couchstore or magma could not
@@ -52,7 +53,7 @@ func (p *parser) writeFailure(l *line, lvl int, msg []byte, emit forensics.Emit)
 	}
 	// The bucket prefix "(name) ", possibly after a connection id.
 	pre := bytes.TrimSpace(msg[:at])
-	if n, r, ok := number(pre); ok && n != nil && hasPrefix(r, ": ") {
+	if n, r, ok := number(pre); ok && n != nil && scan.HasPrefix(r, ": ") {
 		pre = r[2:]
 	}
 	if len(pre) > 2 && pre[0] == '(' && pre[len(pre)-1] == ')' && !bytes.Equal(pre, []byte("(No Engine)")) {

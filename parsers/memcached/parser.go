@@ -8,6 +8,7 @@ import (
 
 	"forensics"
 	"forensics/logtime"
+	"forensics/parsers/scan"
 )
 
 // parser reads one memcached.log. Besides single lines it follows the
@@ -96,7 +97,7 @@ func (p *parser) Line(n int64, text []byte, emit forensics.Emit) (forensics.Stam
 		return st, p.engineLine(&l, emit)
 	case c >= '0' && c <= '9':
 		d, r, ok := number(msg)
-		if !ok || !hasPrefix(r, ": ") {
+		if !ok || !scan.HasPrefix(r, ": ") {
 			return st, p.core(&l, msg, prevClosing, emit)
 		}
 		l.cid = d
@@ -198,10 +199,10 @@ func (p *parser) event(l *line, kind forensics.Kind) *forensics.Event {
 // carries none (the hook appends it to a copy it does not log).
 func (p *parser) marker(l *line, msg []byte, prevClosing bool, emit forensics.Emit) {
 	switch {
-	case hasPrefix(msg, "---------- Opening logfile"):
+	case scan.HasPrefix(msg, "---------- Opening logfile"):
 		p.opened, p.openedClean = true, prevClosing
 		emit(p.event(l, LogOpened))
-	case hasPrefix(msg, "---------- Closing logfile"):
+	case scan.HasPrefix(msg, "---------- Closing logfile"):
 		p.prevClosing = true
 		emit(p.event(l, LogClosed))
 	}
@@ -215,7 +216,7 @@ func (p *parser) core(l *line, msg []byte, prevClosing bool, emit forensics.Emit
 	}
 	switch msg[0] {
 	case 'C':
-		if r, ok := cut(msg, "Couchbase version "); ok {
+		if r, ok := scan.Cut(msg, "Couchbase version "); ok {
 			// daemon/memcached.cc: "Couchbase version {} starting."
 			v, ok := bytes.CutSuffix(r, []byte(" starting."))
 			if !ok || len(v) == 0 {
@@ -230,7 +231,7 @@ func (p *parser) core(l *line, msg []byte, prevClosing bool, emit forensics.Emit
 	case 'I':
 		// daemon/memcached.cc: "Initiating graceful shutdown." (7.6 adds
 		// " sigint:{} sigterm:{}").
-		if r, ok := cut(msg, "Initiating graceful shutdown."); ok {
+		if r, ok := scan.Cut(msg, "Initiating graceful shutdown."); ok {
 			p.graceful = true
 			e := p.event(l, Shutdown)
 			if v, ok := field(r, "sigint:", ' '); ok {
@@ -246,7 +247,7 @@ func (p *parser) core(l *line, msg []byte, prevClosing bool, emit forensics.Emit
 		if l.cid == nil {
 			return nil
 		}
-		r, ok := cut(msg, "Bucket [")
+		r, ok := scan.Cut(msg, "Bucket [")
 		if !ok {
 			return nil
 		}
@@ -298,8 +299,8 @@ func (p *parser) start(l *line, version []byte, prevClosing bool, emit forensics
 // (7.1+) and "{cid}: Create bucket [{}]" (7.0, daemon/memcached.cc). The
 // same words followed by " failed - …" report a failure, not a creation.
 func (p *parser) bucketCreate(l *line, msg []byte, emit forensics.Emit) error {
-	r, ok := cut(msg, "Create ")
-	if !ok || !hasSuffix(r, "]") {
+	r, ok := scan.Cut(msg, "Create ")
+	if !ok || !scan.HasSuffix(r, "]") {
 		return nil
 	}
 	i := bytes.LastIndex(r, []byte("bucket ["))
@@ -340,7 +341,7 @@ func bucketName(b []byte) bool {
 // then the message.
 func (p *parser) engineLine(l *line, emit forensics.Emit) error {
 	b := l.body
-	if r, ok := cut(b, "(No Engine) "); ok {
+	if r, ok := scan.Cut(b, "(No Engine) "); ok {
 		l.body = r
 	} else {
 		end := min(len(b), 102)
@@ -359,33 +360,33 @@ func (p *parser) engineLine(l *line, emit forensics.Emit) error {
 	}
 	switch body[0] {
 	case 'D':
-		if hasPrefix(body, "DCP (Producer)") {
+		if scan.HasPrefix(body, "DCP (Producer)") {
 			return p.dcpLine(l, emit)
 		}
 	case 'W':
 		p.warmup(l, emit)
 	case 'E':
-		if hasPrefix(body, "Enough ") {
+		if scan.HasPrefix(body, "Enough ") {
 			p.warmupEnough(l, emit)
-		} else if hasPrefix(body, "EventuallyPersistentEngine::") {
+		} else if scan.HasPrefix(body, "EventuallyPersistentEngine::") {
 			p.trafficLine(l, emit)
 		}
 	case 'T':
 		// ep_bucket.cc maybeEnableTraffic: loading stops at the low water mark.
-		if hasPrefix(body, "Total memory use reached to the low water mark, stop warmup") {
+		if scan.HasPrefix(body, "Total memory use reached to the low water mark, stop warmup") {
 			e := p.event(l, WarmupEnough)
 			e.Set("criterion", "low water mark")
 			emit(e)
 		}
 	case 'V':
-		if hasPrefix(body, "VBucket::setState: transitioning ") {
+		if scan.HasPrefix(body, "VBucket::setState: transitioning ") {
 			p.vbState(l, emit)
 		}
 	case 'C':
 		// collections/manager.cc, called by Warmup::initialize, the first
 		// warmup phase; nothing else about warmup's start is logged at INFO.
 		// 7.0 adds " force:{}".
-		if r, ok := cut(body, "Collections::Manager::warmupLoadManifest: starting at uid:"); ok {
+		if r, ok := scan.Cut(body, "Collections::Manager::warmupLoadManifest: starting at uid:"); ok {
 			e := p.event(l, WarmupStart)
 			uid := r
 			if i := bytes.IndexByte(uid, ' '); i >= 0 {
@@ -398,7 +399,7 @@ func (p *parser) engineLine(l *line, emit forensics.Emit) error {
 			emit(e)
 		}
 	case 'K':
-		if r, ok := cut(body, "KVBucket::setVBucketState: "); ok {
+		if r, ok := scan.Cut(body, "KVBucket::setVBucketState: "); ok {
 			p.failoverEntry(l, r, "KVBucket::setVBucketState", emit)
 		}
 	}
@@ -408,29 +409,29 @@ func (p *parser) engineLine(l *line, emit forensics.Emit) error {
 // warmup reads warmup.cc's INFO lines.
 func (p *parser) warmup(l *line, emit forensics.Emit) {
 	body := l.body
-	if r, ok := cut(body, "Warmup::createVBuckets: "); ok {
+	if r, ok := scan.Cut(body, "Warmup::createVBuckets: "); ok {
 		p.failoverEntry(l, r, "Warmup::createVBuckets", emit)
 		return
 	}
 	// "Warmup::processCreateVBucketsComplete unblocking {} cookie(s)" (7.0–7.2),
 	// "Warmup::notifyWaitingCookies unblocking {} cookie(s) status:{}" (7.6).
-	if r, ok := cut(body, "Warmup::processCreateVBucketsComplete unblocking "); ok {
+	if r, ok := scan.Cut(body, "Warmup::processCreateVBucketsComplete unblocking "); ok {
 		p.unblock(l, r, emit)
 		return
 	}
-	if r, ok := cut(body, "Warmup::notifyWaitingCookies unblocking "); ok {
+	if r, ok := scan.Cut(body, "Warmup::notifyWaitingCookies unblocking "); ok {
 		p.unblock(l, r, emit)
 		return
 	}
 	// "Warmup completed: {} keys and {} values loaded in {} ({} keys/s), mem_used now at {} MB ({} MB/s)"
-	if r, ok := cut(body, "Warmup completed: "); ok {
+	if r, ok := scan.Cut(body, "Warmup completed: "); ok {
 		e := p.event(l, WarmupComplete)
 		if d, r2, ok := number(r); ok {
 			e.Set("keys", string(d))
-			if r2, ok = cut(r2, " keys and "); ok {
+			if r2, ok = scan.Cut(r2, " keys and "); ok {
 				if d, r2, ok = number(r2); ok {
 					e.Set("values", string(d))
-					if r2, ok = cut(r2, " values loaded in "); ok {
+					if r2, ok = scan.Cut(r2, " values loaded in "); ok {
 						if i := bytes.Index(r2, []byte(" (")); i > 0 {
 							e.Set("duration", string(r2[:i]))
 						}
@@ -444,7 +445,7 @@ func (p *parser) warmup(l *line, emit forensics.Emit) {
 
 func (p *parser) unblock(l *line, r []byte, emit forensics.Emit) {
 	d, r, ok := number(r)
-	if !ok || !hasPrefix(r, " cookie(s)") {
+	if !ok || !scan.HasPrefix(r, " cookie(s)") {
 		return
 	}
 	e := p.event(l, WarmupUnblock)
@@ -478,7 +479,7 @@ func (p *parser) failoverEntry(l *line, r []byte, origin string, emit forensics.
 	if !ok {
 		return
 	}
-	r, ok = cut(r, " created new failover entry with uuid:")
+	r, ok = scan.Cut(r, " created new failover entry with uuid:")
 	if !ok {
 		return
 	}
@@ -486,7 +487,7 @@ func (p *parser) failoverEntry(l *line, r []byte, origin string, emit forensics.
 	if !ok {
 		return
 	}
-	r, ok = cut(r, " and seqno:")
+	r, ok = scan.Cut(r, " and seqno:")
 	if !ok {
 		return
 	}
@@ -498,7 +499,7 @@ func (p *parser) failoverEntry(l *line, r []byte, origin string, emit forensics.
 	e.VB = vb
 	e.Set("uuid", string(uuid))
 	e.Set("seqno", string(seqno))
-	if reason, ok := cut(r, " due to "); ok {
+	if reason, ok := scan.Cut(r, " due to "); ok {
 		e.Set("reason", string(reason))
 	}
 	e.Set("origin", origin)
@@ -519,10 +520,10 @@ func (p *parser) trafficLine(l *line, emit forensics.Emit) {
 	r := l.body[len("EventuallyPersistentEngine::"):]
 	name := string(l.bucket)
 	switch {
-	case hasPrefix(r, "handleTrafficControlCmd() Data traffic to persistence engine is enabled"):
+	case scan.HasPrefix(r, "handleTrafficControlCmd() Data traffic to persistence engine is enabled"):
 		p.traffic[name] = trafficOn
 		emit(p.event(l, TrafficEnabled))
-	case hasPrefix(r, "enableTraffic() result true"):
+	case scan.HasPrefix(r, "enableTraffic() result true"):
 		switch p.traffic[name] {
 		case trafficCreating:
 			p.traffic[name] = trafficOn
@@ -531,10 +532,10 @@ func (p *parser) trafficLine(l *line, emit forensics.Emit) {
 			p.traffic[name] = trafficOff
 			emit(p.event(l, TrafficDisabled))
 		}
-	case hasPrefix(r, "enableTraffic: Traffic successfully enabled"):
+	case scan.HasPrefix(r, "enableTraffic: Traffic successfully enabled"):
 		p.traffic[name] = trafficOn
 		emit(p.event(l, TrafficEnabled))
-	case hasPrefix(r, "enableTraffic: Traffic successfully disabled"):
+	case scan.HasPrefix(r, "enableTraffic: Traffic successfully disabled"):
 		p.traffic[name] = trafficOff
 		emit(p.event(l, TrafficDisabled))
 	}
@@ -548,7 +549,7 @@ func (p *parser) vbState(l *line, emit forensics.Emit) {
 	if !ok {
 		return
 	}
-	r, ok = cut(r, " with high seqno:")
+	r, ok = scan.Cut(r, " with high seqno:")
 	if !ok {
 		return
 	}
@@ -556,7 +557,7 @@ func (p *parser) vbState(l *line, emit forensics.Emit) {
 	if !ok {
 		return
 	}
-	r, ok = cut(r, " from:")
+	r, ok = scan.Cut(r, " from:")
 	if !ok {
 		return
 	}
@@ -577,7 +578,7 @@ func (p *parser) vbState(l *line, emit forensics.Emit) {
 	e.Set("high_seqno", string(high))
 	e.Set("from", string(from))
 	e.Set("to", string(to))
-	if m, ok := cut(meta, "meta:"); ok {
+	if m, ok := scan.Cut(meta, "meta:"); ok {
 		e.Set("meta", string(m))
 	}
 	emit(e)

@@ -1,6 +1,10 @@
 package memcached
 
-import "bytes"
+import (
+	"bytes"
+
+	"forensics/parsers/scan"
+)
 
 // Levels as spdlog names them in memcached.log (kv_engine logger tests look
 // for "CRITICAL …"); 0 is a word that is not a level.
@@ -40,22 +44,6 @@ func level(b []byte) (lvl int, msg []byte, ok bool) {
 	return lvl, msg, true
 }
 
-func hasPrefix(b []byte, s string) bool {
-	return len(b) >= len(s) && string(b[:len(s)]) == s
-}
-
-func hasSuffix(b []byte, s string) bool {
-	return len(b) >= len(s) && string(b[len(b)-len(s):]) == s
-}
-
-// cut returns what follows prefix in b, and whether b starts with it.
-func cut(b []byte, prefix string) ([]byte, bool) {
-	if !hasPrefix(b, prefix) {
-		return b, false
-	}
-	return b[len(prefix):], true
-}
-
 // number splits a run of ASCII digits off the start of b. ok is false when
 // b does not start with a digit or the run is too long for a uint64.
 func number(b []byte) (digits, rest []byte, ok bool) {
@@ -71,7 +59,7 @@ func number(b []byte) (digits, rest []byte, ok bool) {
 
 // vbID reads "vb:N" at the start of b and returns N with the rest.
 func vbID(b []byte) (int, []byte, bool) {
-	r, ok := cut(b, "vb:")
+	r, ok := scan.Cut(b, "vb:")
 	if !ok {
 		return 0, b, false
 	}
@@ -103,7 +91,7 @@ func field(b []byte, key string, stop byte) ([]byte, bool) {
 // pair reads "{a,b}" at the start of b (the snapshot and seqno pairs of DCP
 // lines) and returns a, b and the rest.
 func pair(b []byte) (a, c, rest []byte, ok bool) {
-	r, ok := cut(b, "{")
+	r, ok := scan.Cut(b, "{")
 	if !ok {
 		return nil, nil, b, false
 	}
@@ -111,14 +99,14 @@ func pair(b []byte) (a, c, rest []byte, ok bool) {
 	if !ok {
 		return nil, nil, b, false
 	}
-	if r, ok = cut(r, ","); !ok {
+	if r, ok = scan.Cut(r, ","); !ok {
 		return nil, nil, b, false
 	}
 	c, r, ok = number(r)
 	if !ok {
 		return nil, nil, b, false
 	}
-	if r, ok = cut(r, "}"); !ok {
+	if r, ok = scan.Cut(r, "}"); !ok {
 		return nil, nil, b, false
 	}
 	return a, c, r, true

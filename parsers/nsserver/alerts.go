@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"forensics"
+	"forensics/parsers/scan"
 )
 
 // Kinds of the messages ns_server logs about rebalances, refused
@@ -59,17 +60,17 @@ func alertCandidate(msg []byte) bool {
 	}
 	switch msg[0] {
 	case 'C':
-		return hasPrefix(msg, "Could not auto")
+		return scan.HasPrefix(msg, "Could not auto")
 	case 'R':
-		return hasPrefix(msg, "Rebalance ") || hasPrefix(msg, "Remote or replica mutation received")
+		return scan.HasPrefix(msg, "Rebalance ") || scan.HasPrefix(msg, "Remote or replica mutation received")
 	case 'S':
-		return hasPrefix(msg, "Starting rebalance, KeepNodes")
+		return scan.HasPrefix(msg, "Starting rebalance, KeepNodes")
 	case 'W':
-		return hasPrefix(msg, "Warning: Rebalance of ") || hasPrefix(msg, "Write Commit Failure.")
+		return scan.HasPrefix(msg, "Warning: Rebalance of ") || scan.HasPrefix(msg, "Write Commit Failure.")
 	case 'A':
-		return hasPrefix(msg, "Approaching full disk warning.")
+		return scan.HasPrefix(msg, "Approaching full disk warning.")
 	case 'T':
-		return hasPrefix(msg, "The time on node ")
+		return scan.HasPrefix(msg, "The time on node ")
 	}
 	return false
 }
@@ -84,14 +85,14 @@ func recognizeAlert(msg []byte, ev *forensics.Event, out found) bool {
 	case 'C':
 		return autoFailoverRefused(msg, ev, out)
 	case 'R':
-		if r, ok := cut(msg, "Rebalance "); ok {
+		if r, ok := scan.Cut(msg, "Rebalance "); ok {
 			return rebalanceEnd(r, ev, out)
 		}
 		return casDrift(msg, ev, out)
 	case 'S':
 		return rebalanceStart(msg, ev, out)
 	case 'W':
-		if r, ok := cut(msg, "Warning: Rebalance of "); ok {
+		if r, ok := scan.Cut(msg, "Warning: Rebalance of "); ok {
 			return rebalanceStuck(r, ev, out)
 		}
 		return writeCommitFailed(msg, ev, out)
@@ -121,7 +122,7 @@ func autoFailoverRefused(msg []byte, ev *forensics.Event, out found) bool {
 	for _, p := range [...]string{"Could not auto-failover node (", "Could not auto-failover service node (",
 		"Could not auto-failover more nodes (", "Could not auto-failover nodes (",
 		"Could not automatically fail over node (", "Could not automatically fail over nodes ("} {
-		if r, ok = cut(msg, p); ok {
+		if r, ok = scan.Cut(msg, p); ok {
 			break
 		}
 	}
@@ -142,7 +143,7 @@ func autoFailoverRefused(msg []byte, ev *forensics.Event, out found) bool {
 		}
 		nodes, r = v.String(), rest
 	}
-	if !hasPrefix(r, ")") {
+	if !scan.HasPrefix(r, ")") {
 		return false
 	}
 	reason := trimSpace(r[1:])
@@ -166,18 +167,18 @@ func rebalanceEnd(r []byte, ev *forensics.Event, out found) bool {
 	result := ""
 	var reason []byte
 	switch {
-	case hasPrefix(r, "completed successfully."):
+	case scan.HasPrefix(r, "completed successfully."):
 		result = "completed"
-	case hasPrefix(r, "stopped by user."):
+	case scan.HasPrefix(r, "stopped by user."):
 		result = "stopped"
-	case hasPrefix(r, "interrupted due to auto-failover of nodes "):
+	case scan.HasPrefix(r, "interrupted due to auto-failover of nodes "):
 		result = "interrupted"
 		if nodes, _, _, ok := list(r[len("interrupted due to auto-failover of nodes "):]); ok {
 			ev.Set("nodes", nodes)
 		}
-	case hasPrefix(r, "interrupted as observer exited with reason "):
+	case scan.HasPrefix(r, "interrupted as observer exited with reason "):
 		result, reason = "failed", r[len("interrupted as observer exited with reason "):]
-	case hasPrefix(r, "exited with reason "):
+	case scan.HasPrefix(r, "exited with reason "):
 		result, reason = "failed", r[len("exited with reason "):]
 	default:
 		return false
@@ -285,14 +286,14 @@ func otpNodes(b []byte) string {
 // ~p, EjectNodes = ~p, Failed over and being ejected nodes = ~p; … Operation
 // Id = ~s" (7.1–8.0).
 func rebalanceStart(msg []byte, ev *forensics.Event, out found) bool {
-	r, _ := cut(msg, "Starting rebalance, KeepNodes = ")
+	r, _ := scan.Cut(msg, "Starting rebalance, KeepNodes = ")
 	keep, _, r, ok := list(r)
 	if !ok {
 		return false
 	}
 	ev.Kind = RebalanceStart
 	ev.Set("keep_nodes", keep)
-	if r, ok := cut(r, ", EjectNodes = "); ok {
+	if r, ok := scan.Cut(r, ", EjectNodes = "); ok {
 		if eject, _, _, ok := list(r); ok && eject != "" {
 			ev.Set("eject_nodes", eject)
 		}
@@ -368,9 +369,9 @@ func writeCommitFailed(msg []byte, ev *forensics.Event, out found) bool {
 // ~p is not synchronized. Please ensure that NTP is set up correctly on all
 // nodes and that clocks are synchronized."
 func timeOutOfSync(msg []byte, ev *forensics.Event, out found) bool {
-	r, _ := cut(msg, "The time on node ")
+	r, _ := scan.Cut(msg, "The time on node ")
 	v, r, ok := scalar(r)
-	if !ok || !hasPrefix(r, " is not synchronized.") {
+	if !ok || !scan.HasPrefix(r, " is not synchronized.") {
 		return false
 	}
 	ev.Kind = TimeOutOfSync
@@ -385,7 +386,7 @@ func timeOutOfSync(msg []byte, ev *forensics.Event, out found) bool {
 // itself only counts these (the ep_clock_cas_drift_threshold_exceeded stat);
 // this alert is where the words are.
 func casDrift(msg []byte, ev *forensics.Event, out found) bool {
-	r, ok := cut(msg, "Remote or replica mutation received for bucket ")
+	r, ok := scan.Cut(msg, "Remote or replica mutation received for bucket ")
 	if !ok {
 		return false
 	}
@@ -393,18 +394,18 @@ func casDrift(msg []byte, ev *forensics.Event, out found) bool {
 	if !ok {
 		return false
 	}
-	if r, ok = cut(r, " on node "); !ok {
+	if r, ok = scan.Cut(r, " on node "); !ok {
 		return false
 	}
 	host, r, ok := scalar(r)
 	if !ok {
 		return false
 	}
-	if r, ok = cut(r, " with timestamp more than "); !ok {
+	if r, ok = scan.Cut(r, " with timestamp more than "); !ok {
 		return false
 	}
 	ms, r := digits(r)
-	if ms == nil || !hasPrefix(r, " milliseconds ahead of local clock") {
+	if ms == nil || !scan.HasPrefix(r, " milliseconds ahead of local clock") {
 		return false
 	}
 	ev.Kind = CASDrift

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"forensics"
+	"forensics/parsers/scan"
 )
 
 // eventAlert reads the event log entries whose kinds alerts.go defines
@@ -21,7 +22,7 @@ func eventAlert(id int, x *extraAttrs, ev *forensics.Event) bool {
 	switch id {
 	case 3, 4, 5:
 		msg := []byte(jsonText(x.CompletionMessage))
-		r, ok := cut(msg, "Rebalance ")
+		r, ok := scan.Cut(msg, "Rebalance ")
 		if !ok || !rebalanceEnd(r, ev, func(*forensics.Event, []byte) {}) {
 			return false
 		}

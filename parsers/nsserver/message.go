@@ -4,6 +4,7 @@ import (
 	"bytes"
 
 	"forensics"
+	"forensics/parsers/scan"
 )
 
 // Kinds of events read from ns_server's messages, wherever they were logged
@@ -74,25 +75,25 @@ func candidate(msg []byte) bool {
 	}
 	switch msg[0] {
 	case 'S':
-		return hasPrefix(msg, "Service '") || hasPrefix(msg, "Starting fail") || hasPrefix(msg, "Starting graceful failover") || hasPrefix(msg, "Setting vbucket ")
+		return scan.HasPrefix(msg, "Service '") || scan.HasPrefix(msg, "Starting fail") || scan.HasPrefix(msg, "Starting graceful failover") || scan.HasPrefix(msg, "Setting vbucket ")
 	case 'P':
-		return hasPrefix(msg, "Port exited with status ")
+		return scan.HasPrefix(msg, "Port exited with status ")
 	case 'C':
-		return hasPrefix(msg, "Cushion managed supervisor for ") || hasPrefix(msg, "Changed ")
+		return scan.HasPrefix(msg, "Cushion managed supervisor for ") || scan.HasPrefix(msg, "Changed ")
 	case 'E':
-		return hasPrefix(msg, "Enabling traffic to bucket ")
+		return scan.HasPrefix(msg, "Enabling traffic to bucket ")
 	case 'B':
-		return hasPrefix(msg, "Bucket ")
+		return scan.HasPrefix(msg, "Bucket ")
 	case 'F':
-		return hasPrefix(msg, "Failed over ") || hasPrefix(msg, "Failed to enable traffic") || hasPrefix(msg, "Failover ")
+		return scan.HasPrefix(msg, "Failed over ") || scan.HasPrefix(msg, "Failed to enable traffic") || scan.HasPrefix(msg, "Failover ")
 	case 'G':
-		return hasPrefix(msg, "Graceful failover ")
+		return scan.HasPrefix(msg, "Graceful failover ")
 	case 'T':
-		return hasPrefix(msg, "The following buckets became ")
+		return scan.HasPrefix(msg, "The following buckets became ")
 	case 'N':
-		return hasPrefix(msg, "Node (")
+		return scan.HasPrefix(msg, "Node (")
 	case 'M':
-		return hasPrefix(msg, "Master for vbucket ")
+		return scan.HasPrefix(msg, "Master for vbucket ")
 	}
 	return false
 }
@@ -111,26 +112,26 @@ func recognize(msg []byte, ev *forensics.Event, out found) {
 	}
 	switch msg[0] {
 	case 'S':
-		if rest, ok := cut(msg, "Service "); ok {
+		if rest, ok := scan.Cut(msg, "Service "); ok {
 			serviceExited(rest, ev, out)
-		} else if rest, ok := cut(msg, "Starting failing over "); ok {
+		} else if rest, ok := scan.Cut(msg, "Starting failing over "); ok {
 			// failover.erl orchestrate/2.
 			if nodes, _, _, ok := list(rest); ok {
 				ev.Kind = FailoverStart
 				ev.Set("nodes", nodes)
 				out(ev, nil)
 			}
-		} else if rest, ok := cut(msg, "Starting failover of nodes "); ok {
+		} else if rest, ok := scan.Cut(msg, "Starting failover of nodes "); ok {
 			failoverStarting(rest, false, ev, out)
-		} else if rest, ok := cut(msg, "Starting graceful failover of nodes "); ok {
+		} else if rest, ok := scan.Cut(msg, "Starting graceful failover of nodes "); ok {
 			failoverStarting(rest, true, ev, out)
-		} else if rest, ok := cut(msg, "Setting vbucket "); ok {
+		} else if rest, ok := scan.Cut(msg, "Setting vbucket "); ok {
 			janitorActivating(rest, ev, out)
 		}
 	case 'P':
 		// goport.erl handle_process_exit/2, in the babysitter. The port's
 		// name is not in the line; the cushion line after it has it.
-		if rest, ok := cut(msg, "Port exited with status "); ok {
+		if rest, ok := scan.Cut(msg, "Port exited with status "); ok {
 			if st, _ := digits(rest); st != nil {
 				ev.Kind = PortExited
 				ev.Set("status", string(st))
@@ -138,16 +139,16 @@ func recognize(msg []byte, ev *forensics.Event, out found) {
 			}
 		}
 	case 'C':
-		if rest, ok := cut(msg, "Cushion managed supervisor for "); ok {
+		if rest, ok := scan.Cut(msg, "Cushion managed supervisor for "); ok {
 			cushionFailed(rest, ev, out)
-		} else if rest, ok := cut(msg, "Changed bucket "); ok {
+		} else if rest, ok := scan.Cut(msg, "Changed bucket "); ok {
 			vbucketChanged(rest, ev, out)
-		} else if rest, ok := cut(msg, "Changed vbucket state"); ok {
+		} else if rest, ok := scan.Cut(msg, "Changed vbucket state"); ok {
 			vbucketsChanged(rest, ev, out)
 		}
 	case 'E':
 		// ns_memcached handle_call(mark_warmed), before ENABLE_TRAFFIC.
-		if rest, ok := cut(msg, "Enabling traffic to bucket "); ok {
+		if rest, ok := scan.Cut(msg, "Enabling traffic to bucket "); ok {
 			if b, _, ok := scalar(rest); ok {
 				ev.Kind = TrafficEnabling
 				ev.Bucket = b.String()
@@ -155,25 +156,25 @@ func recognize(msg []byte, ev *forensics.Event, out found) {
 			}
 		}
 	case 'B':
-		if rest, ok := cut(msg, "Bucket "); ok {
+		if rest, ok := scan.Cut(msg, "Bucket "); ok {
 			bucketMessage(rest, ev, out)
 		}
 	case 'F':
 		failMessage(msg, ev, out)
 	case 'G':
-		if rest, ok := cut(msg, "Graceful failover "); ok {
+		if rest, ok := scan.Cut(msg, "Graceful failover "); ok {
 			failoverResult(rest, true, ev, out)
 		}
 	case 'T':
-		if rest, ok := cut(msg, "The following buckets became "); ok {
+		if rest, ok := scan.Cut(msg, "The following buckets became "); ok {
 			bucketsBecame(rest, ev, out)
 		}
 	case 'N':
-		if rest, ok := cut(msg, "Node ("); ok {
+		if rest, ok := scan.Cut(msg, "Node ("); ok {
 			autoFailover(rest, ev, out)
 		}
 	case 'M':
-		if rest, ok := cut(msg, "Master for vbucket "); ok {
+		if rest, ok := scan.Cut(msg, "Master for vbucket "); ok {
 			janitorNewMaster(rest, ev, out)
 		}
 	}
@@ -224,7 +225,7 @@ func repeated(msg []byte, ev *forensics.Event) {
 		return
 	}
 	n, rest := digits(msg[i+len(repeatedTimes):])
-	if n != nil && hasPrefix(rest, " times") {
+	if n != nil && scan.HasPrefix(rest, " times") {
 		ev.Set("repeated", string(n))
 	}
 }
@@ -240,7 +241,7 @@ func cushionFailed(rest []byte, ev *forensics.Event, out found) {
 	reason := trimSpace(rest[k+len(failedColon):])
 	ev.Kind = PortExited
 	ev.Set("service", unquote(string(trimSpace(rest[:k]))))
-	if r, ok := cut(reason, "{abnormal,"); ok {
+	if r, ok := scan.Cut(reason, "{abnormal,"); ok {
 		if st, r := digits(r); st != nil && len(r) > 0 && r[0] == '}' {
 			ev.Set("status", string(st))
 		}
@@ -255,7 +256,7 @@ func bucketMessage(rest []byte, ev *forensics.Event, out found) {
 	if !ok {
 		return
 	}
-	if r, ok := cut(rest, " marked as warmed in "); ok {
+	if r, ok := scan.Cut(rest, " marked as warmed in "); ok {
 		// ns_memcached handle_call(mark_warmed): ENABLE_TRAFFIC succeeded.
 		if sec, _ := digits(r); sec != nil {
 			ev.Kind = BucketWarmed
@@ -263,13 +264,13 @@ func bucketMessage(rest []byte, ev *forensics.Event, out found) {
 			ev.Set("seconds", string(sec))
 			out(ev, nil)
 		}
-	} else if r, ok := cut(rest, " loaded on node "); ok {
+	} else if r, ok := scan.Cut(rest, " loaded on node "); ok {
 		// ns_memcached handle_cast(start_completed): warmup done, no traffic yet.
 		node, r, ok := scalar(r)
 		if !ok {
 			return
 		}
-		r, ok = cut(r, " in ")
+		r, ok = scan.Cut(r, " in ")
 		sec, _ := digits(r)
 		if !ok || sec == nil {
 			return
@@ -279,7 +280,7 @@ func bucketMessage(rest []byte, ev *forensics.Event, out found) {
 		ev.Set("loaded_node", node.String())
 		ev.Set("seconds", string(sec))
 		out(ev, nil)
-	} else if r, ok := cut(rest, " not yet ready on "); ok {
+	} else if r, ok := scan.Cut(rest, " not yet ready on "); ok {
 		// ns_janitor cleanup_with_membase_bucket(s)_vbucket_map.
 		if nodes, _, _, ok := list(r); ok {
 			ev.Kind = BucketNotReady
@@ -291,7 +292,7 @@ func bucketMessage(rest []byte, ev *forensics.Event, out found) {
 }
 
 func failMessage(msg []byte, ev *forensics.Event, out found) {
-	if rest, ok := cut(msg, "Failed over "); ok {
+	if rest, ok := scan.Cut(msg, "Failed over "); ok {
 		// failover.erl orchestrate/2: "Failed over ~p: ok", or
 		// "Failed over ~p. Failover couldn't complete on some nodes:~n~p".
 		nodes, _, r, ok := list(rest)
@@ -300,9 +301,9 @@ func failMessage(msg []byte, ev *forensics.Event, out found) {
 		}
 		ev.Kind = FailoverNode
 		ev.Set("nodes", nodes)
-		if _, ok := cut(r, ": ok"); ok {
+		if _, ok := scan.Cut(r, ": ok"); ok {
 			ev.Set("result", "ok")
-		} else if r, ok := cut(r, ". Failover couldn't complete on some nodes:"); ok {
+		} else if r, ok := scan.Cut(r, ". Failover couldn't complete on some nodes:"); ok {
 			ev.Set("result", "incomplete")
 			if e := trimSpace(r); len(e) > 0 {
 				ev.Set("error_nodes", string(e))
@@ -311,7 +312,7 @@ func failMessage(msg []byte, ev *forensics.Event, out found) {
 			return
 		}
 		out(ev, nil)
-	} else if rest, ok := cut(msg, "Failed to enable traffic to bucket "); ok {
+	} else if rest, ok := scan.Cut(msg, "Failed to enable traffic to bucket "); ok {
 		// ns_memcached handle_call(mark_warmed).
 		b, r, ok := scalar(rest)
 		if !ok {
@@ -319,16 +320,16 @@ func failMessage(msg []byte, ev *forensics.Event, out found) {
 		}
 		ev.Kind = TrafficEnableFailed
 		ev.Bucket = b.String()
-		if r, ok := cut(r, ": "); ok {
+		if r, ok := scan.Cut(r, ": "); ok {
 			ev.Set("error", string(trimSpace(r)))
 		}
 		out(ev, nil)
-	} else if rest, ok := cut(msg, "Failover failed with "); ok {
+	} else if rest, ok := scan.Cut(msg, "Failover failed with "); ok {
 		// failover.erl orchestrate/2.
 		ev.Kind = FailoverFailed
 		ev.Set("error", string(trimSpace(rest)))
 		out(ev, nil)
-	} else if rest, ok := cut(msg, "Failover "); ok {
+	} else if rest, ok := scan.Cut(msg, "Failover "); ok {
 		failoverResult(rest, false, ev, out)
 	}
 }
@@ -339,9 +340,9 @@ func failMessage(msg []byte, ev *forensics.Event, out found) {
 // where ~s is "Failover" or "Graceful failover".
 func failoverResult(rest []byte, graceful bool, ev *forensics.Event, out found) {
 	switch {
-	case hasPrefix(rest, "completed successfully."):
+	case scan.HasPrefix(rest, "completed successfully."):
 		ev.Kind = FailoverEnd
-	case hasPrefix(rest, "exited with reason "), hasPrefix(rest, "interrupted "), hasPrefix(rest, "stopped by user."):
+	case scan.HasPrefix(rest, "exited with reason "), scan.HasPrefix(rest, "interrupted "), scan.HasPrefix(rest, "stopped by user."):
 		ev.Kind = FailoverFailed
 		reason := rest
 		if i := bytes.Index(reason, rebalanceOpID); i >= 0 {
@@ -385,7 +386,7 @@ func failoverStarting(rest []byte, graceful bool, ev *forensics.Event, out found
 	if graceful {
 		ev.Set("graceful", "true")
 	}
-	if r, ok := cut(r, " AllowUnsafe = "); ok {
+	if r, ok := scan.Cut(r, " AllowUnsafe = "); ok {
 		if v, _, ok := scalar(r); ok {
 			ev.Set("allow_unsafe", v.String())
 		}
@@ -403,9 +404,9 @@ func failoverStarting(rest []byte, graceful bool, ev *forensics.Event, out found
 // "The following buckets became not ready on node ~p: ~p, those of them are active ~p".
 func bucketsBecame(rest []byte, ev *forensics.Event, out found) {
 	kind, key := BucketReady, "ready_node"
-	r, ok := cut(rest, "ready on node ")
+	r, ok := scan.Cut(rest, "ready on node ")
 	if !ok {
-		if r, ok = cut(rest, "not ready on node "); !ok {
+		if r, ok = scan.Cut(rest, "not ready on node "); !ok {
 			return
 		}
 		kind, key = BucketUnready, "unready_node"
@@ -414,7 +415,7 @@ func bucketsBecame(rest []byte, ev *forensics.Event, out found) {
 	if !ok {
 		return
 	}
-	if r, ok = cut(r, ": "); !ok {
+	if r, ok = scan.Cut(r, ": "); !ok {
 		return
 	}
 	buckets, n, r, ok := list(r)
@@ -428,7 +429,7 @@ func bucketsBecame(rest []byte, ev *forensics.Event, out found) {
 		ev.Bucket = buckets
 	}
 	if kind == BucketUnready {
-		if r, ok := cut(r, ", those of them are active "); ok {
+		if r, ok := scan.Cut(r, ", those of them are active "); ok {
 			if active, _, _, ok := list(r); ok && active != "" {
 				ev.Set("active_buckets", active)
 			}
@@ -445,13 +446,13 @@ func autoFailover(rest []byte, ev *forensics.Event, out found) {
 	if !ok {
 		return
 	}
-	r, ok = cut(r, ") was automatically failed over.")
+	r, ok = scan.Cut(r, ") was automatically failed over.")
 	if !ok {
 		return
 	}
 	ev.Kind = AutoFailover
 	ev.Set("nodes", node.String())
-	if reason, ok := cut(r, " Reason: "); ok {
+	if reason, ok := scan.Cut(r, " Reason: "); ok {
 		r = reason
 	}
 	if reason := trimSpace(r); len(reason) > 0 {
@@ -468,11 +469,11 @@ func vbucketChanged(rest []byte, ev *forensics.Event, out found) {
 	if !ok {
 		return
 	}
-	if r, ok = cut(r, " vbucket "); !ok {
+	if r, ok = scan.Cut(r, " vbucket "); !ok {
 		return
 	}
 	vb, r := digits(r)
-	if r, ok = cut(r, " state to "); !ok || vb == nil {
+	if r, ok = scan.Cut(r, " state to "); !ok || vb == nil {
 		return
 	}
 	state, _, ok := scalar(r)
@@ -530,7 +531,7 @@ func vbucketsChanged(rest []byte, ev *forensics.Event, out found) {
 // "Setting vbucket ~p in ~p on ~p from ~p to active."
 func janitorActivating(rest []byte, ev *forensics.Event, out found) {
 	vb, r := digits(rest)
-	r, ok := cut(r, " in ")
+	r, ok := scan.Cut(r, " in ")
 	if vb == nil || !ok {
 		return
 	}
@@ -538,18 +539,18 @@ func janitorActivating(rest []byte, ev *forensics.Event, out found) {
 	if !ok {
 		return
 	}
-	if r, ok = cut(r, " on "); !ok {
+	if r, ok = scan.Cut(r, " on "); !ok {
 		return
 	}
 	node, r, ok := scalar(r)
 	if !ok {
 		return
 	}
-	if r, ok = cut(r, " from "); !ok {
+	if r, ok = scan.Cut(r, " from "); !ok {
 		return
 	}
 	from, r, ok := scalar(r)
-	if !ok || !hasPrefix(r, " to active") || !setVB(ev, vb) {
+	if !ok || !scan.HasPrefix(r, " to active") || !setVB(ev, vb) {
 		return
 	}
 	ev.Kind = VBucketState
@@ -565,7 +566,7 @@ func janitorActivating(rest []byte, ev *forensics.Event, out found) {
 // "…, but ~p is, so making that the master." for a node outside the chain).
 func janitorNewMaster(rest []byte, ev *forensics.Event, out found) {
 	vb, r := digits(rest)
-	r, ok := cut(r, " in ")
+	r, ok := scan.Cut(r, " in ")
 	if vb == nil || !ok {
 		return
 	}
@@ -573,7 +574,7 @@ func janitorNewMaster(rest []byte, ev *forensics.Event, out found) {
 	if !ok {
 		return
 	}
-	if r, ok = cut(r, " is not active, but "); !ok {
+	if r, ok = scan.Cut(r, " is not active, but "); !ok {
 		return
 	}
 	node, _, ok := scalar(r)

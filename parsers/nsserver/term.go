@@ -8,19 +8,6 @@ import "bytes"
 // lists that ~p wraps over several lines once they pass 80 columns. The
 // helpers below read just enough of that syntax.
 
-// hasPrefix reports whether b starts with s, without converting either.
-func hasPrefix(b []byte, s string) bool {
-	return len(b) >= len(s) && string(b[:len(s)]) == s
-}
-
-// cut returns b without the prefix s, and whether b had it.
-func cut(b []byte, s string) ([]byte, bool) {
-	if !hasPrefix(b, s) {
-		return b, false
-	}
-	return b[len(s):], true
-}
-
 func isSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\t' || c == '\r' }
 
 func skipSpace(b []byte) []byte {

@@ -7,6 +7,7 @@ import (
 
 	"forensics"
 	"forensics/parsers/cbgo"
+	"forensics/parsers/scan"
 )
 
 // The templates below are verified against couchbase/indexing (mad-hatter =
@@ -85,7 +86,7 @@ func (n *dcpName) set(e *forensics.Event) {
 
 // opaque reads "##%x " at the start of b.
 func opaque(b []byte) (op, rest []byte, ok bool) {
-	if !hasPrefix(b, "##") {
+	if !scan.HasPrefix(b, "##") {
 		return nil, b, false
 	}
 	b = b[2:]
@@ -101,14 +102,14 @@ func (p *parser) dcpt(n int64, text []byte, h cbgo.Header, msg []byte, emit fore
 	if !ok {
 		return nil
 	}
-	if hasPrefix(rest, "EOF received") || hasPrefix(rest, "doReceive(): ") {
+	if scan.HasPrefix(rest, "EOF received") || scan.HasPrefix(rest, "doReceive(): ") {
 		// dcp_feed.go doReceive: "%v EOF received" (Info) when memcached
 		// closes the connection; "%v doReceive(): %v" otherwise.
 		if name.keyspace == nil {
 			return nil
 		}
 		reason := "EOF"
-		if r, ok := cut(rest, "doReceive(): "); ok {
+		if r, ok := scan.Cut(rest, "doReceive(): "); ok {
 			reason = string(bytes.TrimRight(r, " "))
 		}
 		e := p.start(DCPClosed, n, h.Stamp, text)
@@ -122,9 +123,9 @@ func (p *parser) dcpt(n int64, text []byte, h cbgo.Header, msg []byte, emit fore
 		return nil
 	}
 	switch {
-	case hasPrefix(rest, "STREAMREQ("):
+	case scan.HasPrefix(rest, "STREAMREQ("):
 		return p.streamReq(n, text, h, &name, op, rest[len("STREAMREQ("):], emit)
-	case hasPrefix(rest, "feed started"):
+	case scan.HasPrefix(rest, "feed started"):
 		// dcp_feed.go NewDcpFeed: "%v ##%x feed started ..." (7.6: "feed
 		// started. useMutationQueue: %v ...").
 		if name.keyspace == nil {
@@ -155,14 +156,14 @@ func (p *parser) streamReq(n int64, text []byte, h cbgo.Header, name *dcpName, o
 	var key string
 	var value []byte
 	switch {
-	case hasPrefix(rest, " with rollback "):
+	case scan.HasPrefix(rest, " with rollback "):
 		kind, key, value = StreamRollback, "rollback_seqno", bytes.TrimRight(rest[len(" with rollback "):], " ")
 		if !cbgo.IsDecimal(value) {
 			return errors.New("malformed STREAMREQ with rollback: want a decimal seqno")
 		}
-	case hasPrefix(rest, " unexpected status: "):
+	case scan.HasPrefix(rest, " unexpected status: "):
 		kind, key, value = StreamError, "status", bytes.TrimRight(rest[len(" unexpected status: "):], " ")
-	case hasPrefix(rest, " with status: "):
+	case scan.HasPrefix(rest, " with status: "):
 		kind, key, value = StreamError, "status", rest[len(" with status: "):]
 		if j := bytes.IndexByte(value, ','); j >= 0 {
 			value = value[:j]
@@ -188,7 +189,7 @@ func (p *parser) streamReq(n int64, text []byte, h cbgo.Header, name *dcpName, o
 
 // "KVDT[<-%v<-%v #%v]" keyspace, cluster, topic (kvdata.go NewKVData).
 func parseKVDT(msg []byte) (keyspace, cluster, topic, rest []byte, ok bool) {
-	b, ok := cut(msg, "KVDT[<-")
+	b, ok := scan.Cut(msg, "KVDT[<-")
 	if !ok {
 		return
 	}
@@ -209,7 +210,7 @@ func (p *parser) kvdt(n int64, text []byte, h cbgo.Header, msg []byte, emit fore
 		return nil
 	}
 	op, rest, ok := opaque(rest)
-	if !ok || !hasPrefix(rest, "StreamRequest ROLLBACK") {
+	if !ok || !scan.HasPrefix(rest, "StreamRequest ROLLBACK") {
 		return nil
 	}
 	e := p.start(StreamRollbackNotice, n, h.Stamp, text)
@@ -240,7 +241,7 @@ func (p *parser) vbrt(n int64, text []byte, h cbgo.Header, msg []byte, emit fore
 		return nil
 	}
 	const bad = "malformed VBRT stream line: want VBRT[<-vb<-keyspace<-cluster #topic] ##opaque ##session"
-	prefix, ok := cut(msg[:k], "VBRT[<-")
+	prefix, ok := scan.Cut(msg[:k], "VBRT[<-")
 	if !ok {
 		return errors.New(bad)
 	}
@@ -257,8 +258,8 @@ func (p *parser) vbrt(n int64, text []byte, h cbgo.Header, msg []byte, emit fore
 	if i <= 0 || j <= i+2 || t < j || sp < 0 {
 		return errors.New(bad)
 	}
-	op, ok1 := cut(rest[:sp], "##")
-	session, ok2 := cut(rest[sp+1:], "##")
+	op, ok1 := scan.Cut(rest[:sp], "##")
+	session, ok2 := scan.Cut(rest[sp+1:], "##")
 	if !ok1 || !ok2 || !cbgo.IsHex(op) || !cbgo.IsDecimal(session) {
 		return errors.New(bad)
 	}
@@ -279,7 +280,7 @@ func (p *parser) vbrt(n int64, text []byte, h cbgo.Header, msg []byte, emit fore
 
 // feed.go: prefix "FEED[<=>%v(%v)]" (topic, cluster).
 func (p *parser) feed(n int64, text []byte, h cbgo.Header, msg []byte, emit forensics.Emit) error {
-	b, ok := cut(msg, "FEED[<=>")
+	b, ok := scan.Cut(msg, "FEED[<=>")
 	k := bytes.Index(b, []byte(")] "))
 	if !ok || k < 0 {
 		return nil
@@ -294,7 +295,7 @@ func (p *parser) feed(n int64, text []byte, h cbgo.Header, msg []byte, emit fore
 		return nil
 	}
 	topic, cluster := head[:i], head[i+1:]
-	if hasPrefix(rest, "vbmap {") {
+	if scan.HasPrefix(rest, "vbmap {") {
 		return p.vbmap(n, text, h, topic, cluster, rest[len("vbmap {"):], emit)
 	}
 	if !bytes.HasPrefix(rest, []byte("backch ")) && !bytes.HasPrefix(rest, []byte("ignoring backch message ")) {
@@ -306,11 +307,11 @@ func (p *parser) feed(n int64, text []byte, h cbgo.Header, msg []byte, emit fore
 	}
 	var stage string
 	switch {
-	case hasPrefix(rest, "backch *"):
+	case scan.HasPrefix(rest, "backch *"):
 		stage = "posted"
-	case hasPrefix(rest, "backch flush rollback "), hasPrefix(rest, "backch flush success "), hasPrefix(rest, "backch flush error "):
+	case scan.HasPrefix(rest, "backch flush rollback "), scan.HasPrefix(rest, "backch flush success "), scan.HasPrefix(rest, "backch flush error "):
 		stage = "flushed"
-	case hasPrefix(rest, "ignoring backch message "):
+	case scan.HasPrefix(rest, "ignoring backch message "):
 		stage = "ignored"
 	default:
 		return nil
@@ -351,7 +352,7 @@ func (p *parser) streamResponse(n int64, text []byte, h cbgo.Header, topic, clus
 	status, keyspace, vbText, uuidHex, seqno, op, kvdata := f[0], f[1], f[2], f[3], f[4], f[5], f[6]
 	vb, ok := cbgo.ParseVB(vbText)
 	uuid, okUUID := cbgo.VBUUID(uuidHex)
-	op, okOp := cut(op, "##")
+	op, okOp := scan.Cut(op, "##")
 	if !ok || !okUUID || !okOp || !cbgo.IsHex(op) || len(status) == 0 || len(keyspace) == 0 || !cbgo.IsDecimal(seqno) {
 		return errors.New(bad)
 	}
@@ -410,15 +411,4 @@ func (p *parser) vbmap(n int64, text []byte, h cbgo.Header, topic, cluster, rest
 	add(e, "cluster", string(cluster))
 	emit(e)
 	return nil
-}
-
-func hasPrefix(b []byte, s string) bool {
-	return len(b) >= len(s) && string(b[:len(s)]) == s
-}
-
-func cut(b []byte, s string) ([]byte, bool) {
-	if !hasPrefix(b, s) {
-		return b, false
-	}
-	return b[len(s):], true
 }

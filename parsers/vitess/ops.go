@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"forensics"
+	"forensics/parsers/scan"
 )
 
 // Kinds of reparents, as vtctld logs them for PlannedReparentShard and
@@ -122,7 +123,7 @@ func classifyOps(first, msg []byte) (step, bool) {
 
 // cutReparent cuts a shard lock line, only when its action is a reparent.
 func cutReparent(b []byte, prefix string) (string, bool) {
-	if !hasPrefix(b, prefix) || !switchActionPrefix(b, "PlannedReparentShard", "EmergencyReparentShard") {
+	if !scan.HasPrefix(b, prefix) || !switchActionPrefix(b, "PlannedReparentShard", "EmergencyReparentShard") {
 		return "", false
 	}
 	return string(b[len(prefix):]), true
@@ -139,7 +140,7 @@ func switchActionPrefix(b []byte, names ...string) bool {
 		}
 		rest := b[i+len(sep):]
 		for _, n := range names {
-			if hasPrefix(rest, n) {
+			if scan.HasPrefix(rest, n) {
 				return true
 			}
 		}
@@ -216,7 +217,7 @@ func ReparentReason(err string) string {
 // darwin/arm64", as vitessio/vitess#17127 quotes it). Which releases log it
 // at start is not verified: a log without it has no release.
 func (p *vtctldParser) noteRelease(msg []byte) {
-	if p.release != "" || len(msg) < 10 || msg[0] != 'V' || !hasPrefix(msg, "Version: ") || !bytes.Contains(msg, []byte(" (Git revision ")) {
+	if p.release != "" || len(msg) < 10 || msg[0] != 'V' || !scan.HasPrefix(msg, "Version: ") || !bytes.Contains(msg, []byte(" (Git revision ")) {
 		return
 	}
 	v := msg[len("Version: "):]
@@ -260,7 +261,7 @@ func (p *vtctldParser) reparentCommand(line []byte) {
 // vitessio/vitess#17127 shows for another command).
 func (p *vtctldParser) reparentError(first, msg []byte, e *logEntry) (step, bool) {
 	r := p.reparent
-	if r == nil || e.level != 'E' || !bytes.HasPrefix(e.buf[e.caller[0]:e.caller[1]], []byte("main.go:")) || !hasPrefix(first, "rpc error: ") {
+	if r == nil || e.level != 'E' || !bytes.HasPrefix(e.buf[e.caller[0]:e.caller[1]], []byte("main.go:")) || !scan.HasPrefix(first, "rpc error: ") {
 		return step{}, false
 	}
 	p.reparent = nil

@@ -62,7 +62,7 @@ func (p *snapshotParser) Line(n int64, text []byte, emit forensics.Emit) (forens
 
 func (p *snapshotParser) End(emit forensics.Emit) error {
 	var errs []error
-	s := scan{buf: p.buf, line: 1}
+	s := lineIndex{buf: p.buf, line: 1}
 	var cmd command
 	pos := 0
 	if bytes.HasPrefix(p.buf, []byte("\xef\xbb\xbf")) {
@@ -119,7 +119,7 @@ func (p *snapshotParser) End(emit forensics.Emit) error {
 	return errors.Join(errs...)
 }
 
-func (p *snapshotParser) syntaxError(s *scan, pos int, err error) error {
+func (p *snapshotParser) syntaxError(s *lineIndex, pos int, err error) error {
 	start := s.lineOf(pos)
 	off := len(p.buf)
 	var se *json.SyntaxError
@@ -169,15 +169,15 @@ func lineEnd(buf []byte, pos int) int {
 	return len(buf)
 }
 
-// scan maps byte offsets in the held file to line numbers. Offsets asked
+// lineIndex maps byte offsets in the held file to line numbers. Offsets asked
 // for mostly increase, so counting resumes where it stopped.
-type scan struct {
+type lineIndex struct {
 	buf  []byte
 	off  int   // offset counted up to
 	line int64 // line number at off
 }
 
-func (s *scan) lineOf(off int) int64 {
+func (s *lineIndex) lineOf(off int) int64 {
 	if off < s.off {
 		s.off, s.line = 0, 1
 	}
@@ -186,7 +186,7 @@ func (s *scan) lineOf(off int) int64 {
 	return s.line
 }
 
-func (s *scan) lineCol(off int) (int64, int) {
+func (s *lineIndex) lineCol(off int) (int64, int) {
 	if off > len(s.buf) {
 		off = len(s.buf)
 	}

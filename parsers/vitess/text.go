@@ -99,7 +99,7 @@ func parseCommand(line []byte) (command, bool) {
 // SwitchTraffic/ReverseTraffic results and MoveTables status
 // (go/cmd/vtctldclient/command/vreplication/common switchtraffic.go and
 // utils.go OutputStatusResponse). It returns where reading resumes.
-func (p *snapshotParser) textBlock(s *scan, pos int, cmd command, emit forensics.Emit) (int, bool) {
+func (p *snapshotParser) textBlock(s *lineIndex, pos int, cmd command, emit forensics.Emit) (int, bool) {
 	end := lineEnd(p.buf, pos)
 	first := string(bytes.TrimSpace(p.buf[pos:end]))
 	if command, ks, wf, dry, ok := parseSummary(first); ok && strings.HasPrefix(first, command+" ") {

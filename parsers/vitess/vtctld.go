@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"forensics"
+	"forensics/parsers/scan"
 )
 
 // maxEntry bounds the bytes of one log entry (a header line and its
@@ -213,11 +214,11 @@ func classify(first, msg []byte, level byte) (step, bool) {
 			return step{kind: KindDeniedTables, name: "deny", tables: splitTables(rest)}, true
 		}
 	case 'C':
-		if hasPrefix(first, "Cancel migration failed") {
+		if scan.HasPrefix(first, "Cancel migration failed") {
 			return cancelFailed(first, msg), true
 		}
 		// server.go switchWrites: "Creating reverse streams".
-		if hasPrefix(first, "Creating reverse streams") {
+		if scan.HasPrefix(first, "Creating reverse streams") {
 			return step{kind: KindCreateReverse, name: "create_reverse"}, true
 		}
 		// traffic_switcher.go createJournals: "Creating journal: %v" (and
@@ -227,7 +228,7 @@ func classify(first, msg []byte, level byte) (step, bool) {
 			ks, wf := ksDotName(rest)
 			return step{kind: KindCreateJournal, name: "create_journal", keyspace: ks, workflow: wf}, true
 		}
-		if hasPrefix(first, "Creating journal ") || hasPrefix(first, "Creating journal:") {
+		if scan.HasPrefix(first, "Creating journal ") || scan.HasPrefix(first, "Creating journal:") {
 			return step{kind: KindCreateJournal, name: "create_journal"}, true
 		}
 		// vttablet tm_state.go: "Cannot update denied tables rule: %v".
@@ -277,7 +278,7 @@ func classify(first, msg []byte, level byte) (step, bool) {
 		}
 	case 'J':
 		// server.go switchWrites, resuming after the journal was written.
-		if hasPrefix(first, "Journals were found. Completing the left over steps.") {
+		if scan.HasPrefix(first, "Journals were found. Completing the left over steps.") {
 			return step{kind: KindSwitchStart, name: "resume_writes"}, true
 		}
 	case 'L':
@@ -286,7 +287,7 @@ func classify(first, msg []byte, level byte) (step, bool) {
 		// keyspace or named); the switch locks the keyspaces for
 		// SwitchReads/SwitchWrites and, since v21, the workflow as
 		// "<keyspace>/<workflow>" for WorkflowSwitchTraffic.
-		if hasPrefix(first, "Locking keyspace ") {
+		if scan.HasPrefix(first, "Locking keyspace ") {
 			if !switchAction(first, "SwitchReads", "SwitchWrites") {
 				return step{}, false
 			}
@@ -294,7 +295,7 @@ func classify(first, msg []byte, level byte) (step, bool) {
 			ks, action := lockTarget(rest)
 			return step{kind: KindSwitchStart, name: "lock_keyspace", keyspace: ks, attrs: []forensics.Attr{{Key: "action", Value: action}}}, true
 		}
-		if hasPrefix(first, "Locking named ") {
+		if scan.HasPrefix(first, "Locking named ") {
 			if !switchAction(first, "WorkflowSwitchTraffic") {
 				return step{}, false
 			}
@@ -323,7 +324,7 @@ func classify(first, msg []byte, level byte) (step, bool) {
 		}
 	case 'N':
 		// server.go switchWrites, first step of a writes switch.
-		if hasPrefix(first, "No previous journals were found. Proceeding normally.") {
+		if scan.HasPrefix(first, "No previous journals were found. Proceeding normally.") {
 			return step{kind: KindSwitchStart, name: "switch_writes"}, true
 		}
 	case 'P':
@@ -350,10 +351,10 @@ func classify(first, msg []byte, level byte) (step, bool) {
 			ks, wf := ksDotName(rest)
 			return step{kind: KindSwitchStart, name: "switch_reads", keyspace: ks, workflow: wf}, true
 		}
-		if hasPrefix(first, "Stopping source writes") {
+		if scan.HasPrefix(first, "Stopping source writes") {
 			return step{kind: KindStopSourceWrites, name: "stop_source_writes"}, true
 		}
-		if hasPrefix(first, "Stopping streams") {
+		if scan.HasPrefix(first, "Stopping streams") {
 			return step{kind: KindStopStreams, name: "stop_streams"}, true
 		}
 	case 'U':
@@ -364,7 +365,7 @@ func classify(first, msg []byte, level byte) (step, bool) {
 		}
 		// topo/locks.go: "Unlocking keyspace %v for action %v with error %v"
 		// (≤ v19) and "Unlocking %v %v for action %v with error %v".
-		if hasPrefix(first, "Unlocking keyspace ") {
+		if scan.HasPrefix(first, "Unlocking keyspace ") {
 			if !switchAction(first, "SwitchReads", "SwitchWrites") || !bytes.Contains(first, []byte(" with error ")) {
 				return step{}, false
 			}
@@ -376,7 +377,7 @@ func classify(first, msg []byte, level byte) (step, bool) {
 		}
 	case 'W':
 		// server.go switchWrites.
-		if hasPrefix(first, "Waiting for streams to catchup") {
+		if scan.HasPrefix(first, "Waiting for streams to catchup") {
 			return step{kind: KindWaitCatchup, name: "wait_catchup"}, true
 		}
 	case 'c':
@@ -532,7 +533,7 @@ func switchError(msg []byte) (step, bool) {
 		}
 		if len(line) > 0 && (line[0] == 'f' || line[0] == 'F' || line[0] == 'l') {
 			for _, se := range switchErrors {
-				if !hasPrefix(line, se.prefix) {
+				if !scan.HasPrefix(line, se.prefix) {
 					continue
 				}
 				s := step{kind: KindSwitchFailed, name: se.step}
@@ -594,7 +595,7 @@ func contextError(msg []byte) string {
 		}
 		at := msg[off+i:]
 		for _, c := range contextErrors {
-			if hasPrefix(at, c) {
+			if scan.HasPrefix(at, c) {
 				return c
 			}
 		}
@@ -632,15 +633,10 @@ func deniedQuery(msg []byte) (step, bool) {
 	return s, true
 }
 
-// hasPrefix is bytes.HasPrefix for a string prefix, without converting it.
-func hasPrefix(b []byte, prefix string) bool {
-	return len(b) >= len(prefix) && string(b[:len(prefix)]) == prefix
-}
-
 // cut returns what follows prefix, as a string: only call it where a match
 // makes an event.
 func cut(b []byte, prefix string) (string, bool) {
-	if !hasPrefix(b, prefix) {
+	if !scan.HasPrefix(b, prefix) {
 		return "", false
 	}
 	return string(b[len(prefix):]), true
