@@ -18,15 +18,15 @@ import (
 // topotools/keyspace.go and rebuild_keyspace.go), among the lines a vtctld
 // logs all day long (status polls, keyspace rebuilds, tablet refreshes).
 // TestVtctldLogs fails when a committed log no longer matches its script;
-// -regen-logs rewrites them.
+// -update rewrites them.
 
-var regenLogs = flag.Bool("regen-logs", false, "rewrite the vtctld logs of testdata/vitess from their scripts")
+var update = flag.Bool("update", false, "rewrite the vtctld logs of testdata/vitess from their scripts")
 
 func TestVtctldLogs(t *testing.T) {
 	for _, c := range logCases {
 		path := filepath.Join("..", "..", "testdata", "vitess", c.path)
 		got := c.render()
-		if *regenLogs {
+		if *update {
 			if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -34,10 +34,10 @@ func TestVtctldLogs(t *testing.T) {
 		}
 		want, err := os.ReadFile(path)
 		if err != nil {
-			t.Fatalf("%v (run go test -run TestVtctldLogs -regen-logs)", err)
+			t.Fatalf("%v (run go test ./rules/deniedtables -run TestVtctldLogs -update)", err)
 		}
 		if string(want) != got {
-			t.Errorf("%s differs from its script in logs_test.go (run go test -run TestVtctldLogs -regen-logs and review the diff)", path)
+			t.Errorf("%s differs from its script in logs_test.go (run go test ./rules/deniedtables -run TestVtctldLogs -update and review the diff)", path)
 		}
 	}
 }

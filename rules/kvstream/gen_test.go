@@ -1,6 +1,7 @@
 package kvstream
 
 import (
+	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -16,8 +17,12 @@ import (
 // The Couchbase cases under testdata/couchbase are written by this
 // generator and committed; review the files, not just this code:
 //
-//	go test ./rules/kvstream -run TestGenerateCases -gen
+//	go test ./rules/kvstream -run TestGenerateCases -update
 //	go test ./cmd/forensics -run 'TestScenarios/couchbase' -update
+//
+// Without -update the test generates the cases in memory and fails when a
+// committed file differs from the generator's output, so the cases and
+// their generator cannot drift apart.
 //
 // Every line follows a template read in the upstream source of the
 // release it claims (kv_engine v7.1.1, v7.6.4 and v8.0.0; ns_server neo,
@@ -26,20 +31,98 @@ import (
 // rel764, rel800) picks the templates. The signal
 // lines are written out per case; the noise around them is drawn from the
 // same templates with a fixed seed, so the output is stable.
-var gen = flag.Bool("gen", false, "rewrite testdata/couchbase from the generator")
+var update = flag.Bool("update", false, "rewrite the generated cases of testdata/couchbase")
 
 const caseRoot = "../../testdata/couchbase"
 
 func TestGenerateCases(t *testing.T) {
-	if !*gen {
-		t.Skip("run with -gen to rewrite testdata/couchbase")
-	}
 	for _, c := range []*cluster{seedCase(), trafficBeforeStreamCase(), nmvbDuringWarmupCase(), hostnamesCase(), projectorOnlyCase(),
 		seedRelease(rel764), seedRelease(rel800), trafficBeforeStreamRelease(rel800)} {
-		if err := c.write(filepath.Join(caseRoot, c.name)); err != nil {
+		dir := filepath.Join(caseRoot, c.name)
+		files, err := c.files()
+		if err != nil {
 			t.Fatal(err)
 		}
+		if *update {
+			if err := writeCase(dir, files); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if err := compareCase(dir, files); err != nil {
+			t.Errorf("%v (run go test ./rules/kvstream -run TestGenerateCases -update, then review the diff)", err)
+		}
 	}
+}
+
+// golden reports whether a case's file is written by the scenario tests
+// (the expected outputs), not by the generator.
+func golden(name string) bool { return strings.HasPrefix(name, "want.") }
+
+// writeCase replaces the generated files of a case, keeping its goldens.
+func writeCase(dir string, files map[string][]byte) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	for _, e := range entries {
+		if !golden(e.Name()) {
+			if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+				return err
+			}
+		}
+	}
+	for name, b := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// compareCase checks a committed case against the generator's files: the
+// same files, byte for byte, and no others.
+func compareCase(dir string, files map[string][]byte) error {
+	seen := map[string]bool{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		name := filepath.ToSlash(rel)
+		if golden(name) {
+			return nil
+		}
+		want, ok := files[name]
+		if !ok {
+			return fmt.Errorf("%s: not written by the generator", p)
+		}
+		seen[name] = true
+		got, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if !bytes.Equal(got, want) {
+			return fmt.Errorf("%s differs from the generator's output", p)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for name := range files {
+		if !seen[name] {
+			return fmt.Errorf("%s: generated but not committed", filepath.Join(dir, name))
+		}
+	}
+	return nil
 }
 
 // cluster is one case: the nodes' cbcollect_info folders and expect.json.
@@ -304,17 +387,13 @@ func sortLines(ls []line) {
 	})
 }
 
-func (c *cluster) write(dir string) error {
-	if err := os.RemoveAll(dir); err != nil {
-		return err
-	}
+// files renders the case: its files by path in the case's folder.
+func (c *cluster) files() (map[string][]byte, error) {
+	out := map[string][]byte{}
 	sortLines(c.diag)
 	sortLines(c.events)
 	for _, n := range c.nodes {
-		folder := filepath.Join(dir, "cbcollect_info_"+n.otp+"_"+c.stamp)
-		if err := os.MkdirAll(folder, 0o755); err != nil {
-			return err
-		}
+		folder := "cbcollect_info_" + n.otp + "_" + c.stamp
 		n.files["diag.log"] = nil
 		for name, ls := range n.files {
 			if c.skipFiles[n.otp+"/"+name] {
@@ -331,9 +410,7 @@ func (c *cluster) write(dir string) error {
 					b.WriteString(l.text + "\n")
 				}
 			}
-			if err := os.WriteFile(filepath.Join(folder, name), []byte(b.String()), 0o644); err != nil {
-				return err
-			}
+			out[folder+"/"+name] = []byte(b.String())
 		}
 	}
 	exp := map[string]any{"description": c.description, "findings": c.expect}
@@ -341,8 +418,12 @@ func (c *cluster) write(dir string) error {
 		exp["findings"] = []any{}
 		exp["absent"] = []string{"kv-stream-before-traffic"}
 	}
-	b, _ := json.MarshalIndent(exp, "", "  ")
-	return os.WriteFile(filepath.Join(dir, "expect.json"), append(b, '\n'), 0o644)
+	b, err := json.MarshalIndent(exp, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	out["expect.json"] = append(b, '\n')
+	return out, nil
 }
 
 // writeDiag writes GET /diag as diag_handler does: the user-visible log of

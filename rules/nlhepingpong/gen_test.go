@@ -5,7 +5,7 @@ package nlhepingpong
 // wordings of the version they claim. TestCases checks that the committed
 // files are what the generator writes; run
 //
-//	go test ./rules/nlhepingpong -run TestCases -gen
+//	go test ./rules/nlhepingpong -run TestCases -update
 //
 // to rewrite them, then review the diff and refresh want.json with
 // go test ./cmd/forensics -run 'TestScenarios/crdb' -update.
@@ -49,7 +49,7 @@ import (
 	"time"
 )
 
-var regen = flag.Bool("gen", false, "rewrite the inputs of testdata/crdb from the generator")
+var update = flag.Bool("update", false, "rewrite the generated inputs of testdata/crdb")
 
 const casesDir = "../../testdata/crdb"
 
@@ -94,7 +94,7 @@ func TestCases(t *testing.T) {
 			for name, content := range files {
 				total += len(content)
 				p := filepath.Join(dir, filepath.FromSlash(name))
-				if *regen {
+				if *update {
 					if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 						t.Fatal(err)
 					}
@@ -105,10 +105,10 @@ func TestCases(t *testing.T) {
 				}
 				got, err := os.ReadFile(p)
 				if err != nil {
-					t.Fatalf("%v (run with -gen to write the case)", err)
+					t.Fatalf("%v (run go test ./rules/nlhepingpong -run TestCases -update to write the case)", err)
 				}
 				if !bytes.Equal(got, []byte(content)) {
-					t.Errorf("%s differs from the generator's output (run with -gen, then review)", p)
+					t.Errorf("%s differs from the generator's output (run go test ./rules/nlhepingpong -run TestCases -update, then review the diff)", p)
 				}
 			}
 			if total > 700<<10 {
