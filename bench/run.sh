@@ -97,6 +97,16 @@ mkdir -p "$work/bin"
 go build -o "$work/bin/forensics" ./cmd/forensics
 go build -o "$work/bin/gen" ./bench/gen
 go build -o "$work/bin/inflate" ./bench/inflate
+# The C decoders' floors (ISA-L, libdeflate), beside klauspost's, when their
+# libraries can be installed: forensics -tags isal inflates with ISA-L.
+cgofloors=0
+if { [[ -f /usr/include/isa-l.h ]] || need no-isa-l-header libisal-dev; } &&
+	{ [[ -f /usr/include/libdeflate.h ]] || need no-libdeflate-header libdeflate-dev; } &&
+	go build -tags cgoinflate -o "$work/bin/inflate-cgo" ./bench/inflate 2> /dev/null; then
+	cgofloors=1
+else
+	log "libisal-dev or libdeflate-dev missing: the C decoders' floors are left out"
+fi
 forensics=$work/bin/forensics
 
 # generate writes a bundle into $work/<size>-<profile>/zips unless the same one is
@@ -202,6 +212,12 @@ measure unzip-par "" "" bash -c 'printf "%s\0" "$@" | xargs -0 -n1 -P"$(nproc)" 
 row "\`unzip -p\`, one per core ($(nproc))" zips "decompression floor" par
 measure inflate "" "" "$work/bin/inflate" "${zips[@]}"
 row "\`bench/inflate\` (klauspost/compress), one zip per core" zips "forensics' decoder alone: the CPU floor" inflate
+if ((cgofloors)); then
+	measure inflate-isal "" "" "$work/bin/inflate-cgo" -decoder isal "${zips[@]}"
+	row "\`bench/inflate -decoder isal\` (Intel ISA-L), one zip per core" zips "the decoder of forensics built with -tags isal" isal
+	measure inflate-libdeflate "" "" "$work/bin/inflate-cgo" -decoder libdeflate "${zips[@]}"
+	row "\`bench/inflate -decoder libdeflate\`, one zip per core" zips "whole members in memory: not a streaming decoder" libdeflate
+fi
 measure grep "" "" grep -rcF "$rare" "$dir/extracted"
 row "\`grep -c '$rare'\`" extracted "$(awk -F: '{s += $NF} END {print s}' "$out") lines" grep
 if ((lnav)); then
