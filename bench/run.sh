@@ -16,8 +16,10 @@
 #   --dense     run everything twice: on the default profile, then on the
 #               dense one, each with its own table
 #   --big       also analyze a 4 GiB bundle, to compare peak memory
-#   --perf      also profile one forensics analyze with perf and list where
-#               its CPU time goes (inclusive, by function)
+#   --perf      also profile one forensics analyze and list where its CPU
+#               time and its allocations go in each phase (ingest, rules,
+#               report; go tool pprof, from FORENSICS_PHASES=DIR), and with
+#               perf where its CPU time goes (inclusive, by function)
 #   --no-lnav   skip lnav (when it cannot be installed)
 #
 # On the same zips, one after another: the decompression floors (unzip -p to
@@ -28,7 +30,9 @@
 # stored in a fresh --db), then forensics analyze again on the same DB.
 # Each command runs --runs times on a warm page cache; wall and CPU time
 # are the medians, peak RSS the largest seen (/usr/bin/time -v: the biggest
-# single process of the command, not a sum). MB are 10^6 bytes of
+# single process of the command, not a sum). forensics also reports the
+# peak RSS, wall and CPU time of each of its phases (FORENSICS_PHASES=1;
+# see phase/phase.go), and the table gives them. MB are 10^6 bytes of
 # uncompressed input. A run of forensics that does not report the buried incidents
 # (kv-stream-before-traffic, and crdb-nlhe-pingpong with --crdb > 0)
 # fails the script, however fast it was.
@@ -93,6 +97,16 @@ mkdir -p "$work/bin"
 go build -o "$work/bin/forensics" ./cmd/forensics
 go build -o "$work/bin/gen" ./bench/gen
 go build -o "$work/bin/inflate" ./bench/inflate
+# The C decoders' floors (ISA-L, libdeflate), beside klauspost's, when their
+# libraries can be installed: forensics -tags isal inflates with ISA-L.
+cgofloors=0
+if { [[ -f /usr/include/isa-l.h ]] || need no-isa-l-header libisal-dev; } &&
+	{ [[ -f /usr/include/libdeflate.h ]] || need no-libdeflate-header libdeflate-dev; } &&
+	go build -tags cgoinflate -o "$work/bin/inflate-cgo" ./bench/inflate 2> /dev/null; then
+	cgofloors=1
+else
+	log "libisal-dev or libdeflate-dev missing: the C decoders' floors are left out"
+fi
 forensics=$work/bin/forensics
 
 # generate writes a bundle into $work/<size>-<profile>/zips unless the same one is
@@ -167,7 +181,9 @@ analyze() { # key zips...
 	local key=$1
 	shift
 	db=$work/runs/timeline-$key.db
-	measure "forensics-$key" "rm -f '$db' '$db-wal' '$db-shm'" 'check "$out"' "$forensics" analyze -q --db "$db" --format json "$@"
+	rm -f "$work/runs/forensics-$key.phases"
+	measure "forensics-$key" "rm -f '$db' '$db-wal' '$db-shm'" 'check "$out"; grep "^forensics phase" "$work/runs/$name.err" >> "$work/runs/$name.phases" || true' \
+		env FORENSICS_PHASES=1 "$forensics" analyze -q --db "$db" --format json "$@"
 	findings=$(python3 -c 'import json,sys; print(", ".join(f["rule"] + " (" + f["severity"] + ")" for f in json.load(open(sys.argv[1]))["findings"]))' "$out")
 }
 
@@ -196,6 +212,12 @@ measure unzip-par "" "" bash -c 'printf "%s\0" "$@" | xargs -0 -n1 -P"$(nproc)" 
 row "\`unzip -p\`, one per core ($(nproc))" zips "decompression floor" par
 measure inflate "" "" "$work/bin/inflate" "${zips[@]}"
 row "\`bench/inflate\` (klauspost/compress), one zip per core" zips "forensics' decoder alone: the CPU floor" inflate
+if ((cgofloors)); then
+	measure inflate-isal "" "" "$work/bin/inflate-cgo" -decoder isal "${zips[@]}"
+	row "\`bench/inflate -decoder isal\` (Intel ISA-L), one zip per core" zips "the decoder of forensics built with -tags isal" isal
+	measure inflate-libdeflate "" "" "$work/bin/inflate-cgo" -decoder libdeflate "${zips[@]}"
+	row "\`bench/inflate -decoder libdeflate\`, one zip per core" zips "whole members in memory: not a streaming decoder" libdeflate
+fi
 measure grep "" "" grep -rcF "$rare" "$dir/extracted"
 row "\`grep -c '$rare'\`" extracted "$(awk -F: '{s += $NF} END {print s}' "$out") lines" grep
 if ((lnav)); then
@@ -227,6 +249,14 @@ if ((big)); then
 	db=$work/runs/timeline-first.db
 fi
 if ((perf)); then
+	log "profiling one run by phase with go tool pprof"
+	pdb=$work/runs/timeline-perf.db
+	pprofs=$work/runs/pprof
+	rm -rf "$pdb" "$pdb-wal" "$pdb-shm" "$pprofs"
+	mkdir -p "$pprofs"
+	FORENSICS_PHASES=$pprofs "$forensics" analyze -q --db "$pdb" --format json "${zips[@]}" > /dev/null 2> "$pprofs/phases.txt" ||
+		die "profiled run failed: $(tail -3 "$pprofs/phases.txt")"
+	rm -f "$pdb" "$pdb-wal" "$pdb-shm"
 	if command -v perf > /dev/null; then
 		log "profiling one run with perf"
 		pdb=$work/runs/timeline-perf.db
@@ -240,6 +270,54 @@ if ((perf)); then
 	fi
 fi
 rm -f "$work/runs/timeline-first.db"*
+
+# phases prints a row per phase from the "forensics phase" lines of the runs.
+phases() { # file
+	[[ -f $1 ]] || return 0
+	awk '{
+		name = $3; sub(/:$/, "", name)
+		if (!(name in seen)) { seen[name] = 1; order[++n] = name }
+		for (i = 4; i <= NF; i++) { split($i, kv, "="); v[name, kv[1], ++c[name, kv[1]]] = kv[2] }
+	}
+	function med(name, key,   k, m, a, i, j, t) {
+		m = c[name, key]
+		for (i = 1; i <= m; i++) a[i] = v[name, key, i]
+		for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+		return a[int((m + 1) / 2)]
+	}
+	function max(name, key,   i, m) {
+		m = 0
+		for (i = 1; i <= c[name, key]; i++) if (v[name, key, i] + 0 > m) m = v[name, key, i] + 0
+		return m
+	}
+	END { for (i = 1; i <= n; i++) printf "| %s | %s | %s | %s |\n", order[i], max(order[i], "peak_rss_mb"), med(order[i], "wall_s"), med(order[i], "cpu_s") }' "$1"
+}
+
+# byphase lists, for each phase of the profiled run, the functions that
+# take its CPU time and those that allocate during it (the allocation
+# profile counts from the start of the run, so each phase's is the
+# difference from the one before).
+byphase() {
+	local base= ph
+	echo
+	echo "The profiled run, by phase: $(tr '\n' ' ' < "$pprofs/phases.txt")"
+	for ph in ingest rules report; do
+		[[ -f $pprofs/$ph.cpu.pprof ]] || continue
+		echo
+		echo "CPU time of the $ph phase (go tool pprof -top, flat and cumulative):"
+		echo
+		echo '```'
+		go tool pprof -top -nodecount=25 "$work/bin/forensics" "$pprofs/$ph.cpu.pprof" 2> /dev/null | sed -n '/^Duration\|^ *flat/,$p'
+		echo '```'
+		echo
+		echo "Allocations of the $ph phase (bytes allocated, -sample_index=alloc_space):"
+		echo
+		echo '```'
+		go tool pprof -top -nodecount=15 -sample_index=alloc_space ${base:+-base "$base"} "$work/bin/forensics" "$pprofs/$ph.allocs.pprof" 2> /dev/null | sed -n '/^ *flat/,$p'
+		echo '```'
+		base=$pprofs/$ph.allocs.pprof
+	done
+}
 
 load_end=$(cut -d' ' -f1-3 /proc/loadavg)
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
@@ -274,11 +352,26 @@ report=$work/results-$(date -u +%Y%m%d-%H%M%S).md
 	echo "| forensics again / first run (wall) | $(ratio "$wall_again" "$wall_first") | < 0.05 |"
 	echo "| timeline DB / uncompressed input | $(ratio "$dbsize" "$bytes") ($(ratio "$dbsize" 1e6) MB) | ≤ 0.5 |"
 	echo "| forensics peak RSS | $rss_first MB | ≤ 150 MB |"
+	echo
+	echo "forensics by phase (FORENSICS_PHASES=1; peak RSS the largest of the runs, wall and CPU the median):"
+	echo
+	echo "| phase | peak RSS (MB) | wall (s) | CPU (s) |"
+	echo "|---|--:|--:|--:|"
+	phases "$work/runs/forensics-first.phases"
+	if ((big)); then
+		echo
+		echo "4 GiB, by phase:"
+		echo
+		echo "| phase | peak RSS (MB) | wall (s) | CPU (s) |"
+		echo "|---|--:|--:|--:|"
+		phases "$work/runs/forensics-big.phases"
+	fi
 	if ((big)); then
 		echo "| forensics peak RSS, 4 GiB / $size | $(ratio "$rss_big" "$rss_first") ($rss_big MB vs $rss_first MB) | < 1.2 (flat) |"
 		echo "| forensics wall, 4 GiB / $size | $(ratio "$wall_big" "$wall_first") ($wall_big s, $(ratio "$bigbytes" "$(awk -v w="$wall_big" 'BEGIN {print w * 1e6}')") MB/s) | ≈ $(ratio "$bigbytes" "$bytes") (the size ratio) |"
 	fi
 	if ((perf)); then
+		byphase
 		echo
 		echo "Where \`forensics analyze\` spends its CPU time (perf, one run; inclusive share of samples, by function):"
 		echo

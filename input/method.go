@@ -7,7 +7,6 @@ import (
 	"hash/crc32"
 	"io"
 
-	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -53,7 +52,7 @@ func openMethod(method uint16, raw io.Reader, size int64, crc uint32, hasCRC boo
 	case methodStore:
 		rc = io.NopCloser(raw)
 	case methodDeflate:
-		rc = flate.NewReader(raw)
+		rc = newInflater(raw)
 	case methodBzip2:
 		rc = io.NopCloser(bzip2.NewReader(raw))
 	case methodZstd:

@@ -16,6 +16,7 @@ import (
 	"forensics/ingest"
 	"forensics/input"
 	"forensics/parsers"
+	"forensics/phase"
 	"forensics/report"
 	"forensics/rules"
 	"forensics/store"
@@ -123,6 +124,7 @@ func runAnalyze(cmd *cobra.Command, opts *analyzeOptions, paths []string) error 
 		}
 		defer pprof.StopCPUProfile()
 	}
+	defer phase.Done()
 	// The live heap of a load is small (blocks of lines on their way to the
 	// database); collecting half as often saves CPU and costs little memory.
 	debug.SetGCPercent(200)
@@ -240,6 +242,7 @@ func analyzeHTML(ctx context.Context, opts *analyzeOptions, run int64, rep *repo
 func analyze(ctx context.Context, dbPath, incident string, paths []string, selected []*forensics.Rule, limits input.Limits, prog *ingest.Progress) (*report.Report, ingest.Result, []error, error) {
 	_, statErr := os.Stat(dbPath)
 	created := errors.Is(statErr, os.ErrNotExist)
+	phase.Mark("ingest")
 	db, err := store.Open(dbPath)
 	if err != nil {
 		return nil, ingest.Result{}, nil, err
@@ -281,6 +284,7 @@ func analyze(ctx context.Context, dbPath, incident string, paths []string, selec
 		return nil, res, nil, fmt.Errorf("analyze: %w", err)
 	}
 	setPhase(prog, ingest.Rules)
+	phase.Mark("rules")
 	sig, err := db.Signature(ctx, res.Run, rulesID(selected))
 	if err != nil {
 		return nil, res, nil, err
@@ -311,6 +315,7 @@ func analyze(ctx context.Context, dbPath, incident string, paths []string, selec
 		return nil, res, nil, err
 	}
 	setPhase(prog, ingest.Report)
+	phase.Mark("report")
 	rep, err := buildReport(ctx, db, res, findings)
 	return rep, res, ruleErrs, err
 }

@@ -10,12 +10,13 @@ import (
 	"forensics/rules/cbevidence"
 )
 
-// analyze finds every (node, bucket, restart) whose node answered stream
-// requests before traffic was enabled, and builds its finding.
-func analyze(evs []forensics.Event) []forensics.Finding {
-	ix := index(evs)
-	var out []forensics.Finding
-	for _, r := range ix.restarts() {
+// analyze finds, for each of the restarts rs, every bucket the node
+// answered stream requests for before traffic was enabled, and builds its
+// finding. The fixes wait for every node of the cluster to be known
+// (pending.finish).
+func (ix *events) analyze(rs []*restart) []pending {
+	var out []pending
+	for _, r := range rs {
 		for _, b := range ix.bucketsServed(r) {
 			if f, ok := ix.incident(r, b); ok {
 				out = append(out, f)
@@ -23,6 +24,29 @@ func analyze(evs []forensics.Event) []forensics.Finding {
 		}
 	}
 	return out
+}
+
+// pending is a finding whose fixes are still to be written.
+type pending struct {
+	forensics.Finding
+	node, bucket, warmup, version string
+	consumers                     []string
+	critical                      bool
+}
+
+// finish writes the fixes, naming nodes, sorted, for commands to run
+// against another node of the cluster.
+func (p pending) finish(nodes []string) forensics.Finding {
+	other := p.node
+	for _, n := range nodes {
+		if n != p.node {
+			other = n
+			break
+		}
+	}
+	f := p.Finding
+	f.Fixes = fixes(p.node, p.bucket, p.consumers, other, p.warmup, p.critical, p.version)
+	return f
 }
 
 // bucketsServed returns the buckets for which the node answered stream
@@ -56,7 +80,7 @@ func (ix *events) bucketsServed(r *restart) []string {
 
 // incident builds the finding for one restart and bucket, if the node
 // answered stream requests before traffic was enabled.
-func (ix *events) incident(r *restart, bucket string) (forensics.Finding, bool) {
+func (ix *events) incident(r *restart, bucket string) (pending, bool) {
 	node := r.node
 	closer := ix.closer(node, bucket, r.at, r.next)
 	limit := r.next
@@ -70,7 +94,7 @@ func (ix *events) incident(r *restart, bucket string) (forensics.Finding, bool) 
 	}
 	as := ix.answers(node, bucket, r.at, end)
 	if len(as) == 0 {
-		return forensics.Finding{}, false
+		return pending{}, false
 	}
 
 	var vbs []int
@@ -95,7 +119,7 @@ func (ix *events) incident(r *restart, bucket string) (forensics.Finding, bool) 
 		again = ix.aftermath(node, bucket, vbs, fo.start.Time)
 	}
 
-	ev := &cbevidence.Set{}
+	ev := &quoted{fill: ix.fill}
 	exit := ix.exitLine(r)
 	ev.Add(exit, exitNote(exit))
 	for _, s := range r.signals {
@@ -179,8 +203,8 @@ func (ix *events) incident(r *restart, bucket string) (forensics.Finding, bool) 
 			version = s.Attr("version")
 		}
 	}
-	f.Fixes = fixes(node, bucket, consumers, ix.otherNode(node), ix.warmupTook(node, bucket), critical, version)
-	return f, true
+	return pending{Finding: f, node: node, bucket: bucket, warmup: ix.warmupTook(node, bucket), version: version,
+		consumers: consumers, critical: critical}, true
 }
 
 // exitLine picks the line that tells best that memcached died: ns_server's
@@ -291,18 +315,6 @@ func closerNote(e *forensics.Event) string {
 	return "traffic enabled on the bucket on the node"
 }
 
-// otherNode returns a node of the cluster other than node to run cluster
-// commands against, or node itself when no other is known.
-func (ix *events) otherNode(node string) string {
-	ix.build()
-	for _, n := range ix.nodes {
-		if n != node {
-			return n
-		}
-	}
-	return node
-}
-
 // warmupTook returns how long the bucket's warmup to traffic took on the
 // node when the logs show one ("Bucket … marked as warmed in N seconds").
 func (ix *events) warmupTook(node, bucket string) string {
@@ -318,4 +330,19 @@ func orUnknown(s string) string {
 		return "another node"
 	}
 	return s
+}
+
+// quoted is the finding's evidence set; events read without their text
+// get it back before they are quoted.
+type quoted struct {
+	cbevidence.Set
+	fill func(*forensics.Event)
+}
+
+func (q *quoted) Add(e *forensics.Event, note string) bool {
+	if e == nil {
+		return false
+	}
+	q.fill(e)
+	return q.Set.Add(e, note)
 }

@@ -21,13 +21,17 @@ type events struct {
 	by     map[forensics.Kind][]*forensics.Event
 	merged map[string][]*forensics.Event
 
-	topics  map[string]*forensics.Event // node + "\x00" + topic → its first projector rollback
-	nodes   []string                    // every node named, sorted
+	topics  map[string]*forensics.Event // node + "\x00" + topic → its first projector rollback; shared by the windows
 	warmed  map[string]int              // node + "\x00" + bucket → longest warmup in seconds
 	byVB    map[vbKey][]*forensics.Event
 	begins  map[string][]*forensics.Event // source → its ixStreamBegin events, by line
 	rolls   map[string][]*forensics.Event // source → its ixRollback events, by line
 	indexed bool
+
+	// text reads back the line of an event whose text was dropped to
+	// save memory (window.go slim); nil when every event has its text.
+	text func(*forensics.Event) (string, error)
+	err  error // the first error of text
 }
 
 type vbKey struct {
@@ -36,11 +40,13 @@ type vbKey struct {
 	vb     int
 }
 
-func index(evs []forensics.Event) *events {
+func index(sets ...[]forensics.Event) *events {
 	ix := &events{by: map[forensics.Kind][]*forensics.Event{}, merged: map[string][]*forensics.Event{}}
-	for i := range evs {
-		e := &evs[i]
-		ix.by[e.Kind] = append(ix.by[e.Kind], e)
+	for _, evs := range sets {
+		for i := range evs {
+			e := &evs[i]
+			ix.by[e.Kind] = append(ix.by[e.Kind], e)
+		}
 	}
 	for _, es := range ix.by {
 		sortEvents(es)
@@ -87,7 +93,11 @@ func (ix *events) build() {
 		return
 	}
 	ix.indexed = true
-	ix.topics = map[string]*forensics.Event{}
+	if ix.topics == nil {
+		ix.topics = map[string]*forensics.Event{}
+	}
+	// Windows are read in time order: a topic's first rollback is that of
+	// the first window that has one.
 	for _, e := range ix.by[prRollback] {
 		if t := e.Attr("topic"); t != "" {
 			k := e.Node + "\x00" + t
@@ -96,16 +106,6 @@ func (ix *events) build() {
 			}
 		}
 	}
-	seen := map[string]bool{}
-	for _, es := range ix.by {
-		for _, e := range es {
-			if e.Node != "" && !seen[e.Node] {
-				seen[e.Node] = true
-				ix.nodes = append(ix.nodes, e.Node)
-			}
-		}
-	}
-	sort.Strings(ix.nodes)
 	ix.warmed = map[string]int{}
 	for _, e := range ix.by[nsWarmed] {
 		if n, ok := e.Int("seconds"); ok {
@@ -149,6 +149,14 @@ func lines(es []*forensics.Event, from, to int64) []*forensics.Event {
 		j = i
 	}
 	return es[i:j]
+}
+
+// fill gives back the text of an event read without it.
+func (ix *events) fill(e *forensics.Event) {
+	if e == nil || e.Text != "" || ix.text == nil || ix.err != nil {
+		return
+	}
+	e.Text, ix.err = ix.text(e)
 }
 
 func warmKey(node, bucket string) string { return node + "\x00" + bucket }

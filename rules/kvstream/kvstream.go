@@ -118,9 +118,9 @@ var Rule = &forensics.Rule{
 
 // The stream answers, stream begins and ends and vbucket states are logged
 // by the thousand on a busy cluster (every replication stream, every index
-// repair), while restarts are rare. run reads the restarts first, and the
-// high-volume kinds only around them: from a little before each restart to
-// long enough after it to see the failover and the second rollback.
+// repair), while restarts are rare: window.go reads the restarts first, and
+// the high-volume kinds only around them, from a little before each restart
+// to long enough after it to see the failover and the second rollback.
 var (
 	restartKinds = []forensics.Kind{mcStart, nsExited, nsPortExited}
 	highVolume   = map[forensics.Kind]bool{
@@ -131,30 +131,3 @@ var (
 	lookBefore = restartJoin + pairWindow
 	lookAfter  = 2 * time.Hour
 )
-
-func run(p *forensics.Pass) error {
-	restarts, err := p.Events(restartKinds...)
-	if err != nil || len(restarts) == 0 {
-		return err
-	}
-	var rare, frequent []forensics.Kind
-	for _, k := range p.Rule.Kinds {
-		if highVolume[k] {
-			frequent = append(frequent, k)
-		} else {
-			rare = append(rare, k)
-		}
-	}
-	evs, err := p.Events(rare...)
-	if err != nil {
-		return err
-	}
-	near, err := p.EventsNear(restarts, lookBefore, lookAfter, frequent...)
-	if err != nil {
-		return err
-	}
-	for _, f := range analyze(append(evs, near...)) {
-		p.Report(f)
-	}
-	return nil
-}

@@ -3,6 +3,7 @@ package kvstream
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -98,7 +99,8 @@ func findings(t *testing.T, evs []forensics.Event) []forensics.Finding {
 	return got
 }
 
-// sliceTimeline serves events by kind, in time order, as the store does.
+// sliceTimeline serves events by kind, node and time, in time order, as
+// the store does.
 type sliceTimeline []forensics.Event
 
 func (s sliceTimeline) Events(_ context.Context, q forensics.Query) ([]forensics.Event, error) {
@@ -108,9 +110,14 @@ func (s sliceTimeline) Events(_ context.Context, q forensics.Query) ([]forensics
 	}
 	var out []forensics.Event
 	for _, e := range s {
-		if len(want) == 0 || want[e.Kind] {
-			out = append(out, e)
+		switch {
+		case len(want) > 0 && !want[e.Kind],
+			len(q.Nodes) > 0 && !slices.Contains(q.Nodes, e.Node),
+			!q.Since.IsZero() && e.Time.Before(q.Since),
+			!q.Until.IsZero() && !e.Time.Before(q.Until):
+			continue
 		}
+		out = append(out, e)
 	}
 	ptrs := make([]*forensics.Event, len(out))
 	for i := range out {

@@ -69,6 +69,8 @@ func (ix *events) causalSkews(node, bucket string, as []*answer, at time.Time) [
 		} else if !ok {
 			order = append(order, behind)
 		}
+		ix.fill(p.cause)
+		ix.fill(p.effect)
 		cause, effect := quote(p.cause), quote(p.effect)
 		best[behind] = forensics.Skew{
 			Ahead: node, Behind: behind, By: gap,
