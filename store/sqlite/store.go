@@ -4,7 +4,7 @@
 // Everything outside this package talks to the timeline through DB's methods
 // and the forensics.Timeline interface, never through SQL of its own, so the
 // storage can change without touching parsers, rules or commands.
-package store
+package sqlite
 
 import (
 	"context"
