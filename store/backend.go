@@ -181,7 +181,7 @@ type LineBatch interface {
 // NewLine is a line as ingest hands it to the store.
 type NewLine struct {
 	N     int64
-	Stamp forensics.Stamp // the line's time; Stamp.Zone is stored as Flags.Zone
+	Stamp forensics.Stamp // the line's time and offset; its zone is Flags.Zone, since a line that takes the previous line's time is ZoneInherited
 	Flags LineFlags
 	Text  []byte // valid during Add only
 }

@@ -3,10 +3,10 @@ package sqlite
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
+
+	"forensics/store"
 )
 
 // SetIncident names the incident the run analyses.

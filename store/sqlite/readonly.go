@@ -11,6 +11,8 @@ import (
 	"time"
 
 	sqlite3 "github.com/mattn/go-sqlite3"
+
+	"forensics/store/block"
 )
 
 // readOnlyDriver opens connections for queries. Each connection is opened
@@ -81,7 +83,7 @@ func formatTime(ns int64) string {
 func blockLinesJSON(data []byte, firstLine int64) (string, error) {
 	type row [5]any
 	var rows []row
-	_, err := decodeBlock(firstLine, data, nil, func(l *StoredLine) error {
+	_, err := block.Decode(firstLine, data, nil, func(l *block.Line) error {
 		rows = append(rows, row{l.N, l.Time, l.Offset, int(l.Flags.Zone), string(l.Text)})
 		return nil
 	})
