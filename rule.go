@@ -129,3 +129,19 @@ func (p *Pass) EventsNear(anchors []Event, before, after time.Duration, kinds ..
 		flush()
 	}
 }
+
+// Cursor returns a cursor over events already at hand, in their order,
+// ending with err when it is not nil: the Timeline of a test, or of a rule
+// that reads from a slice.
+func Cursor(evs []Event, err error) iter.Seq2[*Event, error] {
+	return func(yield func(*Event, error) bool) {
+		for i := range evs {
+			if !yield(&evs[i], nil) {
+				return
+			}
+		}
+		if err != nil {
+			yield(nil, err)
+		}
+	}
+}

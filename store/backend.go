@@ -99,7 +99,10 @@ type Backend interface {
 // one goroutine, except LineBuffer, which reading goroutines call. A
 // source becomes visible to readers only when EndSource marks it complete,
 // so a run that is interrupted leaves no half-read source behind, and the
-// next run reads that source again.
+// next run reads that source again. While the writer holds writes not yet
+// committed, reads through its Backend may wait for them (SQLite has one
+// connection for writing): read before writing, after Commit, or through
+// OpenReader. SetIncident comes before the first source.
 type Writer interface {
 	// Run returns the id of the run the writer records.
 	Run() int64

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"forensics/report"
-	"forensics/store"
+	"forensics/store/backends"
 )
 
 // writeBigBundle writes a cbcollect_info folder whose memcached.log is large
@@ -80,7 +80,7 @@ func TestInterruptedAnalyze(t *testing.T) {
 				t.Errorf("interrupted analyze said %q", stderr.String())
 			}
 
-			ro, err := store.OpenReadOnly(db)
+			ro, err := backends.OpenReader(db)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -117,7 +117,7 @@ func waitForBlocks(t *testing.T, db string) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
-		if ro, err := store.OpenReadOnly(db); err == nil {
+		if ro, err := backends.OpenReader(db); err == nil {
 			var n int64
 			ro.QuerySQL(context.Background(), `SELECT count(*) FROM main.blocks`, nil, func(_ []string, v []any) error { n, _ = v[0].(int64); return nil })
 			ro.Close()
@@ -135,7 +135,7 @@ func waitForBlocks(t *testing.T, db string) {
 func assertEventCount(t *testing.T, a, b string) {
 	t.Helper()
 	count := func(path string) int64 {
-		ro, err := store.OpenReadOnly(path)
+		ro, err := backends.OpenReader(path)
 		if err != nil {
 			t.Fatal(err)
 		}

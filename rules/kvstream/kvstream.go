@@ -131,7 +131,7 @@ var (
 )
 
 func run(p *forensics.Pass) error {
-	restarts, err := p.Events(restartKinds...)
+	restarts, err := forensics.Collect(p.Events(restartKinds...))
 	if err != nil || len(restarts) == 0 {
 		return err
 	}
@@ -143,11 +143,11 @@ func run(p *forensics.Pass) error {
 			rare = append(rare, k)
 		}
 	}
-	evs, err := p.Events(rare...)
+	evs, err := forensics.Collect(p.Events(rare...))
 	if err != nil {
 		return err
 	}
-	near, err := p.EventsNear(restarts, lookBefore, lookAfter, frequent...)
+	near, err := forensics.Collect(p.EventsNear(restarts, lookBefore, lookAfter, frequent...))
 	if err != nil {
 		return err
 	}

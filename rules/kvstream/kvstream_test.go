@@ -3,6 +3,7 @@ package kvstream
 import (
 	"context"
 	"fmt"
+	"iter"
 	"strings"
 	"testing"
 	"time"
@@ -101,7 +102,11 @@ func findings(t *testing.T, evs []forensics.Event) []forensics.Finding {
 // sliceTimeline serves events by kind, in time order, as the store does.
 type sliceTimeline []forensics.Event
 
-func (s sliceTimeline) Events(_ context.Context, q forensics.Query) ([]forensics.Event, error) {
+func (s sliceTimeline) Events(ctx context.Context, q forensics.Query) iter.Seq2[*forensics.Event, error] {
+	return forensics.Cursor(s.events(ctx, q))
+}
+
+func (s sliceTimeline) events(_ context.Context, q forensics.Query) ([]forensics.Event, error) {
 	want := map[forensics.Kind]bool{}
 	for _, k := range q.Kinds {
 		want[k] = true
