@@ -221,3 +221,28 @@ func TestRelease(t *testing.T) {
 		t.Errorf("old timeline after a new load: sources = %+v, %v", srcs, err)
 	}
 }
+
+// A run interrupted as its transaction begins can be rolled back, and the
+// timeline takes the next run.
+func TestRollbackAfterCancel(t *testing.T) {
+	db, err := Open(filepath.Join(t.TempDir(), "t.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	w, err := db.NewRun(ctx, []string{"x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	if err := w.BeginSource(&forensics.Source{Path: "x.log", Key: "x"}); err == nil {
+		t.Error("BeginSource after the run was cancelled succeeded")
+	}
+	w.Rollback()
+	w.Rollback()
+	fill(t, db, "a.log", time.Unix(0, 0), 10)
+	if srcs, err := db.Sources(context.Background(), 0); err != nil || len(srcs) != 1 {
+		t.Errorf("sources after the cancelled run = %+v, %v", srcs, err)
+	}
+}

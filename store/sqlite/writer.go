@@ -81,11 +81,26 @@ func (w *Writer) begin() error {
 	w.insEvent, err = tx.PrepareContext(w.ctx, `INSERT INTO main.events
 		(source_id, line, t, tz, zone, node, kind, bucket, vb, range_id, keyspace, shard, tbl, attrs, text)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err == nil {
+		w.insBlock, err = tx.PrepareContext(w.ctx, `INSERT INTO main.blocks (source_id, first_line, lines, t_min, t_max, data) VALUES (?, ?, ?, ?, ?, ?)`)
+	}
 	if err != nil {
+		// An interrupted run cancels the context between BeginTx and the
+		// statements: the transaction ends here, with what was prepared.
+		w.Rollback()
 		return err
 	}
-	w.insBlock, err = tx.PrepareContext(w.ctx, `INSERT INTO main.blocks (source_id, first_line, lines, t_min, t_max, data) VALUES (?, ?, ?, ?, ?, ?)`)
-	return err
+	return nil
+}
+
+// closeStmts closes the statements of the transaction, those that were prepared.
+func (w *Writer) closeStmts() {
+	for _, st := range []**sql.Stmt{&w.insEvent, &w.insBlock} {
+		if *st != nil {
+			(*st).Close()
+			*st = nil
+		}
+	}
 }
 
 func (w *Writer) commitIfFull() error {
@@ -100,8 +115,7 @@ func (w *Writer) Commit() error {
 	if w.tx == nil {
 		return nil
 	}
-	w.insEvent.Close()
-	w.insBlock.Close()
+	w.closeStmts()
 	if _, err := w.tx.ExecContext(w.ctx, `INSERT INTO main.meta(key, value) VALUES ('max_block_span', ?)
 		ON CONFLICT(key) DO UPDATE SET value = max(CAST(value AS INTEGER), CAST(excluded.value AS INTEGER))`, w.maxSpan); err != nil {
 		w.Rollback()
@@ -121,10 +135,9 @@ func (w *Writer) Close() error { return w.Commit() }
 // Rollback abandons what was written since the last commit.
 func (w *Writer) Rollback() {
 	if w.tx != nil {
-		w.insEvent.Close()
-		w.insBlock.Close()
+		w.closeStmts()
 		w.tx.Rollback()
-		w.tx = nil
+		w.tx, w.bytes, w.events = nil, 0, 0
 	}
 }
 
