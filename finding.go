@@ -5,7 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 )
@@ -163,14 +163,5 @@ func (f *Finding) Fingerprint() string {
 
 // SortEvidence puts evidence in timeline order: time, then source, then line.
 func SortEvidence(ev []Evidence) {
-	sort.SliceStable(ev, func(i, j int) bool {
-		a, b := ev[i], ev[j]
-		if !a.Time.Equal(b.Time) {
-			return a.Time.Before(b.Time)
-		}
-		if a.Source != b.Source {
-			return a.Source < b.Source
-		}
-		return a.Line < b.Line
-	})
+	slices.SortStableFunc(ev, func(a, b Evidence) int { return a.Position().Compare(b.Position()) })
 }

@@ -2,6 +2,9 @@ package forensics
 
 import (
 	"context"
+	"fmt"
+	"iter"
+	"slices"
 	"time"
 )
 
@@ -38,12 +41,17 @@ type Query struct {
 	Table    string
 }
 
-// Timeline is what rules read. Events come in time order (then source, then line).
+// Timeline is what rules read.
 type Timeline interface {
-	Events(ctx context.Context, q Query) ([]Event, error)
+	// Events returns a cursor over the events the query selects, in
+	// timeline order (Compare). Each event yielded is the caller's to keep.
+	// An error ends the sequence.
+	Events(ctx context.Context, q Query) iter.Seq2[*Event, error]
 }
 
-// Pass is one run of one rule over a timeline.
+// Pass is one run of one rule over a timeline. It serves the rule only the
+// kinds the rule declares (Rule.Kinds), as go/analysis serves an analyzer
+// only the results it Requires, so the driver knows what every rule reads.
 type Pass struct {
 	Context  context.Context
 	Rule     *Rule
@@ -51,9 +59,38 @@ type Pass struct {
 	Report   func(Finding)
 }
 
-// Events returns the events of the given kinds, in time order.
-func (p *Pass) Events(kinds ...Kind) ([]Event, error) {
-	return p.Timeline.Events(p.Context, Query{Kinds: kinds})
+// Events returns a cursor over the events of the given kinds (every kind
+// the rule declares when none is given), in timeline order.
+func (p *Pass) Events(kinds ...Kind) iter.Seq2[*Event, error] {
+	return p.Query(Query{Kinds: kinds})
+}
+
+// Query returns a cursor over the events q selects, in timeline order. Its
+// kinds must be among those the rule declares; none means all of them.
+func (p *Pass) Query(q Query) iter.Seq2[*Event, error] {
+	if len(q.Kinds) == 0 {
+		q.Kinds = p.Rule.Kinds
+	}
+	for _, k := range q.Kinds {
+		if !slices.Contains(p.Rule.Kinds, k) {
+			err := fmt.Errorf("reads kind %s, which the rule does not declare in its Kinds", k)
+			return func(yield func(*Event, error) bool) { yield(nil, err) }
+		}
+	}
+	return p.Timeline.Events(p.Context, q)
+}
+
+// Collect reads a cursor to the end into a slice, for rules that need
+// their events at hand.
+func Collect(seq iter.Seq2[*Event, error]) ([]Event, error) {
+	var out []Event
+	for e, err := range seq {
+		if err != nil {
+			return out, err
+		}
+		out = append(out, *e)
+	}
+	return out, nil
 }
 
 // EventsNear returns the events of the given kinds from before to after
@@ -61,29 +98,50 @@ func (p *Pass) Events(kinds ...Kind) ([]Event, error) {
 // restart, a redirect) and the kinds logged by the hundred thousand only
 // around them, so a healthy bundle costs nothing and a large one does not
 // have to fit in memory.
-func (p *Pass) EventsNear(anchors []Event, before, after time.Duration, kinds ...Kind) ([]Event, error) {
-	var out []Event
-	var from, to time.Time
-	flush := func() error {
-		if from.IsZero() {
-			return nil
-		}
-		evs, err := p.Timeline.Events(p.Context, Query{Kinds: kinds, Since: from, Until: to})
-		out = append(out, evs...)
-		return err
-	}
-	for _, a := range anchors { // anchors come in time order, so windows do too
-		start, end := a.Time.Add(-before), a.Time.Add(after)
-		if !from.IsZero() && !start.After(to) {
-			if end.After(to) {
-				to = end
+func (p *Pass) EventsNear(anchors []Event, before, after time.Duration, kinds ...Kind) iter.Seq2[*Event, error] {
+	return func(yield func(*Event, error) bool) {
+		var from, to time.Time
+		// flush yields the window from..to and reports whether to go on.
+		flush := func() bool {
+			if from.IsZero() {
+				return true
 			}
-			continue
+			for e, err := range p.Query(Query{Kinds: kinds, Since: from, Until: to}) {
+				if !yield(e, err) || err != nil {
+					return false
+				}
+			}
+			return true
 		}
-		if err := flush(); err != nil {
-			return nil, err
+		for _, a := range anchors { // anchors come in time order, so windows do too
+			start, end := a.Time.Add(-before), a.Time.Add(after)
+			if !from.IsZero() && !start.After(to) {
+				if end.After(to) {
+					to = end
+				}
+				continue
+			}
+			if !flush() {
+				return
+			}
+			from, to = start, end
 		}
-		from, to = start, end
+		flush()
 	}
-	return out, flush()
+}
+
+// Cursor returns a cursor over events already at hand, in their order,
+// ending with err when it is not nil: the Timeline of a test, or of a rule
+// that reads from a slice.
+func Cursor(evs []Event, err error) iter.Seq2[*Event, error] {
+	return func(yield func(*Event, error) bool) {
+		for i := range evs {
+			if !yield(&evs[i], nil) {
+				return
+			}
+		}
+		if err != nil {
+			yield(nil, err)
+		}
+	}
 }

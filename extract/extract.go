@@ -56,7 +56,7 @@ type Result struct {
 // whole, and expect.json naming the finding.
 //
 // With red, every line, path and the expect.json are redacted.
-func Write(ctx context.Context, db *store.DB, f store.StoredFinding, r *forensics.Rule, dir string, red *Redactor) (*Result, error) {
+func Write(ctx context.Context, db store.Reader, f store.StoredFinding, r *forensics.Rule, dir string, red *Redactor) (*Result, error) {
 	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
 		return nil, fmt.Errorf("extract into %s: the folder is not empty", dir)
 	}
@@ -77,11 +77,11 @@ func Write(ctx context.Context, db *store.DB, f store.StoredFinding, r *forensic
 	q := store.EventFilter{Run: f.Run}
 	q.Kinds = r.Kinds
 	q.Since, q.Until = f.Start.Add(-Margin), f.End.Add(Margin)
-	if err := db.Events(ctx, q, func(e *forensics.Event) error {
+	for e, err := range db.Events(ctx, q) {
+		if err != nil {
+			return nil, err
+		}
 		mark(e.Source, e.Line)
-		return nil
-	}); err != nil {
-		return nil, err
 	}
 	byPath := map[string]forensics.Source{}
 	for _, s := range srcs {
@@ -120,7 +120,7 @@ func Write(ctx context.Context, db *store.DB, f store.StoredFinding, r *forensic
 }
 
 // writeSource writes the kept lines of one source, in file order.
-func writeSource(ctx context.Context, db *store.DB, run int64, src forensics.Source, keep map[int64]bool, out string, red *Redactor) (File, error) {
+func writeSource(ctx context.Context, db store.Reader, run int64, src forensics.Source, keep map[int64]bool, out string, red *Redactor) (File, error) {
 	file := File{From: src.Path, Of: src.Lines}
 	if red != nil {
 		file.From = red.Text(src.Path)
@@ -140,18 +140,17 @@ func writeSource(ctx context.Context, db *store.DB, run int64, src forensics.Sou
 		text string
 	}
 	var lines []line
-	err = db.Lines(ctx, store.LineFilter{Run: run, Paths: []string{src.Path}}, func(l *store.Line) error {
+	for l, err := range db.Lines(ctx, store.LineFilter{Run: run, Paths: []string{src.Path}}) {
+		if err != nil {
+			fh.Close()
+			return file, err
+		}
 		if l.Source != src.Path {
-			return nil // another file whose path contains this one
+			continue // another file whose path contains this one
 		}
 		if whole || l.N <= headLines || keep[l.N] {
 			lines = append(lines, line{l.N, l.Text})
 		}
-		return nil
-	})
-	if err != nil {
-		fh.Close()
-		return file, err
 	}
 	sort.Slice(lines, func(i, j int) bool { return lines[i].n < lines[j].n })
 	for _, l := range lines {

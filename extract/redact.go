@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 
-	"forensics"
 	"forensics/store"
 )
 
@@ -33,7 +32,7 @@ var (
 
 // NewRedactor learns the names to replace from the run's events and the
 // finding's subject.
-func NewRedactor(ctx context.Context, db *store.DB, f store.StoredFinding) (*Redactor, error) {
+func NewRedactor(ctx context.Context, db store.Reader, f store.StoredFinding) (*Redactor, error) {
 	r := &Redactor{names: map[string]string{}, ips: map[string]string{}}
 	kinds := map[string]map[string]bool{"bucket": {}, "keyspace": {}, "table": {}, "workflow": {}, "host": {}}
 	add := func(kind, name string) {
@@ -42,7 +41,10 @@ func NewRedactor(ctx context.Context, db *store.DB, f store.StoredFinding) (*Red
 		}
 	}
 	nodeIPs := map[string]bool{}
-	err := db.Events(ctx, store.EventFilter{Run: f.Run}, func(e *forensics.Event) error {
+	for e, err := range db.Events(ctx, store.EventFilter{Run: f.Run}) {
+		if err != nil {
+			return nil, err
+		}
 		for _, ip := range ipv4.FindAllString(e.Node, -1) {
 			nodeIPs[ip] = true
 		}
@@ -53,10 +55,6 @@ func NewRedactor(ctx context.Context, db *store.DB, f store.StoredFinding) (*Red
 		for _, m := range nsHost.FindAllStringSubmatch(e.Node+" "+e.Text, -1) {
 			add("host", m[1])
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
 	}
 	// The nodes' addresses first, in order, so the pseudonyms do not depend
 	// on which file is written first.

@@ -82,7 +82,7 @@ const headSize = 16 << 10
 const eventBatch = 512
 
 // Run reads paths into the timeline through w.
-func Run(ctx context.Context, db *store.DB, w *store.Writer, paths []string, opt Options) (Result, error) {
+func Run(ctx context.Context, db store.Backend, w store.Writer, paths []string, opt Options) (Result, error) {
 	res := Result{Run: w.Run()}
 	prog := opt.Progress
 	if prog == nil {
@@ -150,7 +150,7 @@ func Run(ctx context.Context, db *store.DB, w *store.Writer, paths []string, opt
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			wk := worker{formats: opt.Formats, out: msgs, ctx: ctx, loaded: loaded, progress: prog}
+			wk := worker{formats: opt.Formats, out: msgs, ctx: ctx, loaded: loaded, progress: prog, newLines: w.LineBuffer}
 			for m := range members {
 				wk.read(m)
 				// A file skipped after its first bytes, or recognised as
@@ -160,8 +160,8 @@ func Run(ctx context.Context, db *store.DB, w *store.Writer, paths []string, opt
 				}
 				prog.FilesDone.Add(1)
 			}
-			if wk.builder != nil {
-				wk.builder.Release()
+			if wk.lines != nil {
+				wk.lines.Release()
 			}
 		}()
 	}
@@ -215,7 +215,7 @@ const (
 type msg struct {
 	kind    msgKind
 	src     *source
-	block   store.Block
+	lines   store.LineBatch
 	events  []forensics.Event
 	reason  string
 	path    string
@@ -230,7 +230,7 @@ type source struct {
 	stop atomic.Bool // set by the writer when the source need not be read further
 }
 
-func write(w *store.Writer, m msg, res *Result) error {
+func write(w store.Writer, m msg, res *Result) error {
 	switch m.kind {
 	case msgSkipped:
 		res.Skipped = append(res.Skipped, Skipped{Path: m.path, Reason: m.reason})
@@ -258,10 +258,10 @@ func write(w *store.Writer, m msg, res *Result) error {
 		return err
 	case msgBlock:
 		if m.src.ID == 0 || m.src.stop.Load() {
-			m.block.Release()
+			m.lines.Release()
 			return nil
 		}
-		return w.AddBlock(m.src.ID, m.block)
+		return w.AddLines(m.src.ID, m.lines)
 	case msgEvents:
 		if m.src.ID == 0 || m.src.stop.Load() {
 			return nil
@@ -296,7 +296,8 @@ type worker struct {
 	formats  []forensics.Format
 	out      chan<- msg
 	loaded   map[string]bool
-	builder  *store.BlockBuilder
+	lines    store.LineBuffer
+	newLines func() store.LineBuffer
 	progress *Progress
 	// readBytes is how much of the last member read counted.
 	readBytes int64
@@ -370,8 +371,8 @@ func (wk *worker) read(m input.Member) {
 		Path: m.Path, Node: m.Node, Format: format.Name, Component: format.Component, Key: m.Key,
 	}}
 	wk.send(msg{kind: msgBegin, src: src, begin: src.Source})
-	if wk.builder == nil {
-		wk.builder = store.NewBlockBuilder()
+	if wk.lines == nil {
+		wk.lines = wk.newLines()
 	}
 	p := parse{wk: wk, src: src, parser: format.New(m.Origin()), fallback: m.ModTime}
 	readErr := p.run(br)
@@ -464,6 +465,7 @@ type parse struct {
 	pending    []pendingLine
 	pendSz     int
 	first      time.Time // earliest event time, for lines of documents without times
+	stored     int64     // lines handed to the store
 }
 
 // pendingLine is a line read before the first line with a time: it gets
@@ -512,7 +514,6 @@ func (p *parse) flushEvents() {
 
 func (p *parse) run(r io.Reader) error {
 	lr := lines.NewReader(r)
-	b := p.wk.builder
 	var readErr error
 	crSaid := false
 	for {
@@ -562,10 +563,7 @@ func (p *parse) run(r io.Reader) error {
 				p.src.Last = st.Time
 			}
 		}
-		b.Add(l.N, st.Time.UnixNano(), st.Offset, flags, l.Text)
-		if b.Full() {
-			p.wk.send(msg{kind: msgBlock, src: p.src, block: b.Finish()})
-		}
+		p.store(l.N, st, flags, l.Text)
 	}
 	if err := p.parser.End(p.emit); err != nil {
 		p.src.Errors++
@@ -581,21 +579,36 @@ func (p *parse) run(r io.Reader) error {
 		}
 		p.release(forensics.Stamp{Time: t, Zone: forensics.ZoneInherited})
 	}
-	if !b.Empty() {
-		p.wk.send(msg{kind: msgBlock, src: p.src, block: b.Finish()})
+	if b := p.wk.lines; !b.Empty() {
+		p.wk.send(msg{kind: msgBlock, src: p.src, lines: b.Batch()})
 	}
 	p.flushEvents()
+	// Which lines are event lines is known only at the end, since parsers
+	// emit the events of multi-line entries and documents late. Lines,
+	// stored and Skipped are each counted where they happen, so
+	// Lines == Events + Plain + Skipped checks that every line read was
+	// stored or dropped on purpose.
 	p.src.Events = p.eventLines.count(p.src.Lines)
-	p.src.Plain = p.src.Lines - p.src.Events - p.src.Skipped
+	p.src.Plain = p.stored - p.src.Events
 	return readErr
 }
 
-// count counts a line read. Every line is kept, as an event line or a plain
-// line, so none is skipped; which lines are event lines is known only at the
-// end, since parsers emit the events of multi-line entries and documents late.
+// count counts a line read.
 func (p *parse) count(l lines.Line) {
 	if !l.Cut { // a cut line is counted once, with its last piece
 		p.src.Lines++
+	}
+}
+
+// store hands a line to the store, and counts it stored with its last piece.
+func (p *parse) store(n int64, st forensics.Stamp, flags store.LineFlags, text []byte) {
+	b := p.wk.lines
+	b.Add(&store.NewLine{N: n, Stamp: st, Flags: flags, Text: text})
+	if !flags.Cut {
+		p.stored++
+	}
+	if b.Full() {
+		p.wk.send(msg{kind: msgBlock, src: p.src, lines: b.Batch()})
 	}
 }
 
@@ -644,13 +657,9 @@ func (p *parse) release(st forensics.Stamp) {
 	if len(p.pending) == 0 {
 		return
 	}
-	b := p.wk.builder
 	for _, pl := range p.pending {
 		pl.flags.Zone = forensics.ZoneInherited
-		b.Add(pl.n, st.Time.UnixNano(), st.Offset, pl.flags, pl.text)
-		if b.Full() {
-			p.wk.send(msg{kind: msgBlock, src: p.src, block: b.Finish()})
-		}
+		p.store(pl.n, st, pl.flags, pl.text)
 	}
 	p.pending, p.pendSz = nil, 0
 }

@@ -13,6 +13,7 @@ import (
 	"forensics"
 	"forensics/logtime"
 	"forensics/store"
+	"forensics/store/sqlite"
 )
 
 // testFormat reads lines that start with an RFC 3339 time; a line holding
@@ -100,7 +101,7 @@ func writeZip(t *testing.T, path string, members map[string][]byte) {
 	f.Close()
 }
 
-func analyze(t *testing.T, db *store.DB, paths ...string) Result {
+func analyze(t *testing.T, db store.Backend, paths ...string) Result {
 	t.Helper()
 	ctx := context.Background()
 	w, err := db.NewRun(ctx, paths)
@@ -127,7 +128,7 @@ func TestRunReadsZipMembersOnce(t *testing.T) {
 		folder + "empty/":           nil,
 		folder + "nested/inner.zip": innerZip(t),
 	})
-	db, err := store.Open(filepath.Join(dir, "t.db"))
+	db, err := sqlite.Open(filepath.Join(dir, "t.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,12 +176,11 @@ func TestRunReadsZipMembersOnce(t *testing.T) {
 	}
 
 	var got []string
-	err = db.Lines(ctx, store.LineFilter{Run: first.Run, Paths: []string{"test.log"}}, func(l *store.Line) error {
+	for l, err := range db.Lines(ctx, store.LineFilter{Run: first.Run, Paths: []string{"test.log"}}) {
+		if err != nil {
+			t.Fatal(err)
+		}
 		got = append(got, l.Time.Format("15:04:05")+" "+l.Text)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	want := strings.Split(strings.TrimSuffix(logA, "\n"), "\n")
 	if len(got) != len(want) {
@@ -199,7 +199,12 @@ func TestRunReadsZipMembersOnce(t *testing.T) {
 
 	countEvents := func() int {
 		n := 0
-		db.Events(ctx, store.EventFilter{}, func(*forensics.Event) error { n++; return nil })
+		for _, err := range db.Events(ctx, store.EventFilter{}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			n++
+		}
 		return n
 	}
 	before := countEvents()
@@ -233,7 +238,7 @@ func TestRunFolderAndPlainFile(t *testing.T) {
 	sub := filepath.Join(dir, folder)
 	os.MkdirAll(sub, 0o755)
 	os.WriteFile(filepath.Join(sub, "test.log"), []byte(logA), 0o644)
-	db, err := store.Open(filepath.Join(dir, "t.db"))
+	db, err := sqlite.Open(filepath.Join(dir, "t.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,5 +253,60 @@ func TestRunFolderAndPlainFile(t *testing.T) {
 	srcs, _ := db.Sources(context.Background(), res.Run)
 	if srcs[0].Node != node {
 		t.Errorf("node = %q, want %q from the folder name", srcs[0].Node, node)
+	}
+}
+
+// TestStoredLinesAreLinesRead reads each source's lines and events back from
+// the store, and checks them against the accounting the reading recorded:
+// the lines stored are the lines read, and the lines with an event are the
+// events counted.
+func TestStoredLinesAreLinesRead(t *testing.T) {
+	dir := t.TempDir()
+	sub := filepath.Join(dir, folder)
+	os.MkdirAll(sub, 0o755)
+	os.WriteFile(filepath.Join(sub, "test.log"), []byte(logA), 0o644)
+	// A long line is stored in pieces, under one number; CR-only endings
+	// are lines too.
+	long := "2022-07-21T17:39:13.000-07:00 INFO EVENT long " + strings.Repeat("x", 200<<10) + "\n"
+	os.WriteFile(filepath.Join(sub, "long.log"), []byte(logA+long+"tail\n"), 0o644)
+	os.WriteFile(filepath.Join(sub, "cr.log"), []byte("2022-07-21T17:39:12.120-07:00 INFO EVENT a\r2022-07-21T17:39:12.130-07:00 INFO b\r"), 0o644)
+	db, err := sqlite.Open(filepath.Join(dir, "t.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	res := analyze(t, db, dir)
+	ctx := context.Background()
+	srcs, err := db.Sources(ctx, res.Run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(srcs) != 3 {
+		t.Fatalf("%d sources, want 3", len(srcs))
+	}
+	for _, s := range srcs {
+		stored := map[int64]bool{}
+		withEvent := map[int64]bool{}
+		for l, err := range db.Lines(ctx, store.LineFilter{Run: res.Run, Paths: []string{s.Path}}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if l.Source != s.Path {
+				continue // a path containing this one
+			}
+			stored[l.N] = true
+			if len(l.Kinds) > 0 {
+				withEvent[l.N] = true
+			}
+		}
+		if int64(len(stored)) != s.Lines {
+			t.Errorf("%s: %d lines in the store, %d read", s.Path, len(stored), s.Lines)
+		}
+		if int64(len(withEvent)) != s.Events {
+			t.Errorf("%s: %d lines with events in the store, %d counted", s.Path, len(withEvent), s.Events)
+		}
+		if s.Lines != s.Events+s.Plain+s.Skipped {
+			t.Errorf("%s: lines %d != events %d + plain %d + skipped %d", s.Path, s.Lines, s.Events, s.Plain, s.Skipped)
+		}
 	}
 }

@@ -7,7 +7,7 @@ import (
 
 	"forensics"
 	"forensics/input"
-	"forensics/store"
+	"forensics/store/sqlite"
 )
 
 // The totals are known before reading starts (the survey reads the zip's
@@ -30,7 +30,7 @@ func TestProgressTotalsUpFront(t *testing.T) {
 	if files != 3 || bytes != want {
 		t.Fatalf("survey: %d files, %d bytes; want 3 and %d", files, bytes, want)
 	}
-	db, err := store.Open(filepath.Join(dir, "t.db"))
+	db, err := sqlite.Open(filepath.Join(dir, "t.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -131,7 +131,8 @@ func (w *Walker) skip(path, reason string) {
 	}
 }
 
-// errStop is returned by fn to end the walk; it is passed through unchanged.
+// walkPath walks one path. An error from fn ends the walk and is returned
+// unchanged; a path that cannot be read is a problem, and the walk goes on.
 func (w *Walker) walkPath(ctx context.Context, p string, fn func(Member) error) error {
 	info, err := os.Stat(p)
 	if err != nil {

@@ -1,6 +1,7 @@
-// Package report writes the result of an analysis for people (a table) and
-// for programs (JSON). The JSON field names are a contract with users'
-// scripts: add fields, never rename or remove them.
+// Package report puts the result of an analysis together (Build) and
+// writes it for people (a table, Markdown, a self-contained HTML page) and
+// for programs (JSON, SARIF). The JSON field names are a contract with
+// users' scripts: add fields, never rename or remove them.
 package report
 
 import (
@@ -132,4 +133,45 @@ func NewSource(s forensics.Source) Source {
 		out.First, out.Last = &first, &last
 	}
 	return out
+}
+
+// Reading is what a run read, as its report lists it.
+type Reading struct {
+	Read     int // sources read by the run
+	Reused   int // sources already in the timeline
+	Skipped  []Skipped
+	Problems []forensics.Problem // met while reading; the sources' own are added by Build
+}
+
+// Build puts the report of a run together: its findings, the accounting of
+// its sources, and what was skipped or went wrong. A source keeps the
+// problems it was read with, so one read by an earlier run reports them
+// too (analysing it again must not make them disappear for --strict); a
+// problem is listed once.
+func Build(findings []forensics.Finding, srcs []forensics.Source, rd Reading) *Report {
+	rep := &Report{Findings: findings, Problems: rd.Problems}
+	seen := map[string]bool{}
+	for _, p := range rd.Problems {
+		seen[p.Error()] = true
+	}
+	for _, s := range srcs {
+		rep.Sources = append(rep.Sources, NewSource(s))
+		for _, p := range s.Problems {
+			if !seen[p.Error()] {
+				seen[p.Error()] = true
+				rep.Problems = append(rep.Problems, p)
+			}
+		}
+	}
+	rep.Skipped = rd.Skipped
+	rep.Summary = Summary{
+		Read: rd.Read, Reused: rd.Reused, Skipped: len(rd.Skipped), Problems: len(rep.Problems),
+		Findings: map[string]int{},
+	}
+	for _, f := range findings {
+		rep.Summary.Findings[f.Severity.String()]++
+	}
+	rep.Summary.Releases = NodeReleases(rep.Sources)
+	rep.Summary.Empty = EmptySources(rep.Sources)
+	return rep
 }

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"context"
+	"iter"
 	"testing"
 	"time"
 
@@ -10,7 +11,9 @@ import (
 
 type noEvents struct{}
 
-func (noEvents) Events(context.Context, forensics.Query) ([]forensics.Event, error) { return nil, nil }
+func (noEvents) Events(context.Context, forensics.Query) iter.Seq2[*forensics.Event, error] {
+	return forensics.Cursor(nil, nil)
+}
 
 // A finding's window spans all its evidence, and its id stays the one its
 // rule's own start gives (ids pasted into tickets keep working).

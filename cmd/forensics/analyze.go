@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,13 +12,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"forensics"
+	"forensics/analysis"
 	"forensics/ingest"
 	"forensics/input"
 	"forensics/parsers"
 	"forensics/phase"
 	"forensics/report"
 	"forensics/rules"
-	"forensics/store"
+	"forensics/store/backends"
 )
 
 type analyzeOptions struct {
@@ -135,17 +135,18 @@ func runAnalyze(cmd *cobra.Command, opts *analyzeOptions, paths []string) error 
 		stop = showProgress(opts.stderr, prog)
 		defer stop()
 	}
-	rep, res, ruleErrs, err := analyze(cmd.Context(), opts.db, opts.incident, paths, selected, opts.limits, prog)
+	res, err := analyze(cmd.Context(), opts.db, opts.incident, paths, selected, opts.limits, prog)
 	if opts.format.String() != "html" {
 		stop() // the output follows; the HTML report still reads the timeline
 	}
 	if err != nil {
 		return err
 	}
+	rep, ruleErrs := res.Report, res.RuleErrors
 	for _, err := range ruleErrs {
 		fmt.Fprintf(opts.stderr, "forensics: %s\n", report.EscapeLines(err.Error(), "  "))
 	}
-	if res.Read+res.Reused == 0 {
+	if !res.Analysed() {
 		// Say why, not "No findings.": nothing was looked at.
 		if !opts.quiet {
 			if err := report.WriteSources(opts.stderr, rep, layoutFor(opts.stderr, opts.verbose)); err != nil {
@@ -229,7 +230,7 @@ func runAnalyze(cmd *cobra.Command, opts *analyzeOptions, paths []string) error 
 // analyzeHTML writes the HTML report of the run just analysed, reading the
 // swimlanes' events back from the timeline.
 func analyzeHTML(ctx context.Context, opts *analyzeOptions, run int64, rep *report.Report) error {
-	db, err := store.OpenReadOnly(opts.db)
+	db, err := backends.OpenReader(opts.db)
 	if err != nil {
 		return err
 	}
@@ -239,150 +240,16 @@ func analyzeHTML(ctx context.Context, opts *analyzeOptions, run int64, rep *repo
 
 // analyze reads paths into the timeline at dbPath, runs the rules over what
 // was read, and stores and returns the findings.
-func analyze(ctx context.Context, dbPath, incident string, paths []string, selected []*forensics.Rule, limits input.Limits, prog *ingest.Progress) (*report.Report, ingest.Result, []error, error) {
-	_, statErr := os.Stat(dbPath)
-	created := errors.Is(statErr, os.ErrNotExist)
-	phase.Mark("ingest")
-	db, err := store.Open(dbPath)
-	if err != nil {
-		return nil, ingest.Result{}, nil, err
-	}
-	defer db.Close()
-	w, err := db.NewRun(ctx, paths)
-	if err != nil {
-		return nil, ingest.Result{}, nil, err
-	}
-	if incident == "" {
-		incident = store.IncidentName(paths)
-	}
-	if err := w.SetIncident(incident); err != nil {
-		return nil, ingest.Result{}, nil, err
-	}
-	res, err := ingest.Run(ctx, db, w, paths, ingest.Options{Formats: parsers.All, Limits: limits, Progress: prog})
-	if err == nil && res.Read+res.Reused == 0 {
-		// A run that read nothing is not an analysis: it must not become
-		// the latest one, and a timeline it created is removed again.
-		if err := w.Discard(); err != nil {
-			return nil, res, nil, err
-		}
-		rep := &report.Report{Problems: res.Problems, Summary: report.Summary{Skipped: len(res.Skipped), Problems: len(res.Problems)}}
-		for _, s := range res.Skipped {
-			rep.Skipped = append(rep.Skipped, report.Skipped(s))
-		}
-		db.Close()
-		if created {
-			for _, suffix := range []string{"", "-wal", "-shm"} {
-				os.Remove(dbPath + suffix)
-			}
-		}
-		return rep, res, nil, nil
-	}
-	if errors.Is(err, context.Canceled) {
-		return nil, res, nil, fmt.Errorf("analyze interrupted (%w): the files stored whole so far are kept; run the same command again to finish", err)
-	}
-	if err != nil {
-		return nil, res, nil, fmt.Errorf("analyze: %w", err)
-	}
-	setPhase(prog, ingest.Rules)
-	phase.Mark("rules")
-	sig, err := db.Signature(ctx, res.Run, rulesID(selected))
-	if err != nil {
-		return nil, res, nil, err
-	}
-	findings, reused, err := db.PriorFindings(ctx, res.Run, sig)
-	if err != nil {
-		return nil, res, nil, err
-	}
-	var ruleErrs []error
-	if !reused {
-		// The rules run side by side on read-only connections of their own.
-		ro, err := store.OpenReadOnly(dbPath)
-		if err != nil {
-			return nil, res, nil, err
-		}
-		findings, ruleErrs = rules.Run(ctx, ro.Timeline(res.Run), selected)
-		ro.Close()
-	}
-	if err := w.SaveFindings(findings); err != nil {
-		return nil, res, nil, err
-	}
-	if len(ruleErrs) == 0 {
-		if err := w.SetSignature(sig); err != nil {
-			return nil, res, nil, err
-		}
-	}
-	if err := w.Close(); err != nil {
-		return nil, res, nil, err
-	}
-	setPhase(prog, ingest.Report)
-	phase.Mark("report")
-	rep, err := buildReport(ctx, db, res, findings)
-	return rep, res, ruleErrs, err
-}
-
-func setPhase(p *ingest.Progress, ph ingest.Phase) {
-	if p != nil {
-		p.Phase.Store(int32(ph))
-	}
-}
-
-// rulesID names the rules and the build of forensics that runs them: the
-// findings of unchanged content are reused only if both are the same.
-func rulesID(rs []*forensics.Rule) string {
-	var b strings.Builder
-	for _, r := range rs {
-		b.WriteString(r.Name + ",")
-	}
-	if info, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range info.Settings {
-			if s.Key == "vcs.revision" || s.Key == "vcs.modified" {
-				b.WriteString(s.Value + ",")
-			}
-		}
-	}
-	// An unversioned or modified build is told apart by its executable.
-	if exe, err := os.Executable(); err == nil {
-		if fi, err := os.Stat(exe); err == nil {
-			fmt.Fprintf(&b, "%d,%d", fi.Size(), fi.ModTime().UnixNano())
-		}
-	}
-	return b.String()
-}
-
-func buildReport(ctx context.Context, db *store.DB, res ingest.Result, findings []forensics.Finding) (*report.Report, error) {
-	srcs, err := db.Sources(ctx, res.Run)
+func analyze(ctx context.Context, dbPath, incident string, paths []string, selected []*forensics.Rule, limits input.Limits, prog *ingest.Progress) (*analysis.Result, error) {
+	db, err := backends.Open(dbPath)
 	if err != nil {
 		return nil, err
 	}
-	rep := &report.Report{Findings: findings, Problems: res.Problems}
-	seen := map[string]bool{}
-	for _, p := range res.Problems {
-		seen[p.Error()] = true
-	}
-	for _, s := range srcs {
-		rep.Sources = append(rep.Sources, report.NewSource(s))
-		// A source already in the timeline keeps the problems it was read
-		// with: analysing it again must not make them disappear (--strict).
-		for _, p := range s.Problems {
-			if !seen[p.Error()] {
-				seen[p.Error()] = true
-				rep.Problems = append(rep.Problems, p)
-			}
-		}
-	}
-	for _, s := range res.Skipped {
-		rep.Skipped = append(rep.Skipped, report.Skipped(s))
-	}
-	rep.Summary = report.Summary{
-		Read: res.Read, Reused: res.Reused, Skipped: len(res.Skipped), Problems: len(rep.Problems),
-		Findings: map[string]int{},
-	}
-	for _, f := range findings {
-		rep.Summary.Findings[f.Severity.String()]++
-	}
-	rep.Summary.Releases = report.NodeReleases(rep.Sources)
-	rep.Summary.Empty = report.EmptySources(rep.Sources)
-	return rep, nil
+	defer db.Close()
+	return analysis.Run(ctx, analysis.Config{
+		Store: db, Inputs: paths, Incident: incident,
+		Formats: parsers.All, Rules: selected, Limits: limits, Progress: prog,
+	})
 }
 
 func selectRules(names []string) ([]*forensics.Rule, error) {

@@ -10,6 +10,7 @@ import (
 	"forensics/report"
 	"forensics/rules"
 	"forensics/store"
+	"forensics/store/backends"
 )
 
 // Shell completion: cobra's `forensics completion bash|zsh|fish|powershell`
@@ -43,12 +44,12 @@ func completeKinds(cmd *cobra.Command, args []string, toComplete string) ([]stri
 }
 
 // timelineFor opens the timeline named by the command's --db, or nil.
-func timelineFor(cmd *cobra.Command) *store.DB {
+func timelineFor(cmd *cobra.Command) store.Reader {
 	path := "forensics.db"
 	if f := cmd.Flags().Lookup("db"); f != nil {
 		path = f.Value.String()
 	}
-	db, err := store.OpenReadOnly(path)
+	db, err := backends.OpenReader(path)
 	if err != nil {
 		return nil
 	}

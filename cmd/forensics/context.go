@@ -31,7 +31,7 @@ type contextRow struct {
 // of one kind at one instant (a thousand restart timestamps in the same
 // millisecond) folded into one row with their count, so the story is not
 // buried under the loudest component.
-func writeContext(ctx context.Context, out io.Writer, db *store.DB, f store.StoredFinding, window time.Duration, limit int) error {
+func writeContext(ctx context.Context, out io.Writer, db store.Reader, f store.StoredFinding, window time.Duration, limit int) error {
 	evidence := map[evidenceKey]bool{}
 	for _, e := range f.Evidence {
 		evidence[evidenceKey{e.Source, e.Line}] = true
@@ -47,10 +47,10 @@ func writeContext(ctx context.Context, out io.Writer, db *store.DB, f store.Stor
 	filter := store.EventFilter{Run: f.Run}
 	filter.Since, filter.Until = since, until
 	total := 0
-	err := db.Events(ctx, filter, func(e *forensics.Event) error {
+	err := each(db.Events(ctx, filter), func(e *forensics.Event) error {
 		total++
 		if evidence[evidenceKey{e.Source, e.Line}] {
-			rows = append(rows, &contextRow{e: copyEvent(e), evidence: true, count: 1, lastLine: e.Line})
+			rows = append(rows, &contextRow{e: *e, evidence: true, count: 1, lastLine: e.Line})
 			return nil
 		}
 		k := floodKey{e.Node, e.Kind, e.Time.UnixNano() / int64(time.Millisecond)}
@@ -65,7 +65,7 @@ func writeContext(ctx context.Context, out io.Writer, db *store.DB, f store.Stor
 				return nil
 			}
 		}
-		r := &contextRow{e: copyEvent(e), count: 1, lastLine: e.Line, files: 1}
+		r := &contextRow{e: *e, count: 1, lastLine: e.Line, files: 1}
 		open[k] = append(open[k], r)
 		rows = append(rows, r)
 		return nil
@@ -119,11 +119,4 @@ func writeContext(ctx context.Context, out io.Writer, db *store.DB, f store.Stor
 			report.Plural(total, "event", "events"), hidden, f.ID)
 	}
 	return err
-}
-
-// copyEvent copies an event the store will reuse.
-func copyEvent(e *forensics.Event) forensics.Event {
-	c := *e
-	c.Attrs = append([]forensics.Attr(nil), e.Attrs...)
-	return c
 }

@@ -13,7 +13,7 @@ import (
 	"forensics/input"
 	"forensics/report"
 	"forensics/rules"
-	"forensics/store"
+	"forensics/store/backends"
 )
 
 func newExtractCmd() *cobra.Command {
@@ -50,7 +50,7 @@ be written or does not reproduce it; 2 for a usage error.`,
 		ValidArgsFunction: completeFindings,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			db, err := store.OpenReadOnly(dbPath)
+			db, err := backends.OpenReader(dbPath)
 			if err != nil {
 				return err
 			}
@@ -103,11 +103,11 @@ be written or does not reproduce it; 2 for a usage error.`,
 				return err
 			}
 			defer os.RemoveAll(scratch)
-			rep, _, _, err := analyze(ctx, filepath.Join(scratch, "check.db"), "", inputs, rules.All, input.DefaultLimits, nil)
+			checked, err := analyze(ctx, filepath.Join(scratch, "check.db"), "", inputs, rules.All, input.DefaultLimits, nil)
 			if err != nil {
 				return &exitError{exitFailed, fmt.Errorf("check the extract: %w", err)}
 			}
-			if problems := c.Check(rep.Findings); len(problems) > 0 {
+			if problems := c.Check(checked.Report.Findings); len(problems) > 0 {
 				return &exitError{exitFailed, fmt.Errorf("the extract does not reproduce finding %s:\n  %s", f.ID, strings.Join(problems, "\n  "))}
 			}
 			_, err = fmt.Fprintf(w, "reproduces %s (%s); run it with: forensics test %s\n", f.ID, f.Rule, out)

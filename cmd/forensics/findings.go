@@ -10,6 +10,7 @@ import (
 	"forensics"
 	"forensics/report"
 	"forensics/store"
+	"forensics/store/backends"
 )
 
 func newFindingsCmd() *cobra.Command {
@@ -23,7 +24,7 @@ func newFindingsCmd() *cobra.Command {
 (--incident picks another, see 'forensics incidents'; --run a run by id).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			db, err := store.OpenReadOnly(dbPath)
+			db, err := backends.OpenReader(dbPath)
 			if err != nil {
 				return err
 			}
@@ -90,7 +91,7 @@ every line of that window, recognised or not.`,
 		},
 		ValidArgsFunction: completeFindings,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			db, err := store.OpenReadOnly(dbPath)
+			db, err := backends.OpenReader(dbPath)
 			if err != nil {
 				return err
 			}

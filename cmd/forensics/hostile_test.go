@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"forensics/report"
-	"forensics/store"
+	"forensics/store/sqlite"
 )
 
 // Damaged and hostile inputs under testdata/hostile/: each must give a clear
@@ -506,7 +506,7 @@ func TestHostileTimelines(t *testing.T) {
 
 	t.Run("concurrent-analyze", func(t *testing.T) {
 		p := filepath.Join(t.TempDir(), "t.db")
-		holder, err := store.Open(p) // as a running analyze holds it
+		holder, err := sqlite.Open(p) // as a running analyze holds it
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,6 +12,7 @@ import (
 
 	"forensics/report"
 	"forensics/store"
+	"forensics/store/backends"
 )
 
 // allIncidents is the --incident value that reads every incident at once.
@@ -34,7 +35,7 @@ type scope struct {
 // resolveScope picks the run a command reads: --run when given, else the
 // latest run of --incident (the latest incident by default); --incident all
 // reads everything.
-func resolveScope(ctx context.Context, db *store.DB, incident string, run int64) (scope, error) {
+func resolveScope(ctx context.Context, db store.Reader, incident string, run int64) (scope, error) {
 	if run != 0 {
 		return scope{run: run}, nil
 	}
@@ -47,7 +48,7 @@ func resolveScope(ctx context.Context, db *store.DB, incident string, run int64)
 	}
 	if len(incs) == 0 {
 		if incident != "" {
-			return scope{}, &exitError{exitFailed, fmt.Errorf("no incident %q in %s: it holds no analysis yet", incident, db.Path())}
+			return scope{}, &exitError{exitFailed, fmt.Errorf("no incident %q in %s: it holds no analysis yet", incident, db.Name())}
 		}
 		return scope{}, nil
 	}
@@ -64,7 +65,7 @@ func resolveScope(ctx context.Context, db *store.DB, incident string, run int64)
 	for _, inc := range incs {
 		names = append(names, fmt.Sprintf("%q", inc.Name))
 	}
-	return scope{}, &exitError{exitFailed, fmt.Errorf("no incident %q in %s; it holds %s (forensics incidents)", incident, db.Path(), strings.Join(names, ", "))}
+	return scope{}, &exitError{exitFailed, fmt.Errorf("no incident %q in %s; it holds %s (forensics incidents)", incident, db.Name(), strings.Join(names, ", "))}
 }
 
 // note tells on stderr which incident was read when the timeline holds
@@ -89,7 +90,7 @@ timeline query and report read the latest incident unless --incident names
 another (or all).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			db, err := store.OpenReadOnly(dbPath)
+			db, err := backends.OpenReader(dbPath)
 			if err != nil {
 				return err
 			}

@@ -11,9 +11,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"forensics"
+	"forensics/analysis"
 	"forensics/parsers"
 	"forensics/report"
 	"forensics/store"
+	"forensics/store/backends"
 )
 
 func newReportCmd() *cobra.Command {
@@ -54,7 +56,7 @@ timeline, no such run); 2 for a usage error.`,
 // writeReportFile writes the HTML report of a stored run to path, through a
 // temporary file so an interrupted run leaves no half-written report.
 func writeReportFile(ctx context.Context, dbPath, incident string, run int64, path string, stdout, stderr io.Writer) error {
-	db, err := store.OpenReadOnly(dbPath)
+	db, err := backends.OpenReader(dbPath)
 	if err != nil {
 		return &exitError{exitFailed, err}
 	}
@@ -68,7 +70,7 @@ func writeReportFile(ctx context.Context, dbPath, incident string, run int64, pa
 	}
 	sc.note(stderr)
 	run = sc.run
-	rep, run, err := storedReport(ctx, db, run)
+	rep, run, err := analysis.Report(ctx, db, run)
 	if err != nil {
 		return &exitError{exitFailed, err}
 	}
@@ -101,51 +103,11 @@ func writeReportFile(ctx context.Context, dbPath, incident string, run int64, pa
 	return nil
 }
 
-// storedReport rebuilds the report of a stored run (the latest when run is
-// 0) from the timeline: its findings, its sources and their problems.
-// Files that were skipped are not stored, so the report does not list them.
-func storedReport(ctx context.Context, db *store.DB, run int64) (*report.Report, int64, error) {
-	if run == 0 {
-		latest, err := db.LatestRun(ctx)
-		if err != nil {
-			return nil, 0, err
-		}
-		if latest == 0 {
-			return nil, 0, fmt.Errorf("%s holds no analysis; run forensics analyze first", db.Path())
-		}
-		run = latest
-	}
-	stored, err := db.Findings(ctx, run)
-	if err != nil {
-		return nil, 0, err
-	}
-	srcs, err := db.Sources(ctx, run)
-	if err != nil {
-		return nil, 0, err
-	}
-	if len(srcs) == 0 && len(stored) == 0 {
-		return nil, 0, fmt.Errorf("%s has no run %d with sources or findings; forensics findings --run N lists a run's findings", db.Path(), run)
-	}
-	rep := &report.Report{Summary: report.Summary{Reused: len(srcs), Findings: map[string]int{}}}
-	for _, f := range stored {
-		rep.Findings = append(rep.Findings, f.Finding)
-		rep.Summary.Findings[f.Severity.String()]++
-	}
-	for _, s := range srcs {
-		rep.Sources = append(rep.Sources, report.NewSource(s))
-		rep.Problems = append(rep.Problems, s.Problems...)
-	}
-	rep.Summary.Problems = len(rep.Problems)
-	rep.Summary.Releases = report.NodeReleases(rep.Sources)
-	rep.Summary.Empty = report.EmptySources(rep.Sources)
-	return rep, run, nil
-}
-
 // writeHTML writes the HTML report, reading the swimlanes' events of the
 // run's sources from the timeline.
-func writeHTML(ctx context.Context, w io.Writer, db *store.DB, run int64, rep *report.Report) error {
+func writeHTML(ctx context.Context, w io.Writer, db store.Reader, run int64, rep *report.Report) error {
 	events := func(ctx context.Context, q forensics.Query, fn func(*forensics.Event) error) error {
-		return db.Events(ctx, store.EventFilter{Query: q, Run: run}, fn)
+		return each(db.Events(ctx, store.EventFilter{Query: q, Run: run}), fn)
 	}
 	return report.WriteHTML(ctx, w, rep, report.HTMLOptions{Events: events, Kinds: parsers.Kinds()})
 }

@@ -67,18 +67,18 @@ It prints one line per case and a summary, and exits 1 when any case fails.`,
 					continue
 				}
 				db := filepath.Join(scratch, fmt.Sprintf("case%d.db", i))
-				rep, _, ruleErrs, err := analyze(cmd.Context(), db, "", inputs, rules.All, input.DefaultLimits, nil)
+				res, err := analyze(cmd.Context(), db, "", inputs, rules.All, input.DefaultLimits, nil)
 				var problems []string
 				if err != nil {
 					problems = append(problems, err.Error())
 				} else {
-					for _, e := range ruleErrs {
+					for _, e := range res.RuleErrors {
 						problems = append(problems, e.Error())
 					}
-					problems = append(problems, c.Check(rep.Findings)...)
+					problems = append(problems, c.Check(res.Report.Findings)...)
 				}
 				if len(problems) == 0 {
-					fmt.Fprintf(out, "ok   %s (%s)\n", dir, report.Plural(len(rep.Findings), "finding", "findings"))
+					fmt.Fprintf(out, "ok   %s (%s)\n", dir, report.Plural(len(res.Report.Findings), "finding", "findings"))
 					passed++
 					continue
 				}

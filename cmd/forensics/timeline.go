@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"iter"
 	"regexp"
 	"sort"
 	"strconv"
@@ -19,6 +20,7 @@ import (
 	"forensics/parsers"
 	"forensics/report"
 	"forensics/store"
+	"forensics/store/backends"
 )
 
 func newTimelineCmd() *cobra.Command {
@@ -164,7 +166,7 @@ func runTimelineQuery(cmd *cobra.Command, opts *queryOptions) error {
 	if err != nil {
 		return err
 	}
-	db, err := store.OpenReadOnly(opts.db)
+	db, err := backends.OpenReader(opts.db)
 	if err != nil {
 		return err
 	}
@@ -207,7 +209,7 @@ func runTimelineQuery(cmd *cobra.Command, opts *queryOptions) error {
 			vb := opts.vb.n
 			f.VB = &vb
 		}
-		err = db.Events(ctx, f, func(e *forensics.Event) error {
+		err = each(db.Events(ctx, f), func(e *forensics.Event) error {
 			if re != nil && !re.MatchString(e.Text) {
 				return nil
 			}
@@ -217,7 +219,7 @@ func runTimelineQuery(cmd *cobra.Command, opts *queryOptions) error {
 		})
 	} else {
 		f := store.LineFilter{Run: sc.run, Since: since, Until: until, Nodes: opts.nodes, Paths: opts.sources, Components: opts.systems, Text: opts.grep, Regexp: re}
-		err = db.Lines(ctx, f, func(l *store.Line) error {
+		err = each(db.Lines(ctx, f), func(l *store.Line) error {
 			r := lineRow(l, loc)
 			r.Evidence = evidence[evidenceKey{l.Source, l.N}]
 			return show(&r)
@@ -230,6 +232,20 @@ func runTimelineQuery(cmd *cobra.Command, opts *queryOptions) error {
 }
 
 var errLimit = fmt.Errorf("limit reached")
+
+// each calls fn for each item of a cursor, and stops at the first error,
+// the cursor's or fn's.
+func each[T any](seq iter.Seq2[T, error], fn func(T) error) error {
+	for x, err := range seq {
+		if err != nil {
+			return err
+		}
+		if err := fn(x); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 type evidenceKey struct {
 	source string
@@ -281,7 +297,7 @@ func parseWindow(opts *queryOptions) (*window, error) {
 }
 
 // resolve fixes the window, reading the finding named by --around.
-func (w *window) resolve(ctx context.Context, db *store.DB, run int64) (since, until time.Time, evidence map[evidenceKey]bool, err error) {
+func (w *window) resolve(ctx context.Context, db store.Reader, run int64) (since, until time.Time, evidence map[evidenceKey]bool, err error) {
 	at := w.at
 	if !at.IsZero() {
 		since, until = at.Add(-w.width), at.Add(w.width)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"forensics/store"
+	"forensics/store/backends"
 )
 
 // Set at build time by a release build:
@@ -37,7 +37,7 @@ type buildInfo struct {
 
 func readBuildInfo() buildInfo {
 	b := buildInfo{Version: version, Commit: commit, Go: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
-	b.SQLite = store.SQLiteVersion()
+	b.SQLite = backends.Versions()["sqlite"]
 	if info, ok := debug.ReadBuildInfo(); ok {
 		if b.Version == "" && info.Main.Version != "" {
 			// go install from a clone records a pseudo-version made of the

@@ -72,7 +72,7 @@ var Rule = &forensics.Rule{
 const lookBack = 10 * time.Minute
 
 func run(p *forensics.Pass) error {
-	anchors, err := p.Events(nsAutoFailover, nsRefused, nsFailoverEnd)
+	anchors, err := forensics.Collect(p.Events(nsAutoFailover, nsRefused, nsFailoverEnd))
 	if err != nil {
 		return err
 	}
@@ -86,7 +86,7 @@ func run(p *forensics.Pass) error {
 			kinds = append(kinds, k)
 		}
 	}
-	around, err := p.EventsNear(anchors, lookBack, time.Minute, kinds...)
+	around, err := forensics.Collect(p.EventsNear(anchors, lookBack, time.Minute, kinds...))
 	if err != nil {
 		return err
 	}

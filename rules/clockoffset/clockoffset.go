@@ -52,7 +52,7 @@ const (
 )
 
 func run(pass *forensics.Pass) error {
-	fatals, err := pass.Events(crdb.KindClockOffsetFatal)
+	fatals, err := forensics.Collect(pass.Events(crdb.KindClockOffsetFatal))
 	if err != nil {
 		return fmt.Errorf("read clock synchronization errors: %w", err)
 	}
@@ -65,7 +65,7 @@ func run(pass *forensics.Pass) error {
 		anchors = append(anchors, *x.fatal)
 	}
 	sort.SliceStable(anchors, func(i, j int) bool { return anchors[i].Time.Before(anchors[j].Time) })
-	ms, err := pass.EventsNear(anchors, lookBack, time.Second, crdb.KindClockOffsetUncertain)
+	ms, err := forensics.Collect(pass.EventsNear(anchors, lookBack, time.Second, crdb.KindClockOffsetUncertain))
 	if err != nil {
 		return fmt.Errorf("read clock offset measurements: %w", err)
 	}

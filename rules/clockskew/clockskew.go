@@ -67,18 +67,18 @@ const (
 )
 
 func run(p *forensics.Pass) error {
-	alerts, err := p.Events(nsTimeSync, nsCASDrift)
+	alerts, err := forensics.Collect(p.Events(nsTimeSync, nsCASDrift))
 	if err != nil {
 		return err
 	}
 	for _, f := range alertFindings(cbevidence.Ptrs(alerts)) {
 		p.Report(f)
 	}
-	causes, err := p.Events(mcRollback)
+	causes, err := forensics.Collect(p.Events(mcRollback))
 	if err != nil || len(causes) == 0 {
 		return err
 	}
-	effects, err := p.EventsNear(causes, pairWindow, pairWindow, ixStreamBegin)
+	effects, err := forensics.Collect(p.EventsNear(causes, pairWindow, pairWindow, ixStreamBegin))
 	if err != nil {
 		return err
 	}

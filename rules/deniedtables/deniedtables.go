@@ -63,11 +63,11 @@ var Rule = &forensics.Rule{
 }
 
 func run(pass *forensics.Pass) error {
-	docs, err := pass.Events(vitess.KindRoutingRules, vitess.KindShard, vitess.KindSrvKeyspace, vitess.KindWorkflow, vitess.KindWorkflowStatus)
+	docs, err := forensics.Collect(pass.Events(vitess.KindRoutingRules, vitess.KindShard, vitess.KindSrvKeyspace, vitess.KindWorkflow, vitess.KindWorkflowStatus))
 	if err != nil {
 		return fmt.Errorf("read snapshot documents: %w", err)
 	}
-	logs, err := pass.Events(logKinds...)
+	logs, err := forensics.Collect(pass.Events(logKinds...))
 	if err != nil {
 		return fmt.Errorf("read vtctld log events: %w", err)
 	}

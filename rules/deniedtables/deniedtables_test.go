@@ -3,6 +3,7 @@ package deniedtables
 import (
 	"context"
 	"encoding/json"
+	"iter"
 	"slices"
 	"sort"
 	"strings"
@@ -17,7 +18,11 @@ import (
 // kind, in time order, then source, then line.
 type timeline []forensics.Event
 
-func (tl timeline) Events(_ context.Context, q forensics.Query) ([]forensics.Event, error) {
+func (tl timeline) Events(ctx context.Context, q forensics.Query) iter.Seq2[*forensics.Event, error] {
+	return forensics.Cursor(tl.events(ctx, q))
+}
+
+func (tl timeline) events(_ context.Context, q forensics.Query) ([]forensics.Event, error) {
 	var out []forensics.Event
 	for _, e := range tl {
 		if len(q.Kinds) == 0 || slices.Contains(q.Kinds, e.Kind) {

@@ -55,7 +55,7 @@ var Rule = &forensics.Rule{
 type place struct{ node, path string }
 
 func run(p *forensics.Pass) error {
-	evs, err := p.Events(p.Rule.Kinds...)
+	evs, err := forensics.Collect(p.Events(p.Rule.Kinds...))
 	if err != nil || len(evs) == 0 {
 		return err
 	}

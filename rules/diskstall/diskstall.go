@@ -64,14 +64,14 @@ const (
 var contextKinds = []forensics.Kind{crdb.KindDiskSlow, crdb.KindHeartbeatSlow, crdb.KindHeartbeatFailed, crdb.KindEpochIncremented, crdb.KindProposalSlow}
 
 func run(pass *forensics.Pass) error {
-	stalls, err := pass.Events(crdb.KindDiskStall)
+	stalls, err := forensics.Collect(pass.Events(crdb.KindDiskStall))
 	if err != nil {
 		return fmt.Errorf("read disk stalls: %w", err)
 	}
 	if len(stalls) == 0 {
 		return nil
 	}
-	around, err := pass.EventsNear(stalls, before, after, contextKinds...)
+	around, err := forensics.Collect(pass.EventsNear(stalls, before, after, contextKinds...))
 	if err != nil {
 		return fmt.Errorf("read what the nodes logged around the stalls: %w", err)
 	}

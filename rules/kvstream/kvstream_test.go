@@ -3,6 +3,7 @@ package kvstream
 import (
 	"context"
 	"fmt"
+	"iter"
 	"slices"
 	"strings"
 	"testing"
@@ -103,7 +104,11 @@ func findings(t *testing.T, evs []forensics.Event) []forensics.Finding {
 // the store does.
 type sliceTimeline []forensics.Event
 
-func (s sliceTimeline) Events(_ context.Context, q forensics.Query) ([]forensics.Event, error) {
+func (s sliceTimeline) Events(ctx context.Context, q forensics.Query) iter.Seq2[*forensics.Event, error] {
+	return forensics.Cursor(s.events(ctx, q))
+}
+
+func (s sliceTimeline) events(_ context.Context, q forensics.Query) ([]forensics.Event, error) {
 	want := map[forensics.Kind]bool{}
 	for _, k := range q.Kinds {
 		want[k] = true

@@ -17,9 +17,6 @@ import (
 // time at a time and kept only when the rule can look at them, without
 // their text (read back for the lines a finding quotes).
 
-// scanStep is how much of the timeline one read brings into memory.
-const scanStep = 5 * time.Minute
-
 func run(p *forensics.Pass) error {
 	var rare, frequent []forensics.Kind
 	for _, k := range p.Rule.Kinds {
@@ -29,7 +26,7 @@ func run(p *forensics.Pass) error {
 			rare = append(rare, k)
 		}
 	}
-	evs, err := p.Events(rare...)
+	evs, err := forensics.Collect(p.Events(rare...))
 	if err != nil {
 		return err
 	}
@@ -123,22 +120,14 @@ func windows(rs []*restart) []*window {
 	return out
 }
 
-// scan reads the events of kinds in [from, to) a slice of time at a time,
-// in timeline order. The event passed to each is valid during the call.
+// scan reads the events of kinds in [from, to) in timeline order, through
+// one cursor. The event passed to each is valid during the call.
 func scan(p *forensics.Pass, kinds []forensics.Kind, from, to time.Time, each func(*forensics.Event)) error {
-	for t := from; t.Before(to); {
-		next := t.Add(scanStep)
-		if next.After(to) {
-			next = to
-		}
-		evs, err := p.Timeline.Events(p.Context, forensics.Query{Kinds: kinds, Since: t, Until: next})
+	for e, err := range p.Query(forensics.Query{Kinds: kinds, Since: from, Until: to}) {
 		if err != nil {
-			return fmt.Errorf("read stream events from %s: %w", t.UTC().Format(time.RFC3339), err)
+			return fmt.Errorf("read stream events from %s: %w", from.UTC().Format(time.RFC3339), err)
 		}
-		for i := range evs {
-			each(&evs[i])
-		}
-		t = next
+		each(e)
 	}
 	return nil
 }
@@ -205,11 +194,10 @@ func lineText(p *forensics.Pass, e *forensics.Event) (string, error) {
 	if e.Node != "" {
 		q.Nodes = []string{e.Node}
 	}
-	evs, err := p.Timeline.Events(p.Context, q)
-	if err != nil {
-		return "", fmt.Errorf("read %s:%d again: %w", e.Source, e.Line, err)
-	}
-	for _, o := range evs {
+	for o, err := range p.Query(q) {
+		if err != nil {
+			return "", fmt.Errorf("read %s:%d again: %w", e.Source, e.Line, err)
+		}
 		if o.Source == e.Source && o.Line == e.Line {
 			return o.Text, nil
 		}

@@ -55,7 +55,7 @@ const (
 )
 
 func run(pass *forensics.Pass) error {
-	hb, err := pass.Events(crdb.KindHeartbeatFailed, crdb.KindHeartbeatSlow, crdb.KindEpochIncremented)
+	hb, err := forensics.Collect(pass.Events(crdb.KindHeartbeatFailed, crdb.KindHeartbeatSlow, crdb.KindEpochIncremented))
 	if err != nil {
 		return fmt.Errorf("read liveness heartbeats: %w", err)
 	}
@@ -67,7 +67,7 @@ func run(pass *forensics.Pass) error {
 	for _, w := range ws {
 		anchors = append(anchors, *w.failures[0])
 	}
-	disk, err := pass.EventsNear(anchors, causeMargin, windowSpan(ws)+causeMargin, crdb.KindDiskStall, crdb.KindDiskSlow)
+	disk, err := forensics.Collect(pass.EventsNear(anchors, causeMargin, windowSpan(ws)+causeMargin, crdb.KindDiskStall, crdb.KindDiskSlow))
 	if err != nil {
 		return fmt.Errorf("read disk warnings: %w", err)
 	}

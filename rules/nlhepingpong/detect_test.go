@@ -3,6 +3,7 @@ package nlhepingpong
 import (
 	"context"
 	"fmt"
+	"iter"
 	"slices"
 	"sort"
 	"strings"
@@ -607,7 +608,11 @@ type fakeTimeline struct {
 	kinds []forensics.Kind
 }
 
-func (f *fakeTimeline) Events(_ context.Context, q forensics.Query) ([]forensics.Event, error) {
+func (f *fakeTimeline) Events(ctx context.Context, q forensics.Query) iter.Seq2[*forensics.Event, error] {
+	return forensics.Cursor(f.events(ctx, q))
+}
+
+func (f *fakeTimeline) events(_ context.Context, q forensics.Query) ([]forensics.Event, error) {
 	f.kinds = append(f.kinds, q.Kinds...)
 	var out []forensics.Event
 	for _, e := range f.evs {

@@ -5,7 +5,7 @@ package nlhepingpong
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 	"time"
 
 	"forensics"
@@ -62,7 +62,7 @@ const (
 )
 
 func run(pass *forensics.Pass) error {
-	redirects, err := pass.Events(crdb.KindNLHE, crdb.KindTraceDiscarded)
+	redirects, err := forensics.Collect(pass.Events(crdb.KindNLHE, crdb.KindTraceDiscarded))
 	if err != nil {
 		return fmt.Errorf("read DistSender redirects: %w", err)
 	}
@@ -70,30 +70,21 @@ func run(pass *forensics.Pass) error {
 		since, until := ep.start.Add(-traceBefore), ep.end.Add(contextAfter)
 		// DistSender's lines of the episode's range, and the headers of the
 		// traces, which name no range.
-		evs, err := pass.Timeline.Events(pass.Context, forensics.Query{
+		evs, err := forensics.Collect(pass.Query(forensics.Query{
 			Kinds: []forensics.Kind{crdb.KindNLHE, crdb.KindNextPeer, crdb.KindSend, crdb.KindBackoff},
 			Range: ep.rng, Since: since, Until: until,
-		})
+		}))
 		if err != nil {
 			return fmt.Errorf("read DistSender events: %w", err)
 		}
-		traces, err := pass.Timeline.Events(pass.Context, forensics.Query{
+		traces, err := forensics.Collect(pass.Query(forensics.Query{
 			Kinds: []forensics.Kind{crdb.KindTraceStart, crdb.KindTraceDiscarded}, Since: since, Until: until,
-		})
+		}))
 		if err != nil {
 			return fmt.Errorf("read trace headers: %w", err)
 		}
 		evs = append(evs, traces...)
-		sort.SliceStable(evs, func(i, j int) bool {
-			a, b := &evs[i], &evs[j]
-			if !a.Time.Equal(b.Time) {
-				return a.Time.Before(b.Time)
-			}
-			if a.Source != b.Source {
-				return a.Source < b.Source
-			}
-			return a.Line < b.Line
-		})
+		slices.SortStableFunc(evs, func(a, b forensics.Event) int { return forensics.Compare(&a, &b) })
 		pass.Report(finding(ep, dedupe(evs)))
 	}
 	return nil

@@ -95,7 +95,7 @@ func couchbaseProcess(kill, constraint *forensics.Event) bool {
 const exitWindow = 2 * time.Minute
 
 func run(p *forensics.Pass) error {
-	evs, err := p.Events(p.Rule.Kinds...)
+	evs, err := forensics.Collect(p.Events(p.Rule.Kinds...))
 	if err != nil {
 		return err
 	}

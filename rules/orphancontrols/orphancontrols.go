@@ -44,7 +44,7 @@ var Rule = &forensics.Rule{
 }
 
 func run(pass *forensics.Pass) error {
-	evs, err := pass.Events(vitess.KindShard, vitess.KindWorkflow, vitess.KindWorkflowList)
+	evs, err := forensics.Collect(pass.Events(vitess.KindShard, vitess.KindWorkflow, vitess.KindWorkflowList))
 	if err != nil {
 		return fmt.Errorf("read snapshot documents: %w", err)
 	}

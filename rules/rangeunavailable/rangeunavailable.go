@@ -52,16 +52,16 @@ const (
 )
 
 func run(pass *forensics.Pass) error {
-	signs, err := pass.Events(crdb.KindProposalSlow, crdb.KindBreakerTripped)
+	signs, err := forensics.Collect(pass.Events(crdb.KindProposalSlow, crdb.KindBreakerTripped))
 	if err != nil {
 		return fmt.Errorf("read slow proposals and circuit breakers: %w", err)
 	}
 	eps := episodes(forensics.Distinct(signs))
 	for _, ep := range eps {
-		rec, err := pass.Timeline.Events(pass.Context, forensics.Query{
+		rec, err := forensics.Collect(pass.Query(forensics.Query{
 			Kinds: []forensics.Kind{crdb.KindProposalFinished, crdb.KindBreakerReset, crdb.KindProposalNonLive},
 			Range: ep.rng, Since: ep.signs[0].Time, Until: ep.last().Add(recoveryWait),
-		})
+		}))
 		if err != nil {
 			return fmt.Errorf("read recoveries of r%d: %w", ep.rng, err)
 		}

@@ -88,7 +88,7 @@ func classify(tag, reason string) cause {
 }
 
 func run(p *forensics.Pass) error {
-	evs, err := p.Events(p.Rule.Kinds...)
+	evs, err := forensics.Collect(p.Events(p.Rule.Kinds...))
 	if err != nil {
 		return err
 	}

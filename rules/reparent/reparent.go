@@ -58,7 +58,7 @@ type attempt struct {
 }
 
 func run(pass *forensics.Pass) error {
-	evs, err := pass.Events(vitess.KindReparentStart, vitess.KindReparentStep, vitess.KindReparentFailed, vitess.KindReparentDone, vitess.KindShard)
+	evs, err := forensics.Collect(pass.Events(vitess.KindReparentStart, vitess.KindReparentStep, vitess.KindReparentFailed, vitess.KindReparentDone, vitess.KindShard))
 	if err != nil {
 		return fmt.Errorf("read reparent events: %w", err)
 	}

@@ -59,7 +59,7 @@ var Rule = &forensics.Rule{
 const gap = 30 * time.Minute
 
 func run(p *forensics.Pass) error {
-	rbs, err := p.Events(mcRollback)
+	rbs, err := forensics.Collect(p.Events(mcRollback))
 	if err != nil {
 		return err
 	}
@@ -72,7 +72,7 @@ func run(p *forensics.Pass) error {
 	if len(zero) == 0 {
 		return nil
 	}
-	ctx, err := p.Events(mcStart, nsFailoverStart, nsAutoFailover)
+	ctx, err := forensics.Collect(p.Events(mcStart, nsFailoverStart, nsAutoFailover))
 	if err != nil {
 		return err
 	}

@@ -8,9 +8,9 @@ package ruletest
 import (
 	"context"
 	"fmt"
+	"iter"
 	"path"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -41,7 +41,7 @@ func Parse(t testing.TB, srcs ...Source) []forensics.Event {
 			out = append(out, e)
 		}
 	}
-	sortEvents(out)
+	slices.SortStableFunc(out, func(a, b forensics.Event) int { return forensics.Compare(&a, &b) })
 	return out
 }
 
@@ -93,7 +93,7 @@ func Event(kind forensics.Kind, node string, at forensics.Stamp, attrs ...string
 // Timeline answers queries from the events it holds.
 type Timeline []forensics.Event
 
-func (tl Timeline) Events(_ context.Context, q forensics.Query) ([]forensics.Event, error) {
+func (tl Timeline) Events(_ context.Context, q forensics.Query) iter.Seq2[*forensics.Event, error] {
 	var out []forensics.Event
 	for _, e := range tl {
 		switch {
@@ -106,21 +106,8 @@ func (tl Timeline) Events(_ context.Context, q forensics.Query) ([]forensics.Eve
 		}
 		out = append(out, e)
 	}
-	sortEvents(out)
-	return out, nil
-}
-
-func sortEvents(evs []forensics.Event) {
-	sort.SliceStable(evs, func(i, j int) bool {
-		a, b := &evs[i], &evs[j]
-		if !a.Time.Equal(b.Time) {
-			return a.Time.Before(b.Time)
-		}
-		if a.Source != b.Source {
-			return a.Source < b.Source
-		}
-		return a.Line < b.Line
-	})
+	slices.SortStableFunc(out, func(a, b forensics.Event) int { return forensics.Compare(&a, &b) })
+	return forensics.Cursor(out, nil)
 }
 
 // Run runs the rule over the events, giving it only the kinds it declares,

@@ -51,7 +51,7 @@ type stream struct {
 }
 
 func run(pass *forensics.Pass) error {
-	evs, err := pass.Events(vitess.KindWorkflow, vitess.KindWorkflowStatus, vitess.KindVReplError, vitess.KindVReplRetry, vitess.KindVReplStart)
+	evs, err := forensics.Collect(pass.Events(vitess.KindWorkflow, vitess.KindWorkflowStatus, vitess.KindVReplError, vitess.KindVReplRetry, vitess.KindVReplStart))
 	if err != nil {
 		return fmt.Errorf("read workflow and vttablet events: %w", err)
 	}

@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"context"
@@ -8,14 +8,8 @@ import (
 	"fmt"
 	"strings"
 
-	"forensics"
+	"forensics/store"
 )
-
-// StoredFinding is a finding with the run that produced it.
-type StoredFinding struct {
-	Run int64
-	forensics.Finding
-}
 
 // LatestRun returns the id of the most recent analysis run, or 0 when there is none.
 func (db *DB) LatestRun(ctx context.Context) (int64, error) {
@@ -25,7 +19,7 @@ func (db *DB) LatestRun(ctx context.Context) (int64, error) {
 }
 
 // Findings returns the findings of a run (the latest when run is 0), in time order.
-func (db *DB) Findings(ctx context.Context, run int64) ([]StoredFinding, error) {
+func (db *DB) Findings(ctx context.Context, run int64) ([]store.StoredFinding, error) {
 	if run == 0 {
 		var err error
 		if run, err = db.LatestRun(ctx); err != nil {
@@ -36,15 +30,15 @@ func (db *DB) Findings(ctx context.Context, run int64) ([]StoredFinding, error) 
 }
 
 // Finding returns the most recent stored finding whose id starts with prefix.
-func (db *DB) Finding(ctx context.Context, prefix string) (StoredFinding, error) {
+func (db *DB) Finding(ctx context.Context, prefix string) (store.StoredFinding, error) {
 	return db.FindingIn(ctx, 0, prefix)
 }
 
 // FindingIn returns the finding of a run (of any run when run is 0, the
 // most recent) whose id starts with prefix.
-func (db *DB) FindingIn(ctx context.Context, run int64, prefix string) (StoredFinding, error) {
+func (db *DB) FindingIn(ctx context.Context, run int64, prefix string) (store.StoredFinding, error) {
 	if prefix == "" {
-		return StoredFinding{}, errors.New("empty finding id")
+		return store.StoredFinding{}, errors.New("empty finding id")
 	}
 	where, args := `WHERE substr(id, 1, ?) = ?`, []any{len(prefix), prefix}
 	if run != 0 {
@@ -53,7 +47,7 @@ func (db *DB) FindingIn(ctx context.Context, run int64, prefix string) (StoredFi
 	}
 	fs, err := db.queryFindings(ctx, where+` ORDER BY run_id DESC`, args...)
 	if err != nil {
-		return StoredFinding{}, err
+		return store.StoredFinding{}, err
 	}
 	if len(fs) == 0 {
 		if run != 0 {
@@ -68,10 +62,10 @@ func (db *DB) FindingIn(ctx context.Context, run int64, prefix string) (StoredFi
 						}
 					}
 				}
-				return StoredFinding{}, fmt.Errorf("finding %q is not in this incident but in %s: pick it with --incident, or --incident all", prefix, where)
+				return store.StoredFinding{}, fmt.Errorf("finding %q is not in this incident but in %s: pick it with --incident, or --incident all", prefix, where)
 			}
 		}
-		return StoredFinding{}, fmt.Errorf("no finding %q in %s; `forensics findings` lists them", prefix, db.path)
+		return store.StoredFinding{}, fmt.Errorf("no finding %q in %s; `forensics findings` lists them", prefix, db.path)
 	}
 	ids := map[string]bool{}
 	for _, f := range fs {
@@ -82,20 +76,20 @@ func (db *DB) FindingIn(ctx context.Context, run int64, prefix string) (StoredFi
 		for id := range ids {
 			list = append(list, id)
 		}
-		return StoredFinding{}, fmt.Errorf("finding id %q is ambiguous: %s", prefix, strings.Join(list, ", "))
+		return store.StoredFinding{}, fmt.Errorf("finding id %q is ambiguous: %s", prefix, strings.Join(list, ", "))
 	}
 	return fs[0], nil
 }
 
-func (db *DB) queryFindings(ctx context.Context, where string, args ...any) ([]StoredFinding, error) {
+func (db *DB) queryFindings(ctx context.Context, where string, args ...any) ([]store.StoredFinding, error) {
 	rows, err := db.sql.QueryContext(ctx, `SELECT run_id, body FROM main.findings `+where, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []StoredFinding
+	var out []store.StoredFinding
 	for rows.Next() {
-		var f StoredFinding
+		var f store.StoredFinding
 		var body string
 		if err := rows.Scan(&f.Run, &body); err != nil {
 			return nil, err

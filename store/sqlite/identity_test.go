@@ -1,6 +1,8 @@
-package store
+package sqlite
 
 import (
+	"forensics/store"
+
 	"bytes"
 	"context"
 	"database/sql"
@@ -65,7 +67,7 @@ func TestOtherDatabasesAreRefusedUntouched(t *testing.T) {
 					db.Close()
 					t.Fatal("opened another program's file as a timeline")
 				}
-				if !errors.Is(err, ErrNotTimeline) {
+				if !errors.Is(err, store.ErrNotTimeline) {
 					t.Errorf("error does not say what the file is: %v", err)
 				}
 			}

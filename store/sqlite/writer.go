@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"context"
@@ -15,10 +15,9 @@ import (
 	sqlite3 "github.com/mattn/go-sqlite3"
 
 	"forensics"
+	"forensics/store"
+	"forensics/store/block"
 )
-
-// ErrLoaded means a source with the same content was already read into the timeline.
-var ErrLoaded = errors.New("already in the timeline")
 
 // commitBytes and commitEvents bound a write transaction: large enough that
 // commits are rare, small enough that the WAL stays small.
@@ -49,7 +48,7 @@ type Writer struct {
 }
 
 // NewRun records an analysis run over the given inputs and returns a writer for it.
-func (db *DB) NewRun(ctx context.Context, inputs []string) (*Writer, error) {
+func (db *DB) NewRun(ctx context.Context, inputs []string) (store.Writer, error) {
 	if db.readOnly {
 		return nil, errors.New("the timeline is open read-only")
 	}
@@ -82,11 +81,26 @@ func (w *Writer) begin() error {
 	w.insEvent, err = tx.PrepareContext(w.ctx, `INSERT INTO main.events
 		(source_id, line, t, tz, zone, node, kind, bucket, vb, range_id, keyspace, shard, tbl, attrs, text)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err == nil {
+		w.insBlock, err = tx.PrepareContext(w.ctx, `INSERT INTO main.blocks (source_id, first_line, lines, t_min, t_max, data) VALUES (?, ?, ?, ?, ?, ?)`)
+	}
 	if err != nil {
+		// An interrupted run cancels the context between BeginTx and the
+		// statements: the transaction ends here, with what was prepared.
+		w.Rollback()
 		return err
 	}
-	w.insBlock, err = tx.PrepareContext(w.ctx, `INSERT INTO main.blocks (source_id, first_line, lines, t_min, t_max, data) VALUES (?, ?, ?, ?, ?, ?)`)
-	return err
+	return nil
+}
+
+// closeStmts closes the statements of the transaction, those that were prepared.
+func (w *Writer) closeStmts() {
+	for _, st := range []**sql.Stmt{&w.insEvent, &w.insBlock} {
+		if *st != nil {
+			(*st).Close()
+			*st = nil
+		}
+	}
 }
 
 func (w *Writer) commitIfFull() error {
@@ -101,8 +115,7 @@ func (w *Writer) Commit() error {
 	if w.tx == nil {
 		return nil
 	}
-	w.insEvent.Close()
-	w.insBlock.Close()
+	w.closeStmts()
 	if _, err := w.tx.ExecContext(w.ctx, `INSERT INTO main.meta(key, value) VALUES ('max_block_span', ?)
 		ON CONFLICT(key) DO UPDATE SET value = max(CAST(value AS INTEGER), CAST(excluded.value AS INTEGER))`, w.maxSpan); err != nil {
 		w.Rollback()
@@ -122,10 +135,9 @@ func (w *Writer) Close() error { return w.Commit() }
 // Rollback abandons what was written since the last commit.
 func (w *Writer) Rollback() {
 	if w.tx != nil {
-		w.insEvent.Close()
-		w.insBlock.Close()
+		w.closeStmts()
 		w.tx.Rollback()
-		w.tx = nil
+		w.tx, w.bytes, w.events = nil, 0, 0
 	}
 }
 
@@ -163,7 +175,7 @@ func (w *Writer) BeginSource(src *forensics.Source) error {
 		key, src.Path, src.Node, src.Format, src.Component, time.Now().UTC().Format(time.RFC3339))
 	if err != nil {
 		if isUnique(err) {
-			return ErrLoaded
+			return store.ErrLoaded
 		}
 		return fmt.Errorf("record source %s: %w", src.Path, describe(err))
 	}
@@ -175,8 +187,13 @@ func (w *Writer) insert(query string, args ...any) (sql.Result, error) {
 	return w.tx.ExecContext(w.ctx, query, args...)
 }
 
-// AddBlock stores a block of lines of a source, and releases it.
-func (w *Writer) AddBlock(src int64, b Block) error {
+// LineBuffer returns a buffer that encodes and compresses lines into
+// blocks on the goroutine that fills it.
+func (w *Writer) LineBuffer() store.LineBuffer { return &lineBuffer{b: block.NewBuilder()} }
+
+// AddLines stores a block of lines of a source, and releases it.
+func (w *Writer) AddLines(src int64, lb store.LineBatch) error {
+	b := lb.(*lineBatch).Block
 	defer b.Release() // SQLite has copied the data when Exec returns
 	if err := w.begin(); err != nil {
 		return err
@@ -216,7 +233,7 @@ func (w *Writer) AddEvents(src int64, evs []forensics.Event) error {
 }
 
 // EndSource records a source's accounting and makes it visible. If its key
-// turns out to be one already loaded, the new copy is removed and ErrLoaded returned.
+// turns out to be one already loaded, the new copy is removed and store.ErrLoaded returned.
 func (w *Writer) EndSource(src *forensics.Source) error {
 	if err := w.begin(); err != nil {
 		return err
@@ -234,7 +251,7 @@ func (w *Writer) EndSource(src *forensics.Source) error {
 			if _, derr := w.tx.ExecContext(w.ctx, `DELETE FROM main.sources WHERE id = ?`, src.ID); derr != nil {
 				return derr
 			}
-			return ErrLoaded
+			return store.ErrLoaded
 		}
 		return fmt.Errorf("record source %s: %w", src.Path, describe(err))
 	}
@@ -478,9 +495,11 @@ func decodeAttrsJSON(s string) ([]forensics.Attr, error) {
 }
 
 // Discard removes the run, for a run that read nothing: the latest run
-// stays the latest analysis.
+// stays the latest analysis, and a timeline file this open created is
+// removed when the database is closed.
 func (w *Writer) Discard() error {
 	w.Rollback()
+	w.db.discard = true
 	_, err := w.db.sql.ExecContext(w.ctx, `DELETE FROM main.runs WHERE id = ?`, w.run)
 	return err
 }

@@ -1,8 +1,9 @@
-package store
+package sqlite
 
 import (
 	"context"
 	"fmt"
+	"iter"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -11,6 +12,8 @@ import (
 	"time"
 
 	"forensics"
+	"forensics/store"
+	"forensics/store/block"
 )
 
 // benchTimeline is a timeline of 5 million lines: 8 nodes logging for two
@@ -32,7 +35,7 @@ var benchTimeline = sync.OnceValues(func() (string, error) {
 		return "", err
 	}
 	const nodes, perNode = 8, 625_000
-	b := NewBlockBuilder()
+	b := block.NewBuilder()
 	defer b.Release()
 	rng := rand.New(rand.NewPCG(1, 2))
 	for n := range nodes {
@@ -49,9 +52,9 @@ var benchTimeline = sync.OnceValues(func() (string, error) {
 			if i%5000 == 0 {
 				text += " Stream request requires rollback" // a rare message for --grep
 			}
-			b.Add(i, t.UnixNano(), 0, LineFlags{Zone: forensics.ZoneLogged}, []byte(text))
+			b.Add(i, t.UnixNano(), 0, store.LineFlags{Zone: forensics.ZoneLogged}, []byte(text))
 			if b.Full() {
-				if err := w.AddBlock(src.ID, b.Finish()); err != nil {
+				if err := w.AddLines(src.ID, &lineBatch{b.Finish()}); err != nil {
 					return "", err
 				}
 			}
@@ -63,7 +66,7 @@ var benchTimeline = sync.OnceValues(func() (string, error) {
 			}
 		}
 		if !b.Empty() {
-			w.AddBlock(src.ID, b.Finish())
+			w.AddLines(src.ID, &lineBatch{b.Finish()})
 		}
 		if err := w.AddEvents(src.ID, events); err != nil {
 			return "", err
@@ -111,7 +114,7 @@ func BenchmarkWindowQuery(b *testing.B) {
 	db := benchDB(b)
 	ctx := context.Background()
 	at := benchStart.Add(time.Hour)
-	window := LineFilter{Since: at, Until: at.Add(10 * time.Second)}
+	window := store.LineFilter{Since: at, Until: at.Add(10 * time.Second)}
 
 	span, _ := db.maxBlockSpan(ctx)
 	var plan []string
@@ -121,15 +124,15 @@ func BenchmarkWindowQuery(b *testing.B) {
 		func(_ []string, vals []any) error { plan = append(plan, fmt.Sprint(vals[3])); return nil })
 	b.Logf("block query plan: %v", plan)
 
-	count := func(f LineFilter) (int, time.Duration) {
+	count := func(f store.LineFilter) (int, time.Duration) {
 		start := time.Now()
 		n := 0
-		if err := db.Lines(ctx, f, func(*Line) error { n++; return nil }); err != nil {
+		if err := countLines(db.Lines(ctx, f), &n); err != nil {
 			b.Fatal(err)
 		}
 		return n, time.Since(start)
 	}
-	total, full := count(LineFilter{})
+	total, full := count(store.LineFilter{})
 	b.ResetTimer()
 	var n int
 	for b.Loop() {
@@ -150,10 +153,20 @@ func BenchmarkGrep(b *testing.B) {
 	var n int
 	for b.Loop() {
 		n = 0
-		if err := db.Lines(ctx, LineFilter{Text: "Stream request requires rollback"}, func(*Line) error { n++; return nil }); err != nil {
+		if err := countLines(db.Lines(ctx, store.LineFilter{Text: "Stream request requires rollback"}), &n); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.ReportMetric(float64(n), "matches")
 	b.ReportMetric(5e6/(b.Elapsed().Seconds()/float64(b.N)), "lines/s")
+}
+
+func countLines(seq iter.Seq2[*store.Line, error], n *int) error {
+	for _, err := range seq {
+		if err != nil {
+			return err
+		}
+		*n++
+	}
+	return nil
 }

@@ -1,13 +1,15 @@
-package store
+package sqlite
 
 import (
 	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"iter"
 	"time"
 
 	"forensics"
+	"forensics/store"
 )
 
 // sourceSelect reads the sources table; a timeline written before sources
@@ -60,38 +62,8 @@ func (db *DB) Sources(ctx context.Context, run int64) ([]forensics.Source, error
 	return scanSources(rows)
 }
 
-// Timeline returns the events of one run's sources (all sources when run is
-// 0), for rules to read.
-func (db *DB) Timeline(run int64) forensics.Timeline { return runTimeline{db, run} }
-
-type runTimeline struct {
-	db  *DB
-	run int64
-}
-
-func (t runTimeline) Events(ctx context.Context, q forensics.Query) ([]forensics.Event, error) {
-	var out []forensics.Event
-	err := t.db.Events(ctx, EventFilter{Query: q, Run: t.run}, func(e *forensics.Event) error {
-		c := *e
-		out = append(out, c)
-		return nil
-	})
-	return out, err
-}
-
-// EventFilter selects events. Every value is bound as a parameter.
-type EventFilter struct {
-	forensics.Query
-	Run        int64    // 0: every run
-	Paths      []string // source path contains any of these
-	Components []string // the source was written by one of these components
-	Text       string   // the line contains this
-	Limit      int
-	Offset     int
-}
-
 // where builds the WHERE clause and its arguments.
-func (f EventFilter) where() (string, []any) {
+func eventWhere(f store.EventFilter) (string, []any) {
 	var w where
 	w.sources(f.Run, f.Components, f.Paths)
 	in(&w, "e.kind", f.Kinds)
@@ -123,10 +95,20 @@ func (f EventFilter) where() (string, []any) {
 	return w.String(), w.args
 }
 
-// Events calls fn for each event the filter selects, in time order (then
-// source path, then line). The event passed to fn is reused after it returns.
-func (db *DB) Events(ctx context.Context, f EventFilter, fn func(*forensics.Event) error) error {
-	where, args := f.where()
+// Events returns a cursor over the events the filter selects, in timeline
+// order. Rows are scanned as the cursor advances; each event is a new one.
+func (db *DB) Events(ctx context.Context, f store.EventFilter) iter.Seq2[*forensics.Event, error] {
+	return func(yield func(*forensics.Event, error) bool) {
+		err := db.events(ctx, f, func(e *forensics.Event) bool { return yield(e, nil) })
+		if err != nil {
+			yield(nil, err)
+		}
+	}
+}
+
+// events calls fn for each event the filter selects until fn returns false.
+func (db *DB) events(ctx context.Context, f store.EventFilter, fn func(*forensics.Event) bool) error {
+	where, args := eventWhere(f)
 	q := `SELECT s.path, e.line, e.t, e.tz, e.zone, e.node, e.kind, e.bucket, e.vb, e.range_id, e.keyspace, e.shard, e.tbl, e.attrs, e.text
 		FROM main.events e JOIN main.sources s ON s.id = e.source_id WHERE ` + where + ` ORDER BY e.t, s.path, e.line, e.id`
 	if f.Limit > 0 {
@@ -159,8 +141,8 @@ func (db *DB) Events(ctx context.Context, f EventFilter, fn func(*forensics.Even
 		if e.Attrs, err = decodeAttrs(attrs); err != nil {
 			return fmt.Errorf("event %s:%d: attributes: %w", e.Source, e.Line, err)
 		}
-		if err := fn(&e); err != nil {
-			return err
+		if !fn(&e) {
+			return nil
 		}
 	}
 	return rows.Err()

@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"forensics"
+	"forensics/store"
+	"forensics/store/block"
 )
 
 // BenchmarkInsertEvents measures the writer's batch insert of events, as
@@ -69,17 +71,17 @@ func BenchmarkInsertBlocks(b *testing.B) {
 	if err := w.BeginSource(src); err != nil {
 		b.Fatal(err)
 	}
-	bb := NewBlockBuilder()
+	bb := block.NewBuilder()
 	t0 := time.Date(2022, 7, 22, 0, 0, 0, 0, time.UTC).UnixNano()
 	n := int64(0)
 	for !bb.Full() {
 		n++
-		bb.Add(n, t0+n*1e6, 0, LineFlags{}, fmt.Appendf(nil, "2022-07-21T17:39:17.%06d-07:00 INFO 38%d: (default) DCP (Producer) eq_dcpq:replication:ns_1@10.0.0.1->ns_1@10.0.0.2:default - (vb:%d) Creating stream with start seqno %d", n%1000000, n%10, n%1024, n))
+		bb.Add(n, t0+n*1e6, 0, store.LineFlags{}, fmt.Appendf(nil, "2022-07-21T17:39:17.%06d-07:00 INFO 38%d: (default) DCP (Producer) eq_dcpq:replication:ns_1@10.0.0.1->ns_1@10.0.0.2:default - (vb:%d) Creating stream with start seqno %d", n%1000000, n%10, n%1024, n))
 	}
 	blk := bb.Finish()
-	b.SetBytes(BlockSize)
+	b.SetBytes(block.Size)
 	for b.Loop() {
-		if err := w.AddBlock(src.ID, blk); err != nil {
+		if err := w.AddLines(src.ID, &lineBatch{blk}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"forensics/store"
 )
 
 // applicationID marks a SQLite file as a forensics timeline (PRAGMA
@@ -17,9 +19,6 @@ const applicationID = 0x46524e53
 
 // sqliteMagic starts every SQLite 3 database file.
 const sqliteMagic = "SQLite format 3\x00"
-
-// ErrNotTimeline means the file at --db is something else; it is left as it is.
-var ErrNotTimeline = errors.New("not a forensics timeline")
 
 // identify says whether the file at path is a forensics timeline, may
 // become one (missing or empty), or is something else, without changing
@@ -40,7 +39,7 @@ func identify(path string) (exists bool, err error) {
 		return false, err
 	}
 	if !info.Mode().IsRegular() {
-		return true, fmt.Errorf("%w: it is not a regular file", ErrNotTimeline)
+		return true, fmt.Errorf("%w: it is not a regular file", store.ErrNotTimeline)
 	}
 	if info.Size() == 0 {
 		return false, nil
@@ -52,10 +51,10 @@ func identify(path string) (exists bool, err error) {
 	}
 	head = head[:n]
 	if !bytes.HasPrefix(head, []byte(sqliteMagic)) {
-		return true, fmt.Errorf("%w: it is not a SQLite database (it starts with %q); pass --db a new file name", ErrNotTimeline, printable(head[:min(len(head), 16)]))
+		return true, fmt.Errorf("%w: it is not a SQLite database (it starts with %q); pass --db a new file name", store.ErrNotTimeline, printable(head[:min(len(head), 16)]))
 	}
 	if len(head) < 72 {
-		return true, fmt.Errorf("%w: its SQLite header is cut short", ErrNotTimeline)
+		return true, fmt.Errorf("%w: its SQLite header is cut short", store.ErrNotTimeline)
 	}
 	switch id := binary.BigEndian.Uint32(head[68:]); id {
 	case applicationID:
@@ -63,7 +62,7 @@ func identify(path string) (exists bool, err error) {
 	case 0:
 		return true, legacyTimeline(path)
 	default:
-		return true, fmt.Errorf("%w: it is the SQLite database of another application (application_id 0x%08x), left untouched; pass --db a new file name", ErrNotTimeline, id)
+		return true, fmt.Errorf("%w: it is the SQLite database of another application (application_id 0x%08x), left untouched; pass --db a new file name", store.ErrNotTimeline, id)
 	}
 }
 
@@ -84,7 +83,7 @@ func legacyTimeline(path string) error {
 	defer db.Close()
 	rows, err := db.Query(`SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name`)
 	if err != nil {
-		return fmt.Errorf("%w: it cannot be read as SQLite (%v), left untouched", ErrNotTimeline, err)
+		return fmt.Errorf("%w: it cannot be read as SQLite (%v), left untouched", store.ErrNotTimeline, err)
 	}
 	defer rows.Close()
 	var tables []string
@@ -113,7 +112,7 @@ func legacyTimeline(path string) error {
 	if len(shown) > 5 {
 		shown = append(shown[:5:5], fmt.Sprintf("… %d in all", len(tables)))
 	}
-	return fmt.Errorf("%w: it is a SQLite database of another application (tables %s), left untouched; pass --db a new file name", ErrNotTimeline, strings.Join(shown, ", "))
+	return fmt.Errorf("%w: it is a SQLite database of another application (tables %s), left untouched; pass --db a new file name", store.ErrNotTimeline, strings.Join(shown, ", "))
 }
 
 func printable(b []byte) string {

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package store
+package sqlite
 
 // lockWriter has no cross-process lock where flock is missing; SQLite's
 // busy timeout is then all that orders two writers.

@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"bytes"
@@ -6,44 +6,15 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"regexp"
+	"iter"
 	"sort"
 	"strconv"
 	"time"
 
 	"forensics"
+	"forensics/store"
+	"forensics/store/block"
 )
-
-// LineFilter selects stored lines. Every value is bound as a parameter or
-// applied in Go; nothing is pasted into SQL.
-type LineFilter struct {
-	Run        int64 // 0: every run
-	Since      time.Time
-	Until      time.Time
-	Nodes      []string
-	Paths      []string       // source path contains any of these
-	Components []string       // the source was written by one of these components
-	Text       string         // the line contains this
-	Regexp     *regexp.Regexp // the line matches this
-}
-
-// Line is a stored line with where it came from.
-type Line struct {
-	SourceID int64
-	Source   string
-	Node     string
-	N        int64
-	Time     time.Time
-	Offset   int32
-	Flags    LineFlags
-	Text     string
-	Kinds    []forensics.Kind // events recognised on this line
-}
-
-// Stamp returns the line's time as a Stamp.
-func (l *Line) Stamp() forensics.Stamp {
-	return forensics.Stamp{Time: l.Time, Offset: l.Offset, Zone: l.Flags.Zone}
-}
 
 type blockRef struct {
 	id        int64
@@ -56,12 +27,20 @@ type sourceInfo struct {
 	node string
 }
 
-// Lines calls fn for each stored line the filter selects, merged across
-// sources in time order (ties: source path, then line). In a window (Since
-// and Until both set) every line is in time order; without one, lines stream
-// and keep their file's order where its clock went backwards. The line
-// passed to fn is reused after it returns.
-func (db *DB) Lines(ctx context.Context, f LineFilter, fn func(*Line) error) error {
+// Lines returns a cursor over the stored lines the filter selects, merged
+// across sources in timeline order. In a window (Since and Until both set)
+// every line is in time order; without one, lines stream and keep their
+// file's order where its clock went backwards. The line yielded is reused
+// once the loop body returns.
+func (db *DB) Lines(ctx context.Context, f store.LineFilter) iter.Seq2[*store.Line, error] {
+	return func(yield func(*store.Line, error) bool) {
+		if err := db.lines(ctx, f, func(l *store.Line) bool { return yield(l, nil) }); err != nil {
+			yield(nil, err)
+		}
+	}
+}
+
+func (db *DB) lines(ctx context.Context, f store.LineFilter, fn func(*store.Line) bool) error {
 	srcs, blocks, err := db.candidateBlocks(ctx, f)
 	if err != nil {
 		return err
@@ -79,8 +58,8 @@ func (db *DB) Lines(ctx context.Context, f LineFilter, fn func(*Line) error) err
 	}
 	for h.Len() > 0 {
 		it := (*h)[0]
-		if err := fn(&it.cur); err != nil {
-			return err
+		if !fn(&it.cur) {
+			return nil
 		}
 		ok, err := it.next()
 		if err != nil {
@@ -98,7 +77,7 @@ func (db *DB) Lines(ctx context.Context, f LineFilter, fn func(*Line) error) err
 // candidateBlocks finds the blocks that may hold lines in the window,
 // using the index on t_min: a block can only overlap the window if it starts
 // at most the longest block span before it.
-func (db *DB) candidateBlocks(ctx context.Context, f LineFilter) ([]sourceInfo, map[int64][]blockRef, error) {
+func (db *DB) candidateBlocks(ctx context.Context, f store.LineFilter) ([]sourceInfo, map[int64][]blockRef, error) {
 	var w where
 	w.sources(f.Run, f.Components, f.Paths)
 	in(&w, "s.node", f.Nodes)
@@ -154,11 +133,11 @@ type sourceLines struct {
 	ctx    context.Context
 	src    sourceInfo
 	blocks []blockRef
-	filter *LineFilter
+	filter *store.LineFilter
 	text   []byte
-	lines  []Line // decoded lines of the current block that pass the filter
+	lines  []store.Line // decoded lines of the current block that pass the filter
 	pos    int
-	cur    Line
+	cur    store.Line
 	buf    []byte
 }
 
@@ -187,7 +166,7 @@ func (it *sourceLines) next() (bool, error) {
 // log after its ns_log section, a rotated log appended to another) would
 // otherwise list a later time before an earlier one. File order breaks ties.
 func (it *sourceLines) loadWindow() error {
-	var all []Line
+	var all []store.Line
 	for _, b := range it.blocks {
 		if err := it.load(b); err != nil {
 			return err
@@ -216,7 +195,7 @@ func (it *sourceLines) load(b blockRef) error {
 		until = f.Until.UnixNano()
 	}
 	var err error
-	it.buf, err = decodeBlock(b.firstLine, data, it.buf, func(l *StoredLine) error {
+	it.buf, err = block.Decode(b.firstLine, data, it.buf, func(l *block.Line) error {
 		if since != 0 && l.Time < since || until != 0 && l.Time >= until {
 			return nil
 		}
@@ -226,7 +205,7 @@ func (it *sourceLines) load(b blockRef) error {
 		if f.Regexp != nil && !f.Regexp.Match(l.Text) {
 			return nil
 		}
-		it.lines = append(it.lines, Line{
+		it.lines = append(it.lines, store.Line{
 			SourceID: it.src.id, Source: it.src.path, Node: it.src.node,
 			N: l.N, Time: time.Unix(0, l.Time).UTC(), Offset: l.Offset, Flags: l.Flags, Text: string(l.Text),
 		})
@@ -270,14 +249,7 @@ type lineHeap []*sourceLines
 
 func (h lineHeap) Len() int { return len(h) }
 func (h lineHeap) Less(i, j int) bool {
-	a, b := &h[i].cur, &h[j].cur
-	if !a.Time.Equal(b.Time) {
-		return a.Time.Before(b.Time)
-	}
-	if a.Source != b.Source {
-		return a.Source < b.Source
-	}
-	return a.N < b.N
+	return h[i].cur.Position().Compare(h[j].cur.Position()) < 0
 }
 func (h lineHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
 func (h *lineHeap) Push(x any)   { *h = append(*h, x.(*sourceLines)) }

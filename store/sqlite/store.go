@@ -1,10 +1,8 @@
-// Package store keeps the timeline in a SQLite file: the sources read, the
-// events recognised, every line in compressed blocks, and the findings.
-//
-// Everything outside this package talks to the timeline through DB's methods
-// and the forensics.Timeline interface, never through SQL of its own, so the
-// storage can change without touching parsers, rules or commands.
-package store
+// Package sqlite keeps the timeline in a SQLite file: the sources read, the
+// events recognised, every line in compressed blocks (store/block), and the
+// findings. It implements the interfaces of package store; nothing outside
+// it knows the schema or the encoding of lines.
+package sqlite
 
 import (
 	"context"
@@ -17,6 +15,8 @@ import (
 	"strings"
 
 	sqlite3 "github.com/mattn/go-sqlite3"
+
+	"forensics/store"
 )
 
 //go:embed schema.sql
@@ -26,6 +26,15 @@ var schema string
 // database is refused with a message rather than misread.
 const schemaVersion = "1"
 
+// Driver opens SQLite timelines: a plain path, or "sqlite:PATH".
+var Driver = store.Driver{
+	Scheme:     "sqlite",
+	Paths:      true,
+	Open:       func(dsn string) (store.Backend, error) { return Open(dsn) },
+	OpenReader: func(dsn string) (store.Reader, error) { return OpenReadOnly(dsn) },
+	Version:    Version,
+}
+
 // DB is an open timeline.
 type DB struct {
 	sql        *sql.DB
@@ -33,12 +42,20 @@ type DB struct {
 	readOnly   bool
 	release    func() // the writer lock, for a database open for writing
 	hasRelease bool   // sources has the release column (timelines written before it do not)
+	created    bool   // this open created the file
+	discard    bool   // the run read nothing: a file this open created is removed on Close
 }
+
+var (
+	_ store.Backend = (*DB)(nil)
+	_ store.Writer  = (*Writer)(nil)
+)
 
 // Open opens the timeline at path for reading and writing, creating it if needed.
 func Open(path string) (*DB, error) {
 	// Another program's database is refused before anything writes to it.
-	if _, err := identify(path); err != nil {
+	exists, err := identify(path)
+	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	release, err := lockWriter(path)
@@ -58,7 +75,7 @@ func Open(path string) (*DB, error) {
 	// One connection: SQLite has one writer, and the ingest pipeline has one
 	// writer goroutine feeding it.
 	db.SetMaxOpenConns(1)
-	s := &DB{sql: db, path: path, release: release}
+	s := &DB{sql: db, path: path, release: release, created: !exists}
 	if err := s.migrate(); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
@@ -124,6 +141,11 @@ func escapePath(p string) string {
 // Close closes the database.
 func (db *DB) Close() error {
 	err := db.sql.Close()
+	if db.discard && db.created {
+		for _, suffix := range []string{"", "-wal", "-shm"} {
+			os.Remove(db.path + suffix)
+		}
+	}
 	if db.release != nil {
 		db.release()
 		db.release = nil
@@ -131,8 +153,12 @@ func (db *DB) Close() error {
 	return err
 }
 
-// Path returns the file the timeline is in.
-func (db *DB) Path() string { return db.path }
+// Name returns the file the timeline is in.
+func (db *DB) Name() string { return db.path }
+
+// OpenReader opens the same file read-only, for queries that run while
+// the writer keeps its connection.
+func (db *DB) OpenReader() (store.Reader, error) { return OpenReadOnly(db.path) }
 
 func (db *DB) migrate() error {
 	ctx := context.Background()
@@ -220,8 +246,8 @@ func hasReleaseColumn(query func(context.Context, string, ...any) (*sql.Rows, er
 	return has, rows.Err()
 }
 
-// SQLiteVersion is the version of the SQLite library built into forensics.
-func SQLiteVersion() string {
+// Version is the version of the SQLite library built into forensics.
+func Version() string {
 	v, _, _ := sqlite3.Version()
 	return v
 }

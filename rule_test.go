@@ -1,0 +1,64 @@
+package forensics
+
+import (
+	"context"
+	"iter"
+	"strings"
+	"testing"
+	"time"
+)
+
+type fixed []Event
+
+func (f fixed) Events(_ context.Context, q Query) iter.Seq2[*Event, error] {
+	var out []Event
+	for _, e := range f {
+		for _, k := range q.Kinds {
+			if e.Kind == k && (q.Since.IsZero() || !e.Time.Before(q.Since)) && (q.Until.IsZero() || e.Time.Before(q.Until)) {
+				out = append(out, e)
+			}
+		}
+	}
+	return Cursor(out, nil)
+}
+
+// The pass serves a rule the kinds it declares, and refuses the others.
+func TestPassServesDeclaredKinds(t *testing.T) {
+	t0 := time.Date(2022, 7, 22, 0, 0, 0, 0, time.UTC)
+	tl := fixed{
+		{Stamp: Stamp{Time: t0}, Kind: "a.start"},
+		{Stamp: Stamp{Time: t0.Add(time.Second)}, Kind: "b.other"},
+		{Stamp: Stamp{Time: t0.Add(time.Hour)}, Kind: "a.start"},
+	}
+	p := &Pass{Context: context.Background(), Rule: &Rule{Name: "r", Kinds: []Kind{"a.start"}}, Timeline: tl}
+	evs, err := Collect(p.Events())
+	if err != nil || len(evs) != 2 {
+		t.Errorf("no kinds named: %d events, %v; want the 2 of the declared kind", len(evs), err)
+	}
+	if _, err := Collect(p.Events("b.other")); err == nil || !strings.Contains(err.Error(), "b.other") {
+		t.Errorf("undeclared kind: error %v, want one naming b.other", err)
+	}
+	if _, err := Collect(p.EventsNear(evs, time.Minute, time.Minute, "b.other")); err == nil {
+		t.Error("undeclared kind around anchors: no error")
+	}
+	near, err := Collect(p.EventsNear(evs[:1], 0, time.Minute, "a.start"))
+	if err != nil || len(near) != 1 {
+		t.Errorf("around the first anchor: %d events, %v; want 1", len(near), err)
+	}
+}
+
+func TestCompare(t *testing.T) {
+	t0 := time.Date(2022, 7, 22, 0, 0, 0, 0, time.UTC)
+	a := &Event{Stamp: Stamp{Time: t0}, Source: "a.log", Line: 9}
+	b := &Event{Stamp: Stamp{Time: t0}, Source: "b.log", Line: 1}
+	c := &Event{Stamp: Stamp{Time: t0}, Source: "b.log", Line: 2}
+	d := &Event{Stamp: Stamp{Time: t0.Add(-time.Nanosecond)}, Source: "z.log", Line: 99}
+	for _, tc := range []struct {
+		x, y *Event
+		want int
+	}{{a, b, -1}, {b, c, -1}, {c, b, 1}, {d, a, -1}, {a, a, 0}} {
+		if got := Compare(tc.x, tc.y); got != tc.want {
+			t.Errorf("Compare(%v, %v) = %d, want %d", tc.x.Position(), tc.y.Position(), got, tc.want)
+		}
+	}
+}

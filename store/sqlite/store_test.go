@@ -1,0 +1,248 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"forensics"
+	"forensics/store"
+	"forensics/store/storetest"
+)
+
+// fill writes one source with n lines one second apart starting at base.
+func fill(t *testing.T, db *DB, path string, base time.Time, n int) {
+	t.Helper()
+	ctx := context.Background()
+	w, err := db.NewRun(ctx, []string{path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := &forensics.Source{Path: path, Node: "n1", Format: "test", Component: "test", Key: path}
+	if err := w.BeginSource(src); err != nil {
+		t.Fatal(err)
+	}
+	b := w.LineBuffer()
+	defer b.Release()
+	for i := 1; i <= n; i++ {
+		st := forensics.Stamp{Time: base.Add(time.Duration(i) * time.Second), Zone: forensics.ZoneUTC}
+		b.Add(&store.NewLine{N: int64(i), Stamp: st, Flags: store.LineFlags{Zone: forensics.ZoneUTC}, Text: fmt.Appendf(nil, "%s line %d", path, i)})
+		if b.Full() || i%100 == 0 {
+			if err := w.AddLines(src.ID, b.Batch()); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if !b.Empty() {
+		w.AddLines(src.ID, b.Batch())
+	}
+	ev := forensics.Event{Line: 50, Kind: "test.event", Node: "n1", Text: path + " line 50"}
+	ev.VB = 7
+	ev.Stamp = forensics.Stamp{Time: base.Add(50 * time.Second), Zone: forensics.ZoneUTC}
+	ev.Set("k", "v \"quoted\"")
+	if err := w.AddEvents(src.ID, []forensics.Event{ev}); err != nil {
+		t.Fatal(err)
+	}
+	src.Lines = int64(n)
+	src.Release = "7.6.4-5146"
+	if err := w.EndSource(src); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSuite runs the behaviour every backend must have against SQLite.
+func TestSuite(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) store.Backend {
+		db, err := Open(filepath.Join(t.TempDir(), "t.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return db
+	})
+}
+
+func TestReadOnlyRefusesWrites(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.db")
+	db, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fill(t, db, "a.log", time.Unix(0, 0), 10)
+	db.Close()
+
+	ro, err := OpenReadOnly(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	for _, q := range []string{
+		`DELETE FROM events`,
+		`INSERT INTO meta(key, value) VALUES ('x', 'y')`,
+		`DROP TABLE blocks`,
+		`ATTACH DATABASE '` + filepath.Join(t.TempDir(), "other.db") + `' AS other`,
+		`PRAGMA journal_mode = DELETE`,
+	} {
+		if _, err := ro.sql.Exec(q); err == nil {
+			t.Errorf("%s: succeeded on a read-only timeline", q)
+		}
+	}
+	if _, err := OpenReadOnly(filepath.Join(t.TempDir(), "none.db")); err == nil || !strings.Contains(err.Error(), "analyze first") {
+		t.Errorf("opening a missing timeline: %v", err)
+	}
+}
+
+// A full disk stops the load with a message that says so, and leaves the
+// timeline readable with every source completed before it.
+func TestFullDisk(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.db")
+	db, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := time.Date(2022, 7, 22, 0, 0, 0, 0, time.UTC)
+	fill(t, db, "before.log", base, 100)
+	// The writer's one connection may grow the file by only a few pages more.
+	var pages int64
+	db.sql.QueryRow(`PRAGMA page_count`).Scan(&pages)
+	if _, err := db.sql.Exec(fmt.Sprintf(`PRAGMA max_page_count = %d`, pages+4)); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	w, err := db.NewRun(ctx, []string{"big.log"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := &forensics.Source{Path: "big.log", Format: "test", Component: "test", Key: "big"}
+	if err := w.BeginSource(src); err != nil {
+		t.Fatal(err)
+	}
+	b := w.LineBuffer()
+	defer b.Release()
+	var werr error
+	for i := int64(1); i < 200000 && werr == nil; i++ {
+		b.Add(&store.NewLine{N: i, Stamp: forensics.Stamp{Time: base.Add(time.Duration(i))}, Text: fmt.Appendf(nil, "line %d %x", i, i*7919)})
+		if b.Full() {
+			werr = w.AddLines(src.ID, b.Batch())
+		}
+	}
+	if werr == nil {
+		werr = w.Commit()
+	}
+	if werr == nil || !strings.Contains(werr.Error(), "the disk is full") {
+		t.Fatalf("error = %v, want one saying the disk is full", werr)
+	}
+	w.Rollback()
+	db.Close()
+
+	ro, err := OpenReadOnly(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	var check string
+	ro.sql.QueryRow(`PRAGMA integrity_check`).Scan(&check)
+	if check != "ok" {
+		t.Errorf("integrity_check = %q", check)
+	}
+	srcs, err := ro.Sources(ctx, 0)
+	if err != nil || len(srcs) != 1 || srcs[0].Path != "before.log" {
+		t.Errorf("sources after the failed load = %+v, %v; want only before.log", srcs, err)
+	}
+}
+
+func TestAttrsRoundTrip(t *testing.T) {
+	for _, attrs := range [][]forensics.Attr{
+		nil,
+		{{Key: "consumer", Value: "secidx:proj-test3-MAINT_STREAM_TOPIC_0765/1"}, {Key: "rollback_seqno", Value: "4109"}},
+		{{Key: "reason", Value: `consumer ahead of producer - "quoted" \\ back`}, {Key: "empty", Value: ""}, {Key: "uni", Value: "héllo ‹x›"}},
+		{{Key: "ctl", Value: "tab\there\nnewline\x01"}, {Key: "k", Value: "v"}},
+	} {
+		var b strings.Builder
+		encodeAttrs(&b, attrs)
+		got, err := decodeAttrs(b.String())
+		if err != nil || fmt.Sprint(got) != fmt.Sprint(attrs) {
+			t.Errorf("decodeAttrs(%s) = %v, %v; want %v", b.String(), got, err, attrs)
+		}
+	}
+}
+
+// TestRelease checks that a source's release is kept, and that a timeline
+// written before sources had a release column still opens: read-only it
+// reads "" for it, read-write it gains the column.
+func TestRelease(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "t.db")
+	db, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fill(t, db, "a.log", time.Unix(0, 0), 10)
+	srcs, err := db.Sources(ctx, 0)
+	if err != nil || len(srcs) != 1 || srcs[0].Release != "7.6.4-5146" {
+		t.Fatalf("sources = %+v, %v; want release 7.6.4-5146", srcs, err)
+	}
+	// A timeline of the first schema: no release column.
+	if _, err := db.sql.Exec(`ALTER TABLE main.sources DROP COLUMN release`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	ro, err := OpenReadOnly(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srcs, err = ro.Sources(ctx, 0)
+	if err != nil || len(srcs) != 1 || srcs[0].Release != "" || srcs[0].Path != "a.log" {
+		t.Errorf("old timeline, read-only: sources = %+v, %v", srcs, err)
+	}
+	var rel []any
+	if err := ro.QuerySQL(ctx, `SELECT path, release FROM sources`, nil, func(_ []string, vals []any) error { rel = append(rel, vals...); return nil }); err != nil {
+		t.Errorf("old timeline: sources view: %v", err)
+	}
+	if fmt.Sprint(rel) != "[a.log ]" {
+		t.Errorf("old timeline: sources view = %v", rel)
+	}
+	ro.Close()
+
+	db, err = Open(path)
+	if err != nil {
+		t.Fatalf("old timeline, read-write: %v", err)
+	}
+	defer db.Close()
+	fill(t, db, "b.log", time.Unix(100, 0), 10)
+	srcs, err = db.Sources(ctx, 0)
+	if err != nil || len(srcs) != 2 || srcs[0].Release != "" || srcs[1].Release != "7.6.4-5146" {
+		t.Errorf("old timeline after a new load: sources = %+v, %v", srcs, err)
+	}
+}
+
+// A run interrupted as its transaction begins can be rolled back, and the
+// timeline takes the next run.
+func TestRollbackAfterCancel(t *testing.T) {
+	db, err := Open(filepath.Join(t.TempDir(), "t.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	w, err := db.NewRun(ctx, []string{"x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	if err := w.BeginSource(&forensics.Source{Path: "x.log", Key: "x"}); err == nil {
+		t.Error("BeginSource after the run was cancelled succeeded")
+	}
+	w.Rollback()
+	w.Rollback()
+	fill(t, db, "a.log", time.Unix(0, 0), 10)
+	if srcs, err := db.Sources(context.Background(), 0); err != nil || len(srcs) != 1 {
+		t.Errorf("sources after the cancelled run = %+v, %v", srcs, err)
+	}
+}

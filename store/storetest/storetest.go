@@ -1,0 +1,375 @@
+// Package storetest is the behaviour every timeline backend must have,
+// as a suite of tests run against the store interfaces. A backend's tests
+// call Run with a function that opens a new, empty timeline of that backend.
+package storetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"forensics"
+	"forensics/store"
+)
+
+// Run runs the suite. open returns a new, empty timeline open for writing;
+// the suite closes it.
+func Run(t *testing.T, open func(t *testing.T) store.Backend) {
+	t.Run("LinesMergeAcrossSources", func(t *testing.T) { testLinesMerge(t, open(t)) })
+	t.Run("EventsCursor", func(t *testing.T) { testEventsCursor(t, open(t)) })
+	t.Run("Views", func(t *testing.T) { testViews(t, open(t)) })
+	t.Run("QueryWhileWriting", func(t *testing.T) { testQueryWhileWriting(t, open(t)) })
+	t.Run("SameContentIsLoadedOnce", func(t *testing.T) { testLoadedOnce(t, open(t)) })
+	t.Run("FindingsAndIncidents", func(t *testing.T) { testFindings(t, open(t)) })
+}
+
+var base = time.Date(2022, 7, 22, 0, 0, 0, 0, time.UTC)
+
+// fill writes one run of one source with n lines one second apart from
+// start, and an event on line 50, and returns the run.
+func fill(t *testing.T, db store.Backend, path string, start time.Time, n int) int64 {
+	t.Helper()
+	ctx := context.Background()
+	w, err := db.NewRun(ctx, []string{path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := &forensics.Source{Path: path, Node: "n1", Format: "test", Component: "test", Key: path}
+	if err := w.BeginSource(src); err != nil {
+		t.Fatal(err)
+	}
+	b := w.LineBuffer()
+	defer b.Release()
+	for i := 1; i <= n; i++ {
+		st := forensics.Stamp{Time: start.Add(time.Duration(i) * time.Second), Zone: forensics.ZoneUTC}
+		b.Add(&store.NewLine{N: int64(i), Stamp: st, Flags: store.LineFlags{Zone: forensics.ZoneUTC}, Text: fmt.Appendf(nil, "%s line %d", path, i)})
+		if b.Full() || i%100 == 0 {
+			if err := w.AddLines(src.ID, b.Batch()); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if !b.Empty() {
+		if err := w.AddLines(src.ID, b.Batch()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ev := forensics.Event{Line: 50, Kind: "test.event", Node: "n1", Text: path + " line 50"}
+	ev.VB = 7
+	ev.Stamp = forensics.Stamp{Time: start.Add(50 * time.Second), Zone: forensics.ZoneUTC}
+	ev.Set("k", "v \"quoted\"")
+	if err := w.AddEvents(src.ID, []forensics.Event{ev}); err != nil {
+		t.Fatal(err)
+	}
+	src.Lines, src.Events, src.Plain = int64(n), 1, int64(n-1)
+	src.First, src.Last = start.Add(time.Second), start.Add(time.Duration(n)*time.Second)
+	src.Release = "7.6.4-5146"
+	if err := w.EndSource(src); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return w.Run()
+}
+
+func reader(t *testing.T, db store.Backend) store.Reader {
+	t.Helper()
+	ro, err := db.OpenReader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ro.Close() })
+	return ro
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func testLinesMerge(t *testing.T, db store.Backend) {
+	defer db.Close()
+	fill(t, db, "a.log", base, 1000)
+	fill(t, db, "b.log", base.Add(500*time.Millisecond), 1000)
+	ctx := context.Background()
+	var got []string
+	var kinds []forensics.Kind
+	for l, err := range db.Lines(ctx, store.LineFilter{Since: base.Add(49 * time.Second), Until: base.Add(52 * time.Second)}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, l.Text)
+		kinds = append(kinds, l.Kinds...)
+	}
+	want := "a.log line 49|b.log line 49|a.log line 50|b.log line 50|a.log line 51|b.log line 51"
+	if strings.Join(got, "|") != want {
+		t.Errorf("window = %q\nwant     %q", strings.Join(got, "|"), want)
+	}
+	if len(kinds) != 2 || kinds[0] != "test.event" {
+		t.Errorf("kinds on the window's lines = %v, want test.event twice", kinds)
+	}
+	n := 0
+	for _, err := range db.Lines(ctx, store.LineFilter{Paths: []string{"b.log"}}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	if n != 1000 {
+		t.Errorf("b.log has %d lines stored, want 1000", n)
+	}
+}
+
+func testEventsCursor(t *testing.T, db store.Backend) {
+	defer db.Close()
+	fill(t, db, "b.log", base, 100)
+	fill(t, db, "a.log", base, 100) // the same time: a.log comes first
+	fill(t, db, "c.log", base.Add(-time.Second), 100)
+	ctx := context.Background()
+	var evs []*forensics.Event
+	for e, err := range db.Events(ctx, store.EventFilter{Query: forensics.Query{VB: ptr(7)}}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs = append(evs, e) // the events are the caller's to keep
+	}
+	var order []string
+	for i, e := range evs {
+		order = append(order, e.Source)
+		if i > 0 && forensics.Compare(evs[i-1], e) > 0 {
+			t.Errorf("event %d comes before event %d in timeline order", i, i-1)
+		}
+	}
+	if fmt.Sprint(order) != "[c.log a.log b.log]" {
+		t.Errorf("events in order %v, want [c.log a.log b.log]", order)
+	}
+	if len(evs) > 0 && (evs[0].Attr("k") != `v "quoted"` || evs[0].VB != 7 || evs[0].Kind != "test.event" || evs[0].Line != 50) {
+		t.Errorf("event = %+v", evs[0])
+	}
+	// A loop that stops early stops the cursor, and the store stays usable.
+	for range db.Events(ctx, store.EventFilter{}) {
+		break
+	}
+	n := 0
+	for _, err := range db.Events(ctx, store.EventFilter{Query: forensics.Query{Kinds: []forensics.Kind{"test.event"}, Since: base.Add(50 * time.Second)}}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	if n != 2 {
+		t.Errorf("%d events from %s, want 2", n, base.Add(50*time.Second))
+	}
+}
+
+func testViews(t *testing.T, db store.Backend) {
+	defer db.Close()
+	run := fill(t, db, "a.log", base, 300)
+	saveFinding(t, db, run)
+	ro := reader(t, db)
+	ctx := context.Background()
+	var got [][]any
+	err := ro.QuerySQL(ctx, `SELECT line, time, text, zone FROM lines WHERE t >= ? ORDER BY line LIMIT 2`,
+		[]any{time.Date(2022, 7, 22, 0, 4, 59, 0, time.UTC).UnixNano()},
+		func(cols []string, vals []any) error { got = append(got, append([]any(nil), vals...)); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got) != "[[299 2022-07-22T00:04:59.000000000Z a.log line 299 utc] [300 2022-07-22T00:05:00.000000000Z a.log line 300 utc]]" {
+		t.Errorf("lines view = %v", got)
+	}
+	var n []any
+	ro.QuerySQL(ctx, `SELECT count(*), min(json_extract(attrs, '$.k')) FROM events WHERE vb = 7`, nil, func(_ []string, vals []any) error { n = append(n, vals...); return nil })
+	if fmt.Sprint(n) != `[1 v "quoted"]` {
+		t.Errorf("events view = %v", n)
+	}
+	for _, v := range store.Views {
+		var cols []string
+		err := ro.QuerySQL(ctx, "SELECT * FROM "+v.Name+" LIMIT 1", nil, func(c []string, _ []any) error { cols = c; return nil })
+		if err != nil {
+			t.Errorf("view %s: %v", v.Name, err)
+			continue
+		}
+		var doc []string
+		for _, c := range v.Columns {
+			doc = append(doc, c.Name)
+		}
+		if strings.Join(cols, ",") != strings.Join(doc, ",") {
+			t.Errorf("view %s has columns %v, documented %v", v.Name, cols, doc)
+		}
+	}
+	if err := ro.QuerySQL(ctx, `DELETE FROM events`, nil, func([]string, []any) error { return nil }); err == nil {
+		t.Error("DELETE succeeded through QuerySQL")
+	}
+}
+
+// A query runs while a load is writing, and sees only complete sources.
+func testQueryWhileWriting(t *testing.T, db store.Backend) {
+	defer db.Close()
+	fill(t, db, "done.log", base, 50)
+	ctx := context.Background()
+	w, err := db.NewRun(ctx, []string{"loading.log"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := &forensics.Source{Path: "loading.log", Format: "test", Component: "test", Key: "loading"}
+	if err := w.BeginSource(src); err != nil {
+		t.Fatal(err)
+	}
+	b := w.LineBuffer()
+	b.Add(&store.NewLine{N: 1, Stamp: forensics.Stamp{Time: base}, Text: []byte("half-loaded line")})
+	if err := w.AddLines(src.ID, b.Batch()); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(); err != nil { // committed, but the source is not complete
+		t.Fatal(err)
+	}
+	b.Add(&store.NewLine{N: 2, Stamp: forensics.Stamp{Time: base}, Text: []byte("line in an open transaction")})
+	if err := w.AddLines(src.ID, b.Batch()); err != nil {
+		t.Fatal(err)
+	}
+	b.Release()
+
+	ro := reader(t, db)
+	var paths []string
+	for l, err := range ro.Lines(ctx, store.LineFilter{}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(paths) == 0 || paths[len(paths)-1] != l.Source {
+			paths = append(paths, l.Source)
+		}
+	}
+	if fmt.Sprint(paths) != "[done.log]" {
+		t.Errorf("query during the load saw %v; want only the complete done.log", paths)
+	}
+	w.Rollback()
+}
+
+// The same content is stored once: a second source with a key already
+// complete is refused with ErrLoaded, and Loaded adds the first to the run.
+func testLoadedOnce(t *testing.T, db store.Backend) {
+	defer db.Close()
+	fill(t, db, "a.log", base, 10)
+	ctx := context.Background()
+	keys, err := db.Keys(ctx)
+	if err != nil || !keys["a.log"] {
+		t.Fatalf("keys = %v, %v; want a.log", keys, err)
+	}
+	w, err := db.NewRun(ctx, []string{"again"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.BeginSource(&forensics.Source{Path: "copy.log", Key: "a.log"}); !errors.Is(err, store.ErrLoaded) {
+		t.Errorf("BeginSource of a stored key: %v, want ErrLoaded", err)
+	}
+	src, ok, err := w.Loaded("a.log")
+	if err != nil || !ok || src.Path != "a.log" || src.Lines != 10 || src.Release != "7.6.4-5146" {
+		t.Errorf("Loaded = %+v, %v, %v", src, ok, err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	srcs, err := db.Sources(ctx, w.Run())
+	if err != nil || len(srcs) != 1 || srcs[0].Path != "a.log" {
+		t.Errorf("sources of the second run = %+v, %v", srcs, err)
+	}
+}
+
+func saveFinding(t *testing.T, db store.Backend, run int64) forensics.Finding {
+	t.Helper()
+	f := forensics.Finding{Rule: "test-rule", Severity: forensics.High, Title: "a test finding",
+		Start: base.Add(50 * time.Second), End: base.Add(51 * time.Second),
+		Evidence: []forensics.Evidence{{Source: "a.log", Line: 50, Time: base.Add(50 * time.Second), Text: "a.log line 50"}}}
+	f.ID = f.Fingerprint()
+	w, err := db.NewRun(context.Background(), []string{"a.log"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.SetIncident("incident-a"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := w.Loaded("a.log"); err != nil {
+		t.Fatal(err)
+	}
+	// As an analysis does: the sources are committed before the signature
+	// is read, and the findings saved after.
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	sig, err := db.Signature(context.Background(), w.Run(), "rules")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.SaveFindings([]forensics.Finding{f}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.SetSignature(sig); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func testFindings(t *testing.T, db store.Backend) {
+	defer db.Close()
+	first := fill(t, db, "a.log", base, 100)
+	f := saveFinding(t, db, first)
+	ctx := context.Background()
+	run, err := db.LatestRun(ctx)
+	if err != nil || run == 0 {
+		t.Fatalf("latest run %d, %v", run, err)
+	}
+	fs, err := db.Findings(ctx, 0)
+	if err != nil || len(fs) != 1 || fs[0].ID != f.ID || fs[0].Run != run || fs[0].Severity != forensics.High {
+		t.Fatalf("findings = %+v, %v", fs, err)
+	}
+	got, err := db.FindingIn(ctx, 0, f.ID[:4])
+	if err != nil || got.ID != f.ID || len(got.Evidence) != 1 {
+		t.Errorf("FindingIn(%s) = %+v, %v", f.ID[:4], got, err)
+	}
+	if _, err := db.FindingIn(ctx, 0, "zzzz"); err == nil {
+		t.Error("FindingIn of an unknown id found one")
+	}
+	// The same content analysed again with the same rules reuses the findings.
+	w, err := db.NewRun(ctx, []string{"a.log"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := w.Loaded("a.log"); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	sig, err := db.Signature(ctx, w.Run(), "rules")
+	if err != nil {
+		t.Fatal(err)
+	}
+	prior, ok, err := db.PriorFindings(ctx, w.Run(), sig)
+	if err != nil || !ok || len(prior) != 1 || prior[0].ID != f.ID {
+		t.Errorf("prior findings = %+v, %v, %v", prior, ok, err)
+	}
+	if _, ok, _ := db.PriorFindings(ctx, w.Run(), sig+"x"); ok {
+		t.Error("findings reused under another signature")
+	}
+	w.Close()
+	incs, err := db.Incidents(ctx)
+	if err != nil || len(incs) == 0 {
+		t.Fatalf("incidents = %+v, %v", incs, err)
+	}
+	var names []string
+	for _, inc := range incs {
+		names = append(names, inc.Name)
+	}
+	if !strings.Contains(strings.Join(names, ","), "incident-a") {
+		t.Errorf("incidents %v, want incident-a among them", names)
+	}
+	all, err := db.AllFindings(ctx)
+	if err != nil || len(all) != 1 {
+		t.Errorf("all findings = %+v, %v", all, err)
+	}
+}
