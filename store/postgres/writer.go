@@ -602,4 +602,3 @@ func (db *DB) PriorFindings(ctx context.Context, run int64, signature string) ([
 	}
 	return out, true, nil
 }
-
