@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"encoding/json"
-	"sort"
 	"strings"
 
 	"forensics"
@@ -81,21 +80,6 @@ func nullInt(n int64) *int64 {
 		return nil
 	}
 	return &n
-}
-
-// Shape names the fields of a finding's subject that are set, sorted: two
-// findings of one rule with the same shape are about the same kind of thing
-// (a bucket's vbuckets, a range's replicas), whatever their values.
-func Shape(s forensics.FindingSubject) string {
-	b, _ := json.Marshal(s)
-	var m map[string]json.RawMessage
-	json.Unmarshal(b, &m)
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return strings.Join(keys, ",")
 }
 
 // lineBuffer encodes the lines of a source into blocks on the reading
