@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
+	"os"
 	"regexp"
 	"strings"
 	"sync"
@@ -404,4 +406,101 @@ func TestPasswordNeverPrinted(t *testing.T) {
 	if err == nil || strings.Contains(err.Error(), secret) {
 		t.Fatalf("wrong credentials: %v", err)
 	}
+}
+
+// The roles of roles.sql: the reader reads everything and can change
+// nothing, by any path; the writer analyses.
+func TestRoles(t *testing.T) {
+	db, dsn := open(t)
+	ctx := context.Background()
+	load(t, db, "inc", []string{"k"}, 10)
+	sqlText, err := os.ReadFile("roles.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dbName := strings.TrimPrefix(must(url.Parse(dsn)).Path, "/")
+	suffix := dbName[len(dbName)-6:] // roles are cluster-wide: one pair per test database
+	script := strings.NewReplacer("DATABASE forensics", "DATABASE "+dbName, "forensics_writer", "forensics_writer_"+suffix, "forensics_reader", "forensics_reader_"+suffix).Replace(string(sqlText))
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, script); err != nil {
+		t.Fatalf("roles.sql: %v", err)
+	}
+	t.Cleanup(func() {
+		c, err := pgx.Connect(ctx, pgtest.WithDatabase(t, dsn, "postgres"))
+		if err != nil {
+			return
+		}
+		defer c.Close(ctx)
+		for _, r := range []string{"forensics_writer_", "forensics_reader_"} {
+			c.Exec(ctx, `DROP OWNED BY `+r+suffix) // in the test database, dropped already: nothing
+			c.Exec(ctx, `DROP ROLE IF EXISTS `+r+suffix)
+		}
+	})
+	conn.Exec(ctx, `ALTER DATABASE `+dbName+` OWNER TO CURRENT_USER`)
+
+	writer := pgtest.WithUser(t, dsn, "forensics_writer_"+suffix, "change-me-writer")
+	w, err := postgres.Open(ctx, writer)
+	if err != nil {
+		t.Fatalf("writer: %v", err)
+	}
+	load(t, w, "inc-2", []string{"k"}, 10)
+	w.Close()
+
+	reader := pgtest.WithUser(t, dsn, "forensics_reader_"+suffix, "change-me-reader")
+	r, err := postgres.OpenReadOnly(ctx, reader)
+	if err != nil {
+		t.Fatalf("reader: %v", err)
+	}
+	defer r.Close()
+	if incs, err := r.Incidents(ctx); err != nil || len(incs) != 2 {
+		t.Fatalf("reader: incidents %v %v", incs, err)
+	}
+	if evs := collect(t, r.Events(ctx, store.EventFilter{})); len(evs) != 10 {
+		t.Fatalf("reader: %d events", len(evs))
+	}
+	if _, err := r.NewRun(ctx, []string{"x"}); err == nil {
+		t.Fatal("a reader started a run")
+	}
+	if rw, err := postgres.Open(ctx, reader); err == nil {
+		if wr, err := rw.NewRun(ctx, []string{"x"}); err == nil {
+			if err := wr.SetIncident("by-reader"); err == nil {
+				t.Fatal("the reader role recorded a run")
+			}
+		}
+		rw.Close()
+	}
+	rc, err := pgx.Connect(ctx, reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close(ctx)
+	for _, q := range []string{
+		`SET default_transaction_read_only = off`, // then even outside forensics' read-only transactions:
+		`INSERT INTO forensics.incidents VALUES (1, 'x', 0)`,
+		`UPDATE forensics.sources SET node = 'x'`,
+		`DELETE FROM forensics.events`,
+		`TRUNCATE forensics.blocks`,
+		`DROP VIEW forensics_query.events`,
+		`CREATE TABLE forensics.mine (x int)`,
+		`SELECT nextval('forensics.ids')`,
+	} {
+		if _, err := rc.Exec(ctx, q); err == nil && !strings.HasPrefix(q, "SET") {
+			t.Errorf("reader ran %s", q)
+		}
+	}
+	var n int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM forensics.events`).Scan(&n); err != nil || n != 10 {
+		t.Fatalf("after the reader: %d events (%v)", n, err)
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }
