@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"forensics/parsers"
 	"forensics/report"
@@ -104,8 +105,16 @@ func completeNodes(cmd *cobra.Command, args []string, toComplete string) ([]stri
 }
 
 // addDBFlag adds --db, the timeline file, completed with SQLite files.
+// A shared store (postgres://…) is named the same way; --store is its
+// other name, and FORENSICS_STORE the default.
 func addDBFlag(cmd *cobra.Command, p *string, usage string) {
-	cmd.Flags().StringVar(p, "db", "forensics.db", usage)
+	cmd.Flags().StringVar(p, "db", storeFromEnv("forensics.db"), usage)
+	cmd.Flags().SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+		if name == "store" {
+			name = "db"
+		}
+		return pflag.NormalizedName(name)
+	})
 	cmd.RegisterFlagCompletionFunc("db", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return []string{"db", "sqlite", "sqlite3"}, cobra.ShellCompDirectiveFilterFileExt
 	})

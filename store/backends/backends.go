@@ -5,13 +5,14 @@ package backends
 
 import (
 	"forensics/store"
+	"forensics/store/postgres"
 	"forensics/store/sqlite"
 )
 
 // All are the backends, by scheme.
-var All = []store.Driver{
+var All = append([]store.Driver{
 	sqlite.Driver,
-}
+}, postgres.Drivers...)
 
 // Open opens the timeline at dsn for reading and writing, creating it if needed.
 func Open(dsn string) (store.Backend, error) {

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"forensics/store"
+	"forensics/store/backends"
+	"forensics/store/fleet"
+)
+
+func newFleetGrepCmd() *cobra.Command {
+	var dbPath, since, until string
+	var f fleet.GrepFilter
+	var limit int
+	format := newFormatFlag("table", "table", "json")
+	cmd := &cobra.Command{
+		Use:   "grep PATTERN",
+		Short: "Search the lines of every incident for a regular expression",
+		Long: `fleet grep prints the stored lines of every incident's latest analysis that
+match PATTERN (Go regular expression syntax), incident by incident, each in
+timeline order. --since and --until (RFC 3339) bound the time, --incident
+and --rule (incidents with a finding of that rule) the incidents; both are
+applied to the stored blocks of lines before any is read. The count and the
+throughput go to stderr.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			re, err := regexp.Compile(args[0])
+			if err != nil {
+				return usageErrorf("PATTERN: %v", err)
+			}
+			f.Regexp = re
+			if f.Since, err = parseFleetTime("--since", since); err != nil {
+				return err
+			}
+			if f.Until, err = parseFleetTime("--until", until); err != nil {
+				return err
+			}
+			db, err := backends.OpenReader(dbPath)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			out := cmd.OutOrStdout()
+			enc := json.NewEncoder(out)
+			enc.SetEscapeHTML(false)
+			start := time.Now()
+			n := 0
+			var werr error
+			err = fleet.Grep(cmd.Context(), db, f, func(incident string, l *store.Line) bool {
+				n++
+				if format.String() == "json" {
+					werr = enc.Encode(grepLine{incident, l.Source, l.Node, l.N, l.Time, l.Text})
+				} else {
+					_, werr = fmt.Fprintf(out, "%s\t%s\t%s:%d\t%s\n", incident, l.Time.Format("2006-01-02T15:04:05.000000Z07:00"), l.Source, l.N, l.Text)
+				}
+				return werr == nil && (limit == 0 || n < limit)
+			})
+			if err == nil {
+				err = werr
+			}
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "%d lines in %s\n", n, time.Since(start).Round(time.Millisecond))
+			return nil
+		},
+	}
+	addDBFlag(cmd, &dbPath, "timeline store: a `FILE`, or postgres://…")
+	cmd.Flags().StringVar(&since, "since", "", "only lines at or after `TIME` (RFC 3339)")
+	cmd.Flags().StringVar(&until, "until", "", "only lines before `TIME` (RFC 3339)")
+	cmd.Flags().StringSliceVar(&f.Incidents, "incident", nil, "only this `INCIDENT`")
+	cmd.Flags().StringSliceVar(&f.Rules, "rule", nil, "only incidents with a finding of this `RULE`")
+	cmd.Flags().IntVar(&limit, "limit", 0, "stop after `N` lines (0: all)")
+	format.register(cmd)
+	return cmd
+}
+
+type grepLine struct {
+	Incident string    `json:"incident"`
+	Source   string    `json:"source"`
+	Node     string    `json:"node"`
+	Line     int64     `json:"line"`
+	Time     time.Time `json:"time"`
+	Text     string    `json:"text"`
+}

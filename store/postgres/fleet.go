@@ -1,0 +1,65 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"forensics/store/fleet"
+)
+
+var _ fleet.Finder = (*DB)(nil)
+
+// FleetFindings filters findings across incidents in SQL, each incident's
+// latest run, with fleet.Filter.Match's meaning: the conditions go to the
+// server so that a store of thousands of incidents sends only the answer.
+func (db *DB) FleetFindings(ctx context.Context, f fleet.Filter) ([]fleet.Finding, error) {
+	var w where
+	in(&w, "i.name", f.Incidents)
+	in(&w, "f.rule", f.Rules)
+	if f.MinRank > 0 {
+		w.add("f.rank >= ?", f.MinRank)
+	}
+	in(&w, "f.node", f.Nodes)
+	if !f.Since.IsZero() {
+		w.add("f.end_ns >= ?", f.Since.UnixNano())
+	}
+	if !f.Until.IsZero() {
+		w.add("f.start_ns < ?", f.Until.UnixNano())
+	}
+	if f.Text != "" {
+		p := w.arg(f.Text)
+		w.conds = append(w.conds, "(strpos(lower(f.title), lower("+p+")) > 0 OR strpos(lower(f.body::jsonb->>'explanation'), lower("+p+")) > 0)")
+	}
+	if f.Shape != "" {
+		w.add("f.shape = ?", f.Shape)
+	}
+	q := `SELECT i.name, f.run_id, f.body FROM forensics.findings f
+		JOIN (SELECT incident_id, max(id) AS run FROM forensics.runs GROUP BY incident_id) l ON l.incident_id = f.incident_id AND l.run = f.run_id
+		JOIN forensics.incidents i ON i.incident_id = f.incident_id
+		WHERE ` + w.String() + ` ORDER BY f.start_ns, f.rule, f.id, i.name`
+	if f.Limit > 0 {
+		q += fmt.Sprintf(" LIMIT %d", f.Limit)
+	}
+	rows, err := db.pool.Query(ctx, q, w.args...)
+	if err != nil {
+		return nil, db.fail("read findings", err)
+	}
+	defer rows.Close()
+	var out []fleet.Finding
+	for rows.Next() {
+		var fi fleet.Finding
+		var body string
+		if err := rows.Scan(&fi.Incident, &fi.Run, &body); err != nil {
+			return nil, db.fail("read findings", err)
+		}
+		if err := json.Unmarshal([]byte(body), &fi.Finding); err != nil {
+			return nil, fmt.Errorf("stored finding: %w", err)
+		}
+		out = append(out, fi)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, db.fail("read findings", err)
+	}
+	return out, nil
+}

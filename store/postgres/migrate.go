@@ -1,0 +1,162 @@
+package postgres
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// migrations are the schema's versions, applied in order of their number.
+//
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+func loadMigrations() ([]migration, error) {
+	entries, err := fs.ReadDir(migrations, "migrations")
+	if err != nil {
+		return nil, err
+	}
+	var out []migration
+	for _, e := range entries {
+		num, _, ok := strings.Cut(e.Name(), "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("migration %s: the name must start with its number", e.Name())
+		}
+		b, err := migrations.ReadFile(path.Join("migrations", e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, migration{v, e.Name(), string(b)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
+	return out, nil
+}
+
+// latestVersion is the schema version this forensics writes.
+func latestVersion() int {
+	ms, _ := loadMigrations()
+	return ms[len(ms)-1].version
+}
+
+// migrate brings the schema to the latest version. Several clients may
+// start at once. Advisory locks would serialise them on PostgreSQL, but
+// CockroachDB has none; instead each migration runs in a transaction that
+// first inserts its version into forensics.schema_migrations. A second
+// client inserting the same version waits on the first one's row and then
+// fails on the primary key, rolls back, and finds the version applied.
+func migrate(ctx context.Context, pool *pgxpool.Pool) error {
+	for _, stmt := range []string{
+		`CREATE SCHEMA IF NOT EXISTS forensics`,
+		`CREATE TABLE IF NOT EXISTS forensics.schema_migrations (
+			version    INTEGER NOT NULL PRIMARY KEY,
+			name       TEXT NOT NULL,
+			applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
+		)`,
+	} {
+		if err := execRacing(ctx, pool, stmt); err != nil {
+			return err
+		}
+	}
+	ms, err := loadMigrations()
+	if err != nil {
+		return err
+	}
+	applied, err := appliedVersion(ctx, pool)
+	if err != nil {
+		return err
+	}
+	if applied > ms[len(ms)-1].version {
+		return fmt.Errorf("the timeline schema is at version %d, newer than this forensics (version %d): upgrade forensics", applied, ms[len(ms)-1].version)
+	}
+	for _, m := range ms {
+		if m.version <= applied {
+			continue
+		}
+		if err := apply(ctx, pool, m); err != nil {
+			return fmt.Errorf("migration %s: %w", m.name, err)
+		}
+	}
+	return nil
+}
+
+func apply(ctx context.Context, pool *pgxpool.Pool, m migration) error {
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, `INSERT INTO forensics.schema_migrations (version, name) VALUES ($1, $2)`, m.version, m.name); err != nil {
+		if isUnique(err) {
+			return nil // another client applied it
+		}
+		return err
+	}
+	if _, err := tx.Exec(ctx, m.sql); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
+}
+
+// execRacing runs an idempotent statement (CREATE … IF NOT EXISTS) that
+// PostgreSQL may still fail with a duplicate when another client runs it
+// at the same moment; the object is then there, which is all it is for.
+func execRacing(ctx context.Context, pool *pgxpool.Pool, stmt string) error {
+	_, err := pool.Exec(ctx, stmt)
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && (pe.Code == "23505" || pe.Code == "42P06" || pe.Code == "42P07" || pe.Code == "42710") {
+		return nil
+	}
+	return err
+}
+
+func appliedVersion(ctx context.Context, q interface {
+	QueryRow(context.Context, string, ...any) pgx.Row
+}) (int, error) {
+	var v *int
+	if err := q.QueryRow(ctx, `SELECT max(version) FROM forensics.schema_migrations`).Scan(&v); err != nil {
+		return 0, err
+	}
+	if v == nil {
+		return 0, nil
+	}
+	return *v, nil
+}
+
+// checkVersion refuses a database that is not a forensics timeline, or
+// whose schema this forensics does not read.
+func checkVersion(ctx context.Context, pool *pgxpool.Pool) error {
+	v, err := appliedVersion(ctx, pool)
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && (pe.Code == "42P01" || pe.Code == "3F000") {
+		return errors.New("no forensics timeline in this database; run forensics analyze --store with it first")
+	}
+	if err != nil {
+		return err
+	}
+	if want := latestVersion(); v != want {
+		return fmt.Errorf("timeline schema version %d, this forensics reads version %d", v, want)
+	}
+	return nil
+}
+
+func isUnique(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "23505"
+}

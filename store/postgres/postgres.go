@@ -1,0 +1,155 @@
+// Package postgres keeps timelines in a PostgreSQL database shared by a
+// team: many incidents side by side, analysed and read by several people
+// at once. It implements the interfaces of package store, as the SQLite
+// backend does, and stores lines in the same blocks (store/block).
+//
+// Every row carries its incident and the incident id leads every key, so
+// the tables can be distributed by incident on the engines that speak
+// PostgreSQL's protocol (docs/fleet.md says what was checked where). The
+// connection is configured by the DSN alone (postgres://…, or the
+// keyword=value form); passwords come from the DSN, PGPASSFILE or
+// PGPASSWORD, and are never printed.
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"sync"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"forensics/store"
+)
+
+// Drivers open PostgreSQL timelines: "postgres://…" and "postgresql://…".
+var Drivers = []store.Driver{driver("postgres"), driver("postgresql")}
+
+func driver(scheme string) store.Driver {
+	return store.Driver{
+		Scheme:     scheme,
+		Open:       func(dsn string) (store.Backend, error) { return Open(context.Background(), dsn) },
+		OpenReader: func(dsn string) (store.Reader, error) { return OpenReadOnly(context.Background(), dsn) },
+		Version:    Version,
+	}
+}
+
+// DB is a timeline in a PostgreSQL database.
+type DB struct {
+	pool     *pgxpool.Pool
+	dsn      string // as given, for OpenReader; never printed
+	name     string // the DSN without its password
+	secret   string // the password, masked in every error
+	readOnly bool
+
+	mu       sync.Mutex
+	incident int64           // the incident of the run being written: Keys are its keys
+	runs     map[int64]int64 // run id → incident id, as looked up
+}
+
+var (
+	_ store.Backend = (*DB)(nil)
+	_ store.Writer  = (*Writer)(nil)
+)
+
+// Open connects to the database at dsn for reading and writing, creating
+// or migrating the schema if needed.
+func Open(ctx context.Context, dsn string) (*DB, error) {
+	db, err := connect(ctx, dsn, false)
+	if err != nil {
+		return nil, err
+	}
+	if err := migrate(ctx, db.pool); err != nil {
+		db.Close()
+		return nil, db.fail("migrate the schema", err)
+	}
+	return db, nil
+}
+
+// OpenReadOnly connects to an existing timeline to read it. It changes
+// nothing, so a role that may only read can use it; raw queries run in
+// read-only transactions.
+func OpenReadOnly(ctx context.Context, dsn string) (*DB, error) {
+	db, err := connect(ctx, dsn, true)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkVersion(ctx, db.pool); err != nil {
+		db.Close()
+		return nil, db.fail("open", err)
+	}
+	return db, nil
+}
+
+func connect(ctx context.Context, dsn string, readOnly bool) (*DB, error) {
+	name, secret := redact(dsn)
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", name, maskError(err, secret))
+	}
+	if cfg.ConnConfig.Password != "" {
+		secret = cfg.ConnConfig.Password // from PGPASSWORD or the DSN
+	}
+	cfg.ConnConfig.RuntimeParams["application_name"] = "forensics"
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", name, maskError(err, secret))
+	}
+	db := &DB{pool: pool, dsn: dsn, name: name, secret: secret, readOnly: readOnly, runs: map[int64]int64{}}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, db.fail("open", err)
+	}
+	return db, nil
+}
+
+// fail wraps err with what was being done and where, the password masked.
+func (db *DB) fail(doing string, err error) error {
+	return fmt.Errorf("%s %s: %w", doing, db.name, maskError(err, db.secret))
+}
+
+// Name returns the DSN without its password.
+func (db *DB) Name() string { return db.name }
+
+// Close closes the connections.
+func (db *DB) Close() error {
+	db.pool.Close()
+	return nil
+}
+
+// OpenReader opens a second pool on the same database for the rules.
+func (db *DB) OpenReader() (store.Reader, error) { return OpenReadOnly(context.Background(), db.dsn) }
+
+// Version names the PostgreSQL client library built in.
+func Version() string {
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, m := range info.Deps {
+			if m.Path == "github.com/jackc/pgx/v5" {
+				return "pgx " + m.Version
+			}
+		}
+	}
+	return "pgx v5"
+}
+
+// incidentOf returns the incident a run belongs to.
+func (db *DB) incidentOf(ctx context.Context, run int64) (int64, error) {
+	db.mu.Lock()
+	id, ok := db.runs[run]
+	db.mu.Unlock()
+	if ok {
+		return id, nil
+	}
+	err := db.pool.QueryRow(ctx, `SELECT incident_id FROM forensics.runs WHERE id = $1`, run).Scan(&id)
+	if err != nil {
+		if errors.Is(err, errNoRows) {
+			return 0, fmt.Errorf("no run %d in %s", run, db.name)
+		}
+		return 0, db.fail("read", err)
+	}
+	db.mu.Lock()
+	db.runs[run] = id
+	db.mu.Unlock()
+	return id, nil
+}

@@ -1,0 +1,506 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"forensics"
+	"forensics/store"
+	"forensics/store/postgres"
+	"forensics/store/postgres/pgtest"
+)
+
+var t0 = time.Date(2026, 3, 1, 10, 0, 0, 123456789, time.UTC)
+
+// load writes one run of incident with one source per key, each of n
+// lines, every other line an event, and one finding.
+func load(t testing.TB, db *postgres.DB, incident string, keys []string, n int) int64 {
+	t.Helper()
+	ctx := context.Background()
+	w, err := db.NewRun(ctx, []string{incident + ".zip"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.SetIncident(incident); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range keys {
+		if _, ok, err := w.Loaded(key); err != nil || ok {
+			if err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		src := &forensics.Source{Path: key + "/memcached.log", Node: "n1", Format: "memcached", Component: "memcached", Key: key}
+		err := w.BeginSource(src)
+		if errors.Is(err, store.ErrLoaded) {
+			if _, _, err := w.Loaded(key); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		lb := w.LineBuffer()
+		var evs []forensics.Event
+		for i := 1; i <= n; i++ {
+			at := t0.Add(time.Duration(i) * time.Second)
+			text := fmt.Sprintf("line %d of %s", i, key)
+			lb.Add(&store.NewLine{N: int64(i), Stamp: forensics.Stamp{Time: at, Offset: 3600}, Text: []byte(text)})
+			if lb.Full() {
+				if err := w.AddLines(src.ID, lb.Batch()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if i%2 == 0 {
+				evs = append(evs, forensics.Event{Stamp: forensics.Stamp{Time: at, Offset: 3600}, Source: src.Path, Line: int64(i), Node: "n1", Kind: "memcached.test",
+					Subject: forensics.Subject{VB: i % 7, Bucket: "b"}, Attrs: []forensics.Attr{{Key: "z", Value: "1"}, {Key: "a", Value: `q"uote`}}, Text: text})
+			}
+		}
+		if !lb.Empty() {
+			if err := w.AddLines(src.ID, lb.Batch()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		lb.Release()
+		if err := w.AddEvents(src.ID, evs); err != nil {
+			t.Fatal(err)
+		}
+		src.Lines, src.Events, src.Plain = int64(n), int64(len(evs)), int64(n-len(evs))
+		src.First, src.Last = t0.Add(time.Second), t0.Add(time.Duration(n)*time.Second)
+		if err := w.EndSource(src); errors.Is(err, store.ErrLoaded) {
+			// Another client completed the same content first: the run uses theirs, as ingest does.
+			if _, _, err := w.Loaded(key); err != nil {
+				t.Fatal(err)
+			}
+		} else if err != nil {
+			t.Fatal(err)
+		}
+	}
+	f := forensics.Finding{Rule: "cb-test", Severity: forensics.High, Title: "test in " + incident, Start: t0, End: t0.Add(time.Minute),
+		Subject: forensics.FindingSubject{Node: "n1", Bucket: incident}}
+	f.ID = f.Fingerprint()
+	if err := w.SaveFindings([]forensics.Finding{f}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.SetSignature("sig-" + incident); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return w.Run()
+}
+
+func open(t testing.TB) (*postgres.DB, string) {
+	t.Helper()
+	dsn := pgtest.Database(t)
+	db, err := postgres.Open(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db, dsn
+}
+
+func collect[T any](t testing.TB, seq func(func(*T, error) bool)) []T {
+	t.Helper()
+	var out []T
+	for v, err := range seq {
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, *v) // a line is reused after the loop body
+	}
+	return out
+}
+
+func TestRoundTrip(t *testing.T) {
+	db, dsn := open(t)
+	ctx := context.Background()
+	run := load(t, db, "inc-a", []string{"k1", "k2"}, 3000)
+	other := load(t, db, "inc-b", []string{"k1"}, 10)
+
+	ro, err := postgres.OpenReadOnly(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	srcs, err := ro.Sources(ctx, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(srcs) != 2 || srcs[0].Path != "k1/memcached.log" || srcs[0].Lines != 3000 || srcs[0].Events != 1500 || !srcs[0].First.Equal(t0.Add(time.Second)) {
+		t.Fatalf("sources of run %d: %+v", run, srcs)
+	}
+	// The same content in another incident is that incident's own copy.
+	if srcs, _ := ro.Sources(ctx, other); len(srcs) != 1 || srcs[0].Lines != 10 {
+		t.Fatalf("sources of run %d: %+v", other, srcs)
+	}
+
+	evs := collect(t, ro.Events(ctx, store.EventFilter{Run: run}))
+	if len(evs) != 3000 {
+		t.Fatalf("%d events, want 3000", len(evs))
+	}
+	for i := 1; i < len(evs); i++ {
+		if forensics.Compare(&evs[i-1], &evs[i]) > 0 {
+			t.Fatalf("events out of timeline order at %d: %v then %v", i, evs[i-1].Position(), evs[i].Position())
+		}
+	}
+	e := evs[0]
+	if e.Offset != 3600 || e.VB != 2 || e.Bucket != "b" || len(e.Attrs) != 2 || e.Attrs[0].Key != "z" || e.Attrs[1].Value != `q"uote` || !e.Time.Equal(t0.Add(2*time.Second)) {
+		t.Fatalf("event read back as %+v", e)
+	}
+	vb := 3
+	if n := len(collect(t, ro.Events(ctx, store.EventFilter{Run: run, Query: forensics.Query{VB: &vb, Since: t0.Add(100 * time.Second)}}))); n == 0 || n > 3000/7 {
+		t.Fatalf("vb and time filter: %d events", n)
+	}
+
+	since, until := t0.Add(1000*time.Second), t0.Add(1010*time.Second)
+	lines := collect(t, ro.Lines(ctx, store.LineFilter{Run: run, Since: since, Until: until}))
+	if len(lines) != 20 {
+		t.Fatalf("%d lines in the window, want 20 (10 of each source)", len(lines))
+	}
+	if l := lines[0]; l.N != 1000 || l.Source != "k1/memcached.log" || l.Text != "line 1000 of k1" || len(l.Kinds) != 1 || l.Offset != 3600 {
+		t.Fatalf("first line of the window: %+v", l)
+	}
+	re := regexp.MustCompile(`line 2999 of`)
+	if lines := collect(t, ro.Lines(ctx, store.LineFilter{Regexp: re})); len(lines) != 2 {
+		t.Fatalf("lines matching across the store: %d, want 2", len(lines))
+	}
+
+	fs, err := ro.Findings(ctx, run)
+	if err != nil || len(fs) != 1 || fs[0].Title != "test in inc-a" {
+		t.Fatalf("findings: %+v %v", fs, err)
+	}
+	if _, err := ro.FindingIn(ctx, other, fs[0].ID[:6]); err == nil || !strings.Contains(err.Error(), "not in this incident") {
+		t.Fatalf("finding of another incident: %v", err)
+	}
+	if all, err := ro.AllFindings(ctx); err != nil || len(all) != 2 {
+		t.Fatalf("all findings: %d %v", len(all), err)
+	}
+	incs, err := ro.Incidents(ctx)
+	if err != nil || len(incs) != 2 || incs[1].Name != "inc-b" || incs[0].Sources != 2 || incs[0].Findings != 1 {
+		t.Fatalf("incidents: %+v %v", incs, err)
+	}
+
+	var got []string
+	err = ro.QuerySQL(ctx, `SELECT kind, time, count(*) FROM events WHERE source = $1 GROUP BY kind, time ORDER BY time LIMIT 1`, []any{"k2/memcached.log"},
+		func(cols []string, vals []any) error {
+			got = append(got, fmt.Sprint(cols, vals))
+			return nil
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "[kind time count] [memcached.test 2026-03-01T10:00:02.123456789Z 1]"; len(got) != 1 || got[0] != want {
+		t.Fatalf("query: %q, want %q", got, want)
+	}
+	for _, q := range []string{
+		`DELETE FROM forensics.events`,
+		`UPDATE sources SET node = 'x'`,
+		`SELECT 1; DELETE FROM forensics.events`,
+	} {
+		err := ro.QuerySQL(ctx, q, nil, func([]string, []any) error { return nil })
+		if err == nil {
+			t.Errorf("%s: ran", q)
+		}
+	}
+	if err := ro.QuerySQL(ctx, `SET transaction_read_only = off`, nil, func([]string, []any) error { return nil }); err == nil {
+		t.Errorf("the query switched its transaction to read-write")
+	}
+	if evs := collect(t, ro.Events(ctx, store.EventFilter{Run: run})); len(evs) != 3000 {
+		t.Fatalf("after refused queries: %d events", len(evs))
+	}
+}
+
+// A source is visible only once complete; an incomplete one left by a
+// writer that stopped is not read, and the content is read again.
+func TestIncompleteSourceInvisible(t *testing.T) {
+	db, _ := open(t)
+	ctx := context.Background()
+	w, err := db.NewRun(ctx, []string{"x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.SetIncident("inc")
+	src := &forensics.Source{Path: "half.log", Node: "n1", Format: "f", Component: "c", Key: "half"}
+	if err := w.BeginSource(src); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.AddEvents(src.ID, []forensics.Event{{Stamp: forensics.Stamp{Time: t0}, Source: "half.log", Line: 1, Kind: "k", Subject: forensics.Subject{VB: forensics.NoVB}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if evs := collect(t, db.Events(ctx, store.EventFilter{})); len(evs) != 0 {
+		t.Fatalf("%d events of an incomplete source visible", len(evs))
+	}
+	keys, _ := db.Keys(ctx)
+	if keys["half"] {
+		t.Fatal("incomplete source's key listed as loaded")
+	}
+	w.Close()
+	run := load(t, db, "inc", []string{"half"}, 4)
+	if evs := collect(t, db.Events(ctx, store.EventFilter{Run: run})); len(evs) != 2 {
+		t.Fatalf("%d events after the second load, want 2", len(evs))
+	}
+}
+
+// Two analyses of the same content and of different content, at once,
+// with a reader counting while they load: nothing lost, nothing twice.
+func TestConcurrentLoads(t *testing.T) {
+	_, dsn := open(t)
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	loaders := []struct {
+		incident string
+		keys     []string
+	}{
+		{"shared", []string{"a", "b", "c", "d"}},
+		{"shared", []string{"d", "c", "b", "a"}},
+		{"other", []string{"a", "e"}},
+	}
+	for _, l := range loaders {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			other, err := postgres.Open(ctx, dsn)
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer other.Close()
+			load(t, other, l.incident, l.keys, 2000)
+		}()
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	reader, err := postgres.OpenReadOnly(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	for reading := true; reading; {
+		select {
+		case <-done:
+			reading = false
+		default:
+		}
+		srcs, err := reader.Sources(ctx, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want int
+		for _, s := range srcs {
+			want += int(s.Events)
+		}
+		// Every complete source is whole: its events are all there.
+		var n int
+		if err := reader.QuerySQL(ctx, `SELECT count(*) FROM events`, nil, func(_ []string, v []any) error { n = int(v[0].(int64)); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if n != want && !reading {
+			t.Fatalf("%d events visible, complete sources say %d", n, want)
+		}
+		if n < want {
+			t.Fatalf("%d events visible, complete sources say %d", n, want)
+		}
+	}
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	srcs, err := reader.Sources(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(srcs) != 6 {
+		t.Fatalf("%d sources, want 6 (4 shared, 2 other)", len(srcs))
+	}
+	var n int64
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM forensics.events`).Scan(&n); err != nil || n != 6*1000 {
+		t.Fatalf("%d event rows stored, want %d (no copy left behind): %v", n, 6*1000, err)
+	}
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM forensics.blocks b WHERE NOT EXISTS (SELECT 1 FROM forensics.sources s WHERE s.incident_id = b.incident_id AND s.id = b.source_id AND s.complete)`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("%d blocks of no complete source: %v", n, err)
+	}
+	incs, _ := reader.Incidents(ctx)
+	for _, inc := range incs {
+		for _, r := range inc.Runs {
+			srcs, _ := reader.Sources(ctx, r)
+			if want := map[string]int{"shared": 4, "other": 2}[inc.Name]; len(srcs) != want {
+				t.Errorf("run %d of %s has %d sources, want %d", r, inc.Name, len(srcs), want)
+			}
+		}
+	}
+}
+
+// Clients starting together against an empty database all migrate it.
+func TestConcurrentMigrations(t *testing.T) {
+	dsn := pgtest.Database(t)
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			db, err := postgres.Open(context.Background(), dsn)
+			if err != nil {
+				errs <- err
+				return
+			}
+			db.Close()
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
+func TestPasswordNeverPrinted(t *testing.T) {
+	const secret = "s3cr3t-Pw"
+	for _, dsn := range []string{
+		"postgres://analyst:" + secret + "@127.0.0.1:1/timelines?sslmode=disable&connect_timeout=2",
+		"host=127.0.0.1 port=1 user=analyst password=" + secret + " dbname=timelines sslmode=disable connect_timeout=2",
+		"postgres://analyst:" + secret + "@127.0.0.1:1/timelines?sslmode=bogus",
+	} {
+		_, err := postgres.Open(context.Background(), dsn)
+		if err == nil {
+			t.Fatalf("%s: opened", dsn)
+		}
+		if strings.Contains(err.Error(), secret) {
+			t.Errorf("error shows the password: %v", err)
+		}
+		if !strings.Contains(err.Error(), "analyst") {
+			t.Errorf("error does not say which DSN: %v", err)
+		}
+	}
+	db, dsn := open(t)
+	db.Close()
+	if strings.Contains(db.Name(), secret) {
+		t.Fatal(db.Name())
+	}
+	// A password the server rejects.
+	_, err := postgres.Open(context.Background(), pgtest.WithUser(t, dsn, "nobody", secret))
+	if err == nil || strings.Contains(err.Error(), secret) {
+		t.Fatalf("wrong credentials: %v", err)
+	}
+}
+
+// The roles of roles.sql: the reader reads everything and can change
+// nothing, by any path; the writer analyses.
+func TestRoles(t *testing.T) {
+	db, dsn := open(t)
+	ctx := context.Background()
+	load(t, db, "inc", []string{"k"}, 10)
+	sqlText, err := os.ReadFile("roles.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dbName := strings.TrimPrefix(must(url.Parse(dsn)).Path, "/")
+	suffix := dbName[len(dbName)-6:] // roles are cluster-wide: one pair per test database
+	script := strings.NewReplacer("DATABASE forensics", "DATABASE "+dbName, "forensics_writer", "forensics_writer_"+suffix, "forensics_reader", "forensics_reader_"+suffix).Replace(string(sqlText))
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, script); err != nil {
+		t.Fatalf("roles.sql: %v", err)
+	}
+	t.Cleanup(func() {
+		c, err := pgx.Connect(ctx, pgtest.WithDatabase(t, dsn, "postgres"))
+		if err != nil {
+			return
+		}
+		defer c.Close(ctx)
+		for _, r := range []string{"forensics_writer_", "forensics_reader_"} {
+			c.Exec(ctx, `DROP OWNED BY `+r+suffix) // in the test database, dropped already: nothing
+			c.Exec(ctx, `DROP ROLE IF EXISTS `+r+suffix)
+		}
+	})
+	conn.Exec(ctx, `ALTER DATABASE `+dbName+` OWNER TO CURRENT_USER`)
+
+	writer := pgtest.WithUser(t, dsn, "forensics_writer_"+suffix, "change-me-writer")
+	w, err := postgres.Open(ctx, writer)
+	if err != nil {
+		t.Fatalf("writer: %v", err)
+	}
+	load(t, w, "inc-2", []string{"k"}, 10)
+	w.Close()
+
+	reader := pgtest.WithUser(t, dsn, "forensics_reader_"+suffix, "change-me-reader")
+	r, err := postgres.OpenReadOnly(ctx, reader)
+	if err != nil {
+		t.Fatalf("reader: %v", err)
+	}
+	defer r.Close()
+	if incs, err := r.Incidents(ctx); err != nil || len(incs) != 2 {
+		t.Fatalf("reader: incidents %v %v", incs, err)
+	}
+	if evs := collect(t, r.Events(ctx, store.EventFilter{})); len(evs) != 10 {
+		t.Fatalf("reader: %d events", len(evs))
+	}
+	if _, err := r.NewRun(ctx, []string{"x"}); err == nil {
+		t.Fatal("a reader started a run")
+	}
+	if rw, err := postgres.Open(ctx, reader); err == nil {
+		if wr, err := rw.NewRun(ctx, []string{"x"}); err == nil {
+			if err := wr.SetIncident("by-reader"); err == nil {
+				t.Fatal("the reader role recorded a run")
+			}
+		}
+		rw.Close()
+	}
+	rc, err := pgx.Connect(ctx, reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close(ctx)
+	for _, q := range []string{
+		`SET default_transaction_read_only = off`, // then even outside forensics' read-only transactions:
+		`INSERT INTO forensics.incidents VALUES (1, 'x', 0)`,
+		`UPDATE forensics.sources SET node = 'x'`,
+		`DELETE FROM forensics.events`,
+		`TRUNCATE forensics.blocks`,
+		`DROP VIEW forensics_query.events`,
+		`CREATE TABLE forensics.mine (x int)`,
+		`SELECT nextval('forensics.ids')`,
+	} {
+		if _, err := rc.Exec(ctx, q); err == nil && !strings.HasPrefix(q, "SET") {
+			t.Errorf("reader ran %s", q)
+		}
+	}
+	var n int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM forensics.events`).Scan(&n); err != nil || n != 10 {
+		t.Fatalf("after the reader: %d events (%v)", n, err)
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}

@@ -1,0 +1,372 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"forensics"
+	"forensics/store"
+)
+
+// where builds a WHERE clause whose values are all bound parameters.
+type where struct {
+	conds []string
+	args  []any
+}
+
+// arg adds a value and returns its placeholder.
+func (w *where) arg(v any) string {
+	w.args = append(w.args, v)
+	return "$" + strconv.Itoa(len(w.args))
+}
+
+func (w *where) add(cond string, vals ...any) {
+	for _, v := range vals {
+		cond = strings.Replace(cond, "?", w.arg(v), 1)
+	}
+	w.conds = append(w.conds, cond)
+}
+
+// in adds "col = ANY($n)" for the values, when there are any.
+func in[T any](w *where, col string, vals []T) {
+	if len(vals) == 0 {
+		return
+	}
+	strs := make([]string, 0, len(vals))
+	for _, v := range vals {
+		strs = append(strs, fmt.Sprint(v))
+	}
+	w.add(col+" = ANY(?)", strs)
+}
+
+func (w *where) String() string {
+	if len(w.conds) == 0 {
+		return "true"
+	}
+	return strings.Join(w.conds, " AND ")
+}
+
+// sources adds what events and lines are both filtered by: complete
+// sources (alias s) of a run, written by one of the components, whose path
+// contains one of the strings. A run names its incident, which leads the
+// keys of every table the query reads.
+func (db *DB) sources(ctx context.Context, w *where, run int64, components, paths []string) (incident int64, err error) {
+	w.add("s.complete")
+	var inc int64
+	if run != 0 {
+		if inc, err = db.incidentOf(ctx, run); err != nil {
+			return 0, err
+		}
+		w.add("s.incident_id = ?", inc)
+		w.add("s.id IN (SELECT source_id FROM forensics.run_sources WHERE incident_id = ? AND run_id = ?)", inc, run)
+	}
+	in(w, "s.component", components)
+	if len(paths) > 0 {
+		ors := make([]string, len(paths))
+		for i, p := range paths {
+			ors[i] = "strpos(s.path, " + w.arg(p) + ") > 0"
+		}
+		w.conds = append(w.conds, "("+strings.Join(ors, " OR ")+")")
+	}
+	return inc, nil
+}
+
+func scanSources(rows pgx.Rows) ([]forensics.Source, error) {
+	defer rows.Close()
+	var out []forensics.Source
+	for rows.Next() {
+		var s forensics.Source
+		var first, last *int64
+		var problems string
+		if err := rows.Scan(&s.ID, &s.Key, &s.Path, &s.Node, &s.Format, &s.Component, &s.Release, &s.Bytes, &s.Lines, &s.Events, &s.Plain, &s.Skipped, &s.Errors, &first, &last, &problems); err != nil {
+			return nil, err
+		}
+		if first != nil && last != nil {
+			s.First = time.Unix(0, *first).UTC()
+			s.Last = time.Unix(0, *last).UTC()
+		}
+		var ps []problemJSON
+		if err := json.Unmarshal([]byte(problems), &ps); err == nil {
+			for _, p := range ps {
+				s.Problems = append(s.Problems, forensics.Problem(p))
+			}
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// Sources returns the complete sources of a run (all of them when run is 0), by path.
+func (db *DB) Sources(ctx context.Context, run int64) ([]forensics.Source, error) {
+	var w where
+	if _, err := db.sources(ctx, &w, run, nil, nil); err != nil {
+		return nil, err
+	}
+	rows, err := db.pool.Query(ctx, `SELECT s.`+strings.ReplaceAll(sourceColumns, ", ", ", s.")+` FROM forensics.sources s WHERE `+w.String()+` ORDER BY s.path, s.id`, w.args...)
+	if err != nil {
+		return nil, db.fail("read sources", err)
+	}
+	srcs, err := scanSources(rows)
+	if err != nil {
+		return nil, db.fail("read sources", err)
+	}
+	return srcs, nil
+}
+
+// Events returns a cursor over the events the filter selects, in timeline
+// order. Rows stream from the server as the cursor advances.
+func (db *DB) Events(ctx context.Context, f store.EventFilter) iter.Seq2[*forensics.Event, error] {
+	return func(yield func(*forensics.Event, error) bool) {
+		if err := db.events(ctx, f, func(e *forensics.Event) bool { return yield(e, nil) }); err != nil {
+			yield(nil, err)
+		}
+	}
+}
+
+func (db *DB) events(ctx context.Context, f store.EventFilter, fn func(*forensics.Event) bool) error {
+	var w where
+	inc, err := db.sources(ctx, &w, f.Run, f.Components, f.Paths)
+	if err != nil {
+		return err
+	}
+	if inc != 0 {
+		// Repeated on e so the planner uses the events' own indexes, which all lead with it.
+		w.add("e.incident_id = ?", inc)
+	}
+	in(&w, "e.kind", f.Kinds)
+	in(&w, "e.node", f.Nodes)
+	if !f.Since.IsZero() {
+		w.add("e.t >= ?", f.Since.UnixNano())
+	}
+	if !f.Until.IsZero() {
+		w.add("e.t < ?", f.Until.UnixNano())
+	}
+	if f.Bucket != "" {
+		w.add("e.bucket = ?", f.Bucket)
+	}
+	if f.VB != nil {
+		w.add("e.vb = ?", int32(*f.VB))
+	}
+	if f.Range != 0 {
+		w.add("e.range_id = ?", f.Range)
+	}
+	if f.Keyspace != "" {
+		w.add("e.keyspace = ?", f.Keyspace)
+	}
+	if f.Table != "" {
+		w.add("e.tbl = ?", f.Table)
+	}
+	if f.Text != "" {
+		w.add("strpos(e.text, ?) > 0", f.Text)
+	}
+	q := `SELECT s.path, e.line, e.t, e.tz, e.zone, e.node, e.kind, e.bucket, e.vb, e.range_id, e.keyspace, e.shard, e.tbl, e.attrs, e.text
+		FROM forensics.events e JOIN forensics.sources s ON s.incident_id = e.incident_id AND s.id = e.source_id
+		WHERE ` + w.String() + ` ORDER BY e.t, s.path, e.line, e.seq`
+	if f.Limit > 0 {
+		q += fmt.Sprintf(" LIMIT %d OFFSET %d", f.Limit, f.Offset)
+	}
+	rows, err := db.pool.Query(ctx, q, w.args...)
+	if err != nil {
+		return db.fail("query events", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var e forensics.Event
+		var t int64
+		var zone int16
+		var kind, attrs string
+		var bucket, keyspace, shard, table *string
+		var vb *int32
+		var rng *int64
+		if err := rows.Scan(&e.Source, &e.Line, &t, &e.Offset, &zone, &e.Node, &kind, &bucket, &vb, &rng, &keyspace, &shard, &table, &attrs, &e.Text); err != nil {
+			return db.fail("query events", err)
+		}
+		e.Time = time.Unix(0, t).UTC()
+		e.Zone = forensics.Zone(zone)
+		e.Kind = forensics.Kind(kind)
+		e.Bucket, e.Keyspace, e.Shard, e.Table = deref(bucket), deref(keyspace), deref(shard), deref(table)
+		e.VB = forensics.NoVB
+		if vb != nil {
+			e.VB = int(*vb)
+		}
+		if rng != nil {
+			e.Range = *rng
+		}
+		if e.Attrs, err = decodeAttrs(attrs); err != nil {
+			return fmt.Errorf("event %s:%d: attributes: %w", e.Source, e.Line, err)
+		}
+		if !fn(&e) {
+			return nil
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return db.fail("query events", err)
+	}
+	return nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// LatestRun returns the id of the most recent analysis run, or 0 when there is none.
+func (db *DB) LatestRun(ctx context.Context) (int64, error) {
+	var id *int64
+	if err := db.pool.QueryRow(ctx, `SELECT max(id) FROM forensics.runs`).Scan(&id); err != nil {
+		return 0, db.fail("read", err)
+	}
+	if id == nil {
+		return 0, nil
+	}
+	return *id, nil
+}
+
+// Findings returns the findings of a run (the latest when run is 0), in time order.
+func (db *DB) Findings(ctx context.Context, run int64) ([]store.StoredFinding, error) {
+	if run == 0 {
+		var err error
+		if run, err = db.LatestRun(ctx); err != nil || run == 0 {
+			return nil, err
+		}
+	}
+	inc, err := db.incidentOf(ctx, run)
+	if err != nil {
+		return nil, err
+	}
+	return db.queryFindings(ctx, `WHERE f.incident_id = $1 AND f.run_id = $2 ORDER BY f.start_ns, f.rule, f.id`, inc, run)
+}
+
+// FindingIn returns the finding of a run (of any run when run is 0, the
+// most recent) whose id starts with prefix.
+func (db *DB) FindingIn(ctx context.Context, run int64, prefix string) (store.StoredFinding, error) {
+	if prefix == "" {
+		return store.StoredFinding{}, errors.New("empty finding id")
+	}
+	var w where
+	w.add("left(f.id, ?) = ?", len(prefix), prefix)
+	if run != 0 {
+		inc, err := db.incidentOf(ctx, run)
+		if err != nil {
+			return store.StoredFinding{}, err
+		}
+		w.add("f.incident_id = ?", inc)
+		w.add("f.run_id = ?", run)
+	}
+	fs, err := db.queryFindings(ctx, `WHERE `+w.String()+` ORDER BY f.run_id DESC`, w.args...)
+	if err != nil {
+		return store.StoredFinding{}, err
+	}
+	if len(fs) == 0 {
+		if run != 0 {
+			if other, err := db.FindingIn(ctx, 0, prefix); err == nil {
+				where := fmt.Sprintf("run %d", other.Run)
+				if incs, err := db.Incidents(ctx); err == nil {
+					for _, inc := range incs {
+						for _, r := range inc.Runs {
+							if r == other.Run {
+								where = fmt.Sprintf("incident %q", inc.Name)
+							}
+						}
+					}
+				}
+				return store.StoredFinding{}, fmt.Errorf("finding %q is not in this incident but in %s: pick it with --incident, or --incident all", prefix, where)
+			}
+		}
+		return store.StoredFinding{}, fmt.Errorf("no finding %q in %s; `forensics findings` lists them", prefix, db.name)
+	}
+	ids := map[string]bool{}
+	var list []string
+	for _, f := range fs {
+		if !ids[f.ID] {
+			ids[f.ID] = true
+			list = append(list, f.ID)
+		}
+	}
+	if len(list) > 1 {
+		sort.Strings(list)
+		return store.StoredFinding{}, fmt.Errorf("finding id %q is ambiguous: %s", prefix, strings.Join(list, ", "))
+	}
+	return fs[0], nil
+}
+
+func (db *DB) queryFindings(ctx context.Context, where string, args ...any) ([]store.StoredFinding, error) {
+	rows, err := db.pool.Query(ctx, `SELECT f.run_id, f.body FROM forensics.findings f `+where, args...)
+	if err != nil {
+		return nil, db.fail("read findings", err)
+	}
+	defer rows.Close()
+	var out []store.StoredFinding
+	for rows.Next() {
+		var f store.StoredFinding
+		var body string
+		if err := rows.Scan(&f.Run, &body); err != nil {
+			return nil, db.fail("read findings", err)
+		}
+		if err := json.Unmarshal([]byte(body), &f.Finding); err != nil {
+			return nil, fmt.Errorf("stored finding: %w", err)
+		}
+		out = append(out, f)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, db.fail("read findings", err)
+	}
+	return out, nil
+}
+
+// AllFindings returns the findings of every incident, each from the latest
+// run that found it, in time order.
+func (db *DB) AllFindings(ctx context.Context) ([]store.StoredFinding, error) {
+	return db.queryFindings(ctx, `WHERE (f.incident_id, f.run_id, f.id) IN (SELECT incident_id, max(run_id), id FROM forensics.findings GROUP BY incident_id, id)
+		ORDER BY f.start_ns, f.rule, f.id`)
+}
+
+// Incidents lists the incidents of the timeline, the latest last.
+func (db *DB) Incidents(ctx context.Context) ([]store.Incident, error) {
+	rows, err := db.pool.Query(ctx, `SELECT r.id, r.started, r.args, i.name,
+		(SELECT count(*) FROM forensics.run_sources rs WHERE rs.incident_id = r.incident_id AND rs.run_id = r.id),
+		(SELECT count(*) FROM forensics.findings f WHERE f.incident_id = r.incident_id AND f.run_id = r.id)
+		FROM forensics.runs r JOIN forensics.incidents i ON i.incident_id = r.incident_id ORDER BY r.id`)
+	if err != nil {
+		return nil, db.fail("read incidents", err)
+	}
+	defer rows.Close()
+	var out []store.Incident
+	index := map[string]int{}
+	for rows.Next() {
+		var id, sources, findings int64
+		var started time.Time
+		var args, name string
+		if err := rows.Scan(&id, &started, &args, &name, &sources, &findings); err != nil {
+			return nil, db.fail("read incidents", err)
+		}
+		var inputs []string
+		json.Unmarshal([]byte(args), &inputs)
+		i, ok := index[name]
+		if !ok {
+			i = len(out)
+			index[name] = i
+			out = append(out, store.Incident{Name: name})
+		}
+		inc := &out[i]
+		inc.Runs = append(inc.Runs, id)
+		inc.Latest, inc.Inputs, inc.Sources, inc.Findings = id, inputs, int(sources), int(findings)
+		inc.Started = started.UTC()
+	}
+	if err := rows.Err(); err != nil {
+		return nil, db.fail("read incidents", err)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Latest < out[j].Latest })
+	return out, nil
+}
