@@ -44,8 +44,9 @@ type DB struct {
 	readOnly bool
 
 	mu       sync.Mutex
-	incident int64           // the incident of the run being written: Keys are its keys
-	runs     map[int64]int64 // run id → incident id, as looked up
+	incident int64            // the incident of the run being written: Keys are its keys
+	runs     map[int64]int64  // run id → incident id, as looked up
+	writers  map[*Writer]bool // open writers, whose connections Close gives back
 }
 
 var (
@@ -112,8 +113,18 @@ func (db *DB) fail(doing string, err error) error {
 // Name returns the DSN without its password.
 func (db *DB) Name() string { return db.name }
 
-// Close closes the connections.
+// Close closes the connections. A writer still open (a run that ended in
+// an error without closing it) is rolled back first: the pool waits for
+// every connection it lent.
 func (db *DB) Close() error {
+	db.mu.Lock()
+	open := db.writers
+	db.writers = nil
+	db.mu.Unlock()
+	for w := range open {
+		w.Rollback()
+		w.release()
+	}
 	db.pool.Close()
 	return nil
 }

@@ -18,6 +18,7 @@ import (
 	"forensics/store"
 	"forensics/store/postgres"
 	"forensics/store/postgres/pgtest"
+	"forensics/store/storetest"
 )
 
 var t0 = time.Date(2026, 3, 1, 10, 0, 0, 123456789, time.UTC)
@@ -503,4 +504,16 @@ func must[T any](v T, err error) T {
 		panic(err)
 	}
 	return v
+}
+
+// TestSuite runs the behaviour every backend must have against PostgreSQL,
+// each subtest in a database of its own.
+func TestSuite(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) store.Backend {
+		db, err := postgres.Open(context.Background(), pgtest.Database(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return db
+	}, storetest.Options{NoViews: []string{"lines"}})
 }

@@ -90,7 +90,14 @@ func (db *DB) NewRun(ctx context.Context, inputs []string) (store.Writer, error)
 	if err != nil {
 		return nil, db.fail("record run", err)
 	}
-	return &Writer{db: db, ctx: ctx, conn: conn, run: id, inputs: inputs, seq: map[int64]int64{}}, nil
+	w := &Writer{db: db, ctx: ctx, conn: conn, run: id, inputs: inputs, seq: map[int64]int64{}}
+	db.mu.Lock()
+	if db.writers == nil {
+		db.writers = map[*Writer]bool{}
+	}
+	db.writers[w] = true
+	db.mu.Unlock()
+	return w, nil
 }
 
 // Run returns the id of the run the writer records.
@@ -307,6 +314,9 @@ func (w *Writer) Close() error {
 }
 
 func (w *Writer) release() {
+	w.db.mu.Lock()
+	delete(w.db.writers, w)
+	w.db.mu.Unlock()
 	if w.conn != nil {
 		w.conn.Release()
 		w.conn = nil

@@ -64,7 +64,71 @@ func TestSuite(t *testing.T) {
 			t.Fatal(err)
 		}
 		return db
-	})
+	}, storetest.Options{})
+}
+
+// The views in SQLite's own SQL: lines decoded from their blocks with their
+// time and zone, and an event's attributes as JSON.
+func TestViewsInSQL(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.db")
+	db, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	w, err := db.NewRun(ctx, []string{"a.log"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := time.Date(2022, 7, 22, 0, 0, 0, 0, time.UTC)
+	src := &forensics.Source{Path: "a.log", Node: "n1", Format: "test", Component: "test", Key: "a.log"}
+	if err := w.BeginSource(src); err != nil {
+		t.Fatal(err)
+	}
+	b := w.LineBuffer()
+	for i := 1; i <= 300; i++ {
+		st := forensics.Stamp{Time: base.Add(time.Duration(i) * time.Second), Zone: forensics.ZoneUTC}
+		b.Add(&store.NewLine{N: int64(i), Stamp: st, Flags: store.LineFlags{Zone: forensics.ZoneUTC}, Text: fmt.Appendf(nil, "a.log line %d", i)})
+	}
+	if err := w.AddLines(src.ID, b.Batch()); err != nil {
+		t.Fatal(err)
+	}
+	b.Release()
+	ev := forensics.Event{Line: 50, Kind: "test.event", Node: "n1", Text: "a.log line 50"}
+	ev.VB = 7
+	ev.Stamp = forensics.Stamp{Time: base.Add(50 * time.Second), Zone: forensics.ZoneUTC}
+	ev.Set("k", "v \"quoted\"")
+	if err := w.AddEvents(src.ID, []forensics.Event{ev}); err != nil {
+		t.Fatal(err)
+	}
+	src.Lines, src.Events, src.Plain = 300, 1, 299
+	if err := w.EndSource(src); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ro, err := OpenReadOnly(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	var got [][]any
+	err = ro.QuerySQL(ctx, `SELECT line, time, text, zone FROM lines WHERE t >= ? ORDER BY line LIMIT 2`,
+		[]any{time.Date(2022, 7, 22, 0, 4, 59, 0, time.UTC).UnixNano()},
+		func(cols []string, vals []any) error { got = append(got, append([]any(nil), vals...)); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got) != "[[299 2022-07-22T00:04:59.000000000Z a.log line 299 utc] [300 2022-07-22T00:05:00.000000000Z a.log line 300 utc]]" {
+		t.Errorf("lines view = %v", got)
+	}
+	var n []any
+	err = ro.QuerySQL(ctx, `SELECT count(*), min(json_extract(attrs, '$.k')) FROM events WHERE vb = 7`, nil, func(_ []string, vals []any) error { n = append(n, vals...); return nil })
+	if err != nil || fmt.Sprint(n) != `[1 v "quoted"]` {
+		t.Errorf("events view = %v, %v", n, err)
+	}
 }
 
 func TestReadOnlyRefusesWrites(t *testing.T) {
