@@ -1,6 +1,7 @@
 package kvstream
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -32,20 +33,7 @@ const (
 	maxPerVBEvidence = 4
 )
 
-func sortEvents(es []*forensics.Event) {
-	sort.SliceStable(es, func(i, j int) bool { return before(es[i], es[j]) })
-}
-
-// before is the timeline's order: time, then source, then line.
-func before(a, b *forensics.Event) bool {
-	if !a.Time.Equal(b.Time) {
-		return a.Time.Before(b.Time)
-	}
-	if a.Source != b.Source {
-		return a.Source < b.Source
-	}
-	return a.Line < b.Line
-}
+func sortEvents(es []*forensics.Event) { slices.SortStableFunc(es, forensics.Compare) }
 
 // restart is one memcached restart on a node: the signals that tell of it.
 type restart struct {
@@ -236,7 +224,7 @@ func (ix *events) answers(node, bucket string, from, to time.Time) []*answer {
 		out = append(out, a)
 		seen.add(a)
 	}
-	sort.SliceStable(out, func(i, j int) bool { return before(out[i].ev, out[j].ev) })
+	sort.SliceStable(out, func(i, j int) bool { return forensics.Before(out[i].ev, out[j].ev) })
 	return out
 }
 

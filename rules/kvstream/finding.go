@@ -229,7 +229,7 @@ func (ix *events) exitLine(r *restart) *forensics.Event {
 	}
 	var best *forensics.Event
 	for _, s := range r.signals {
-		if best == nil || rank(s) < rank(best) || rank(s) == rank(best) && before(s, best) {
+		if best == nil || rank(s) < rank(best) || rank(s) == rank(best) && forensics.Before(s, best) {
 			best = s
 		}
 	}

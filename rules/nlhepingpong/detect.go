@@ -449,18 +449,8 @@ func (e *episode) redirects() []*redirect {
 	for _, s := range e.segments {
 		out = append(out, s.redirects()...)
 	}
-	sort.SliceStable(out, func(i, j int) bool { return evBefore(out[i].ev, out[j].ev) })
+	sort.SliceStable(out, func(i, j int) bool { return forensics.Before(out[i].ev, out[j].ev) })
 	return out
-}
-
-func evBefore(a, b *forensics.Event) bool {
-	if !a.Time.Equal(b.Time) {
-		return a.Time.Before(b.Time)
-	}
-	if a.Source != b.Source {
-		return a.Source < b.Source
-	}
-	return a.Line < b.Line
 }
 
 // replicaID is a replica descriptor as CockroachDB prints it:
