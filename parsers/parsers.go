@@ -3,13 +3,15 @@
 //
 // A parser package is also the vocabulary of what it reads: it exports each
 // kind it emits as a typed constant (memcached.StreamRollback,
-// crdb.KindNLHE), documents the kind and its attributes in its Format's
-// Kinds, and exports a decoder where an attribute holds more than a word
-// (vitess.DecodeShard, crdb.ParseNLHE). A rule imports the parser packages
-// whose events it reads and names kinds only by those constants (a short
-// local name, mcStart = memcached.Start, is fine); it never restates a
-// kind's string, so a kind that is renamed or dropped breaks the build, not
-// the rule. Grammar that several parsers share lives in a package of its
+// crdb.KindNLHE) and documents it in its Format's Kinds; it exports each
+// attribute key it sets as a constant (memcached.AttrRollbackSeqno) and
+// lists, in its Attrs, the keys each kind carries; and it exports a decoder
+// where an attribute holds more than a word (vitess.DecodeShard,
+// crdb.ParseNLHE). A rule imports the parser packages whose events it reads
+// and names kinds and attribute keys only by those constants (a short local
+// name, mcStart = memcached.Start, is fine); it never restates a kind's or
+// a key's string, so one that is renamed or dropped breaks the build or
+// rules/attrs_test.go, not the rule. Grammar that several parsers share lives in a package of its
 // own (cbgo for Couchbase's Go services, scan for byte scanning), never in
 // one parser that the others import.
 package parsers

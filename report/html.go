@@ -239,6 +239,11 @@ type moment struct {
 }
 
 // momentKinds name the moments by the kinds of evidence that show them.
+// A moment is a beat of the story a finding tells ("restart", then
+// "traffic enabled"), and several kinds, from different parsers, mark the
+// same beat; what a kind means stays on its KindDoc, how the report groups
+// kinds into the beats of its findings is the report's to say. A kind
+// left out is drawn all the same, only not named as a moment.
 var momentKinds = map[string]string{
 	"nsserver.service_exited":   "restart",
 	"nsserver.port_exited":      "restart",
@@ -643,6 +648,10 @@ func (b *laneBuilder) laneComponent(e *forensics.Event) string {
 	return "log"
 }
 
+// componentOrder is the order lanes are stacked in: the cluster manager
+// above the data service above its consumers, the way an operator reads an
+// incident top-down. It is a layout, not a fact of the components, so the
+// report keeps it; a component not listed gets its lanes after these.
 var componentOrder = []string{"ns_server", "memcached", "projector", "indexer", "distsender", "trace", "cockroach", "vtctld", "topo"}
 
 func componentRank(c string) int {

@@ -97,11 +97,11 @@ func run(p *forensics.Pass) error {
 	as := cbevidence.Ptrs(anchors)
 	// diag.log repeats every entry in every node's bundle.
 	key := func(e *forensics.Event) string {
-		return string(e.Kind) + "|" + e.Attr("nodes") + "|" + e.Attr("reason")
+		return string(e.Kind) + "|" + e.Attr(nsserver.AttrNodes) + "|" + e.Attr(nsserver.AttrReason)
 	}
 	for _, a := range cbevidence.Dedupe(as, 2*time.Minute, key) {
 		if a.Kind == nsAutoFailover {
-			for _, node := range strings.Split(a.Attr("nodes"), ",") {
+			for _, node := range strings.Split(a.Attr(nsserver.AttrNodes), ",") {
 				p.Report(failedOver(a, node, as, by))
 			}
 		} else {
@@ -123,16 +123,16 @@ func fromEventLog(evs []forensics.Event) []forensics.Event {
 		}
 	}
 	for _, e := range evs {
-		if e.Kind != nsFailoverEnd || e.Attr("auto") != "true" {
+		if e.Kind != nsFailoverEnd || e.Attr(nsserver.AttrAuto) != "true" {
 			continue
 		}
-		for _, node := range strings.Split(e.Attr("nodes"), ",") {
+		for _, node := range strings.Split(e.Attr(nsserver.AttrNodes), ",") {
 			if node == "" {
 				continue
 			}
 			told := false
 			for _, a := range out {
-				if a.Kind == nsAutoFailover && cbevidence.HasNode(a.Attr("nodes"), node) && a.Time.Sub(e.Time).Abs() < 5*time.Minute {
+				if a.Kind == nsAutoFailover && cbevidence.HasNode(a.Attr(nsserver.AttrNodes), node) && a.Time.Sub(e.Time).Abs() < 5*time.Minute {
 					told = true
 				}
 			}
@@ -142,9 +142,9 @@ func fromEventLog(evs []forensics.Event) []forensics.Event {
 			a := e
 			a.Attrs = nil
 			a.Kind = nsAutoFailover
-			a.Set("nodes", node)
-			a.Set("reason", e.Attr("failover_reason"))
-			a.Set("via", "event_log")
+			a.Set(nsserver.AttrNodes, node)
+			a.Set(nsserver.AttrReason, e.Attr(nsserver.AttrFailoverReason))
+			a.Set(nsserver.AttrVia, "event_log")
 			out = append(out, a)
 		}
 	}
@@ -155,7 +155,7 @@ func fromEventLog(evs []forensics.Event) []forensics.Event {
 // copies adds every logged copy of the entry a (info.log and diag.logs).
 func copies(ev *cbevidence.Set, a *forensics.Event, all []*forensics.Event, note string) {
 	for _, e := range all {
-		if e.Kind == a.Kind && e.Attr("nodes") == a.Attr("nodes") && e.Attr("reason") == a.Attr("reason") && e.Time.Sub(a.Time).Abs() < 2*time.Minute {
+		if e.Kind == a.Kind && e.Attr(nsserver.AttrNodes) == a.Attr(nsserver.AttrNodes) && e.Attr(nsserver.AttrReason) == a.Attr(nsserver.AttrReason) && e.Time.Sub(a.Time).Abs() < 2*time.Minute {
 			if ev.Add(e, note) {
 				return // one copy is enough; the rest say the same
 			}
@@ -164,7 +164,7 @@ func copies(ev *cbevidence.Set, a *forensics.Event, all []*forensics.Event, note
 }
 
 func failedOver(a *forensics.Event, node string, all []*forensics.Event, by map[forensics.Kind][]*forensics.Event) forensics.Finding {
-	reason := a.Attr("reason")
+	reason := a.Attr(nsserver.AttrReason)
 	var ev cbevidence.Set
 	copies(&ev, a, all, "ns_server fails "+node+" over automatically")
 	if ev.Len() == 0 {
@@ -183,20 +183,22 @@ func failedOver(a *forensics.Event, node string, all []*forensics.Event, by map[
 	onNode := func(e *forensics.Event) bool { return e.Node == node }
 	var before []string
 	// ns_log's entry is in info.log and in every diag.log: one exit each.
-	exits := cbevidence.Dedupe(in(nsExited, func(e *forensics.Event) bool { return e.Node == node && e.Attr("via") != "event_log" }),
-		5*time.Second, func(e *forensics.Event) string { return e.Attr("service") + "|" + e.Attr("status") })
+	exits := cbevidence.Dedupe(in(nsExited, func(e *forensics.Event) bool { return e.Node == node && e.Attr(nsserver.AttrVia) != "event_log" }),
+		5*time.Second, func(e *forensics.Event) string {
+			return e.Attr(nsserver.AttrService) + "|" + e.Attr(nsserver.AttrStatus)
+		})
 	for i, e := range exits {
 		if i < 3 {
-			ev.Add(e, "on the node, "+e.Attr("service")+" exits with status "+e.Attr("status"))
+			ev.Add(e, "on the node, "+e.Attr(nsserver.AttrService)+" exits with status "+e.Attr(nsserver.AttrStatus))
 		}
 	}
 	if len(exits) > 0 {
-		before = append(before, fmt.Sprintf("%s exited %d time(s) (first at %s, status %s)", exits[0].Attr("service"), len(exits), cbevidence.Clock(exits[0].Time), exits[0].Attr("status")))
+		before = append(before, fmt.Sprintf("%s exited %d time(s) (first at %s, status %s)", exits[0].Attr(nsserver.AttrService), len(exits), cbevidence.Clock(exits[0].Time), exits[0].Attr(nsserver.AttrStatus)))
 	}
 	kills := in(oomKill, onNode)
 	if len(kills) > 0 {
-		ev.Add(kills[0], "the kernel's OOM killer kills "+kills[0].Attr("process"))
-		before = append(before, fmt.Sprintf("the OOM killer killed %s at %s", kills[0].Attr("process"), cbevidence.Clock(kills[0].Time)))
+		ev.Add(kills[0], "the kernel's OOM killer kills "+kills[0].Attr(oslog.AttrProcess))
+		before = append(before, fmt.Sprintf("the OOM killer killed %s at %s", kills[0].Attr(oslog.AttrProcess), cbevidence.Clock(kills[0].Time)))
 	}
 	starts := in(mcStart, onNode)
 	warming := false
@@ -231,16 +233,16 @@ func failedOver(a *forensics.Event, node string, all []*forensics.Event, by map[
 			before = append(before, fmt.Sprintf("memcached had restarted at %s and its buckets were serving traffic again", cbevidence.Clock(s.Time)))
 		}
 	}
-	notReady := in(nsNotReady, func(e *forensics.Event) bool { return cbevidence.HasNode(e.Attr("nodes"), node) })
+	notReady := in(nsNotReady, func(e *forensics.Event) bool { return cbevidence.HasNode(e.Attr(nsserver.AttrNodes), node) })
 	if len(notReady) > 0 {
 		ev.Add(notReady[0], "the janitor finds bucket "+notReady[0].Bucket+" not ready on the node")
 		before = append(before, fmt.Sprintf("the orchestrator's janitor found %s not ready on the node at %s", notReady[0].Bucket, cbevidence.Clock(notReady[0].Time)))
 	}
 	wf := in(mcWriteFailed, onNode)
-	wc := in(nsWriteCommit, func(e *forensics.Event) bool { return cbevidence.Node(e.Attr("alert_host")) == node })
+	wc := in(nsWriteCommit, func(e *forensics.Event) bool { return cbevidence.Node(e.Attr(nsserver.AttrAlertHost)) == node })
 	if len(wf) > 0 {
 		ev.Add(wf[0], "memcached fails to write to disk")
-		before = append(before, fmt.Sprintf("memcached failed to write to disk %d time(s) (%s)", len(wf), orWords(wf[0].Attr("system"), "error as logged")))
+		before = append(before, fmt.Sprintf("memcached failed to write to disk %d time(s) (%s)", len(wf), orWords(wf[0].Attr(memcached.AttrSystem), "error as logged")))
 	} else if len(wc) > 0 {
 		ev.Add(wc[0], "disk writes fail on the node")
 		before = append(before, "ns_server raised a Write Commit Failure alert for the node")
@@ -299,8 +301,8 @@ func failedOver(a *forensics.Event, node string, all []*forensics.Event, by map[
 }
 
 func refused(a *forensics.Event, all []*forensics.Event) forensics.Finding {
-	nodes := strings.Split(a.Attr("nodes"), ",")
-	reason := a.Attr("reason")
+	nodes := strings.Split(a.Attr(nsserver.AttrNodes), ",")
+	reason := a.Attr(nsserver.AttrReason)
 	var ev cbevidence.Set
 	copies(&ev, a, all, "ns_server does not fail the node over automatically")
 	f := forensics.Finding{

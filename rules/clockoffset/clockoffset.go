@@ -123,15 +123,15 @@ func (x *exit) measurements(ms []forensics.Event) []measurement {
 		if seen[k] {
 			continue
 		}
-		off, err := time.ParseDuration(e.Attr("offset"))
+		off, err := time.ParseDuration(e.Attr(crdb.AttrOffset))
 		if err != nil {
 			continue
 		}
 		switch {
-		case e.Node == x.node && e.Attr("peer") != "":
-			out = append(out, measurement{ev: e, peer: e.Attr("peer"), offset: off, raw: e.Attr("offset"), mine: true})
-		case e.Attr("peer") == x.node && e.Node != "":
-			out = append(out, measurement{ev: e, peer: e.Node, offset: -off, raw: e.Attr("offset"), mine: false})
+		case e.Node == x.node && e.Attr(crdb.AttrPeer) != "":
+			out = append(out, measurement{ev: e, peer: e.Attr(crdb.AttrPeer), offset: off, raw: e.Attr(crdb.AttrOffset), mine: true})
+		case e.Attr(crdb.AttrPeer) == x.node && e.Node != "":
+			out = append(out, measurement{ev: e, peer: e.Node, offset: -off, raw: e.Attr(crdb.AttrOffset), mine: false})
 		default:
 			continue
 		}
@@ -149,7 +149,7 @@ func abs(d time.Duration) time.Duration {
 
 func (x *exit) finding(all []forensics.Event) forensics.Finding {
 	ms := x.measurements(all)
-	max := x.fatal.Attr("max_offset")
+	max := x.fatal.Attr(crdb.AttrMaxOffset)
 	var peers []string
 	peerSeen := map[string]bool{}
 	var largest *measurement
@@ -187,10 +187,10 @@ func (x *exit) finding(all []forensics.Event) forensics.Finding {
 
 func (x *exit) explain(ms []measurement, peers []string, largest *measurement) string {
 	var b strings.Builder
-	max := x.fatal.Attr("max_offset")
+	max := x.fatal.Attr(crdb.AttrMaxOffset)
 	if len(ms) > 0 {
 		fmt.Fprintf(&b, "From %s the remote clock monitor logged offsets between %s and %s close to the limit of %s: ",
-			stamp(ms[0].ev.Time), x.node, strings.Join(peers, ", "), ms[0].ev.Attr("max_offset"))
+			stamp(ms[0].ev.Time), x.node, strings.Join(peers, ", "), ms[0].ev.Attr(crdb.AttrMaxOffset))
 		for i, m := range ms {
 			if i == 6 {
 				fmt.Fprintf(&b, "… (%d in all)", len(ms))
@@ -204,7 +204,7 @@ func (x *exit) explain(ms []measurement, peers []string, largest *measurement) s
 				who = m.peer + " measured " + x.node
 			}
 			fmt.Fprintf(&b, "at %s %s at %s", clock(m.ev.Time), who, m.raw)
-			if u := m.ev.Attr("uncertainty"); u != "" {
+			if u := m.ev.Attr(crdb.AttrUncertainty); u != "" {
 				fmt.Fprintf(&b, " (±%s)", u)
 			}
 		}
@@ -214,7 +214,7 @@ func (x *exit) explain(ms []measurement, peers []string, largest *measurement) s
 	}
 	fmt.Fprintf(&b, "At %s %s logged \"clock synchronization error\" and exited: its clock was more than %s away from at least half of the nodes it knew",
 		stamp(x.fatal.Time), x.node, max)
-	if h, k := x.fatal.Attr("healthy"), x.fatal.Attr("known"); h != "" && k != "" {
+	if h, k := x.fatal.Attr(crdb.AttrHealthy), x.fatal.Attr(crdb.AttrKnown); h != "" && k != "" {
 		fmt.Fprintf(&b, " (%s of %s were within the offset)", h, k)
 	}
 	b.WriteString(". A node stops itself when its offset to most peers exceeds 80% of --max-offset, to avoid serving stale reads; newer releases print that tolerated offset itself. ")
@@ -255,7 +255,7 @@ func (x *exit) evidence(ms []measurement) []forensics.Evidence {
 		}
 	}
 	for i, l := range x.lines {
-		note := x.node + " exits: clock more than " + l.Attr("max_offset") + " away from most nodes"
+		note := x.node + " exits: clock more than " + l.Attr(crdb.AttrMaxOffset) + " away from most nodes"
 		if i > 0 {
 			note = "the same exit, in another file"
 		}

@@ -101,9 +101,11 @@ func measured(causes, effects []*forensics.Event) []forensics.Finding {
 		seqno        string
 	}
 	ckey := func(e *forensics.Event) key {
-		return key{cbevidence.Host(e.Node), e.Bucket, e.VB, e.Attr("rollback_seqno")}
+		return key{cbevidence.Host(e.Node), e.Bucket, e.VB, e.Attr(memcached.AttrRollbackSeqno)}
 	}
-	ekey := func(e *forensics.Event) key { return key{e.Attr("kv_host"), e.Bucket, e.VB, e.Attr("seqno")} }
+	ekey := func(e *forensics.Event) key {
+		return key{e.Attr(indexer.AttrKVHost), e.Bucket, e.VB, e.Attr(indexer.AttrSeqno)}
+	}
 	cs := map[key][]*forensics.Event{}
 	for _, c := range causes {
 		if c.Bucket != "" && c.VB >= 0 {
@@ -194,8 +196,8 @@ func skewFinding(ahead, behind string, skew time.Duration, ps []pair) forensics.
 	var ev cbevidence.Set
 	var basis []string
 	for _, p := range ps {
-		ev.Add(p.cause, fmt.Sprintf("cause: %s answers vb %d's stream request with a rollback to seqno %s", ahead, p.cause.VB, p.cause.Attr("rollback_seqno")))
-		ev.Add(p.effect, fmt.Sprintf("effect: the indexer on %s starts vb %d's stream at that seqno from %s, logged %s before the answer it needs", behind, p.effect.VB, p.effect.Attr("kv_host"), dur(p.by)))
+		ev.Add(p.cause, fmt.Sprintf("cause: %s answers vb %d's stream request with a rollback to seqno %s", ahead, p.cause.VB, p.cause.Attr(memcached.AttrRollbackSeqno)))
+		ev.Add(p.effect, fmt.Sprintf("effect: the indexer on %s starts vb %d's stream at that seqno from %s, logged %s before the answer it needs", behind, p.effect.VB, p.effect.Attr(indexer.AttrKVHost), dur(p.by)))
 		// Base names: the display path depends on how the bundle was given (zip or folder).
 		basis = append(basis, fmt.Sprintf("%s %s:%d before %s %s:%d", behind, path.Base(p.effect.Source), p.effect.Line, ahead, path.Base(p.cause.Source), p.cause.Line))
 	}
@@ -216,7 +218,7 @@ func skewFinding(ahead, behind string, skew time.Duration, ps []pair) forensics.
 	fmt.Fprintf(&b, "%d pair(s) of lines put an effect on %s before its cause on %s in UTC.", len(ps), behind, ahead)
 	for _, p := range ps {
 		fmt.Fprintf(&b, " At %s (by its clock) memcached on %s told a consumer of %s to roll vb %d back to seqno %s; the indexer on %s logged the stream beginning at that seqno from %s at %s by its clock, %s earlier.",
-			cbevidence.Clock(p.cause.Time), ahead, p.cause.Bucket, p.cause.VB, p.cause.Attr("rollback_seqno"), behind, p.effect.Attr("kv_host"), cbevidence.Clock(p.effect.Time), dur(p.by))
+			cbevidence.Clock(p.cause.Time), ahead, p.cause.Bucket, p.cause.VB, p.cause.Attr(memcached.AttrRollbackSeqno), behind, p.effect.Attr(indexer.AttrKVHost), cbevidence.Clock(p.effect.Time), dur(p.by))
 	}
 	paras := []string{b.String(),
 		fmt.Sprintf("The indexer can begin a stream at a rollback seqno only after the producer computed it and the answer travelled back through the projector, so logging and network delays can only make the effect later. An effect earlier by more than %s means %s's clock reads later than %s's by at least %s (each pair is the only one of its vbucket, seqno and hosts within %s).",
@@ -229,15 +231,15 @@ func skewFinding(ahead, behind string, skew time.Duration, ps []pair) forensics.
 
 func alertFindings(alerts []*forensics.Event) []forensics.Finding {
 	key := func(e *forensics.Event) string {
-		return string(e.Kind) + "|" + e.Attr("alert_node") + "|" + e.Attr("alert_host") + "|" + e.Bucket
+		return string(e.Kind) + "|" + e.Attr(nsserver.AttrAlertNode) + "|" + e.Attr(nsserver.AttrAlertHost) + "|" + e.Bucket
 	}
 	alerts = cbevidence.Dedupe(alerts, time.Hour, key)
 	byNode := map[string][]*forensics.Event{}
 	var order []string
 	for _, a := range alerts {
-		n := a.Attr("alert_node")
+		n := a.Attr(nsserver.AttrAlertNode)
 		if n == "" {
-			n = cbevidence.Node(a.Attr("alert_host"))
+			n = cbevidence.Node(a.Attr(nsserver.AttrAlertHost))
 		}
 		if _, ok := byNode[n]; !ok {
 			order = append(order, n)
@@ -260,14 +262,14 @@ func alertFindings(alerts []*forensics.Event) []forensics.Finding {
 					cbevidence.Day(a.Time), cbevidence.Clock(a.Time), a.Node, n))
 			case nsCASDrift:
 				var ms int
-				fmt.Sscan(a.Attr("threshold_ms"), &ms)
+				fmt.Sscan(a.Attr(nsserver.AttrThresholdMS), &ms)
 				if d := time.Duration(ms) * time.Millisecond; d > skew {
 					skew = d
 				}
 				buckets = append(buckets, a.Bucket)
-				ev.Add(a, fmt.Sprintf("ns_server: %s receives mutations of %s stamped more than %s ms ahead of its clock", n, a.Bucket, a.Attr("threshold_ms")))
+				ev.Add(a, fmt.Sprintf("ns_server: %s receives mutations of %s stamped more than %s ms ahead of its clock", n, a.Bucket, a.Attr(nsserver.AttrThresholdMS)))
 				paras = append(paras, fmt.Sprintf("On %s at %s (UTC) ns_server alerted that %s received replica or remote (XDCR) mutations of bucket %s with CAS timestamps more than %s ms ahead of its own clock: the clock of a node that wrote them runs ahead of %s's by more than that, or %s's runs behind.",
-					cbevidence.Day(a.Time), cbevidence.Clock(a.Time), n, a.Bucket, a.Attr("threshold_ms"), n, n))
+					cbevidence.Day(a.Time), cbevidence.Clock(a.Time), n, a.Bucket, a.Attr(nsserver.AttrThresholdMS), n, n))
 			}
 		}
 		f := forensics.Finding{

@@ -113,7 +113,7 @@ func snapshots(docs []forensics.Event) []*topo {
 	var out []*topo
 	for i := range docs {
 		e := &docs[i]
-		name := e.Attr("snapshot")
+		name := e.Attr(vitess.AttrSnapshot)
 		if name == "" {
 			name = e.Source
 		}

@@ -342,7 +342,7 @@ func (in *incident) evidence(a *attempt) []forensics.Evidence {
 		}
 		add(&a.failures[0], "the switch fails")
 		for i := range a.cancelFailed {
-			add(&a.cancelFailed[i], cancelNote(a.cancelFailed[i].Attr("step")))
+			add(&a.cancelFailed[i], cancelNote(a.cancelFailed[i].Attr(vitess.AttrStep)))
 		}
 	}
 	t := in.topo

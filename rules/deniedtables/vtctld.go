@@ -76,7 +76,7 @@ func (a *attempt) cut() (string, forensics.Event) {
 // first thing a cancel reverts; else the first failed cancel line.
 func (a *attempt) cancelRevert() forensics.Event {
 	for _, e := range a.cancelFailed {
-		if e.Attr("step") == "revert_denied_tables" {
+		if e.Attr(vitess.AttrStep) == "revert_denied_tables" {
 			return e
 		}
 	}
@@ -120,10 +120,10 @@ func attempts(events []forensics.Event) []*attempt {
 			st = &state{}
 			bySource[e.Source] = st
 		}
-		if wf := e.Attr("workflow"); wf != "" {
+		if wf := e.Attr(vitess.AttrWorkflow); wf != "" {
 			st.workflow = wf
 		}
-		if ks := e.Attr("keyspace"); ks != "" {
+		if ks := e.Attr(vitess.AttrKeyspace); ks != "" {
 			st.keyspace = ks
 		} else if e.Keyspace != "" {
 			st.keyspace = e.Keyspace
@@ -139,7 +139,7 @@ func attempts(events []forensics.Event) []*attempt {
 			continue
 		}
 		if a.workflow == "" {
-			a.workflow = e.Attr("workflow")
+			a.workflow = e.Attr(vitess.AttrWorkflow)
 		}
 		switch e.Kind {
 		case vitess.KindSwitchStart, vitess.KindStopStreams:

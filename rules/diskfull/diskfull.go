@@ -64,7 +64,7 @@ func run(p *forensics.Pass) error {
 		if e.Kind == mcWriteFailed {
 			return e.Source + ":" + fmt.Sprint(e.Line)
 		}
-		return string(e.Kind) + "|" + e.Attr("alert_host") + "|" + e.Attr("path") + "|" + e.Attr("percent") + "|" + e.Bucket
+		return string(e.Kind) + "|" + e.Attr(nsserver.AttrAlertHost) + "|" + e.Attr(nsserver.AttrPath) + "|" + e.Attr(nsserver.AttrPercent) + "|" + e.Bucket
 	})
 	groups := map[place][]*forensics.Event{}
 	var order []place
@@ -79,18 +79,18 @@ func run(p *forensics.Pass) error {
 	paths := map[string][]string{}
 	for _, e := range all {
 		if e.Kind == nsDiskAlert {
-			n := cbevidence.Node(e.Attr("alert_host"))
-			if !contains(paths[n], e.Attr("path")) {
-				paths[n] = append(paths[n], e.Attr("path"))
+			n := cbevidence.Node(e.Attr(nsserver.AttrAlertHost))
+			if !contains(paths[n], e.Attr(nsserver.AttrPath)) {
+				paths[n] = append(paths[n], e.Attr(nsserver.AttrPath))
 			}
 		}
 	}
 	for _, e := range all {
 		switch e.Kind {
 		case nsDiskAlert:
-			add(place{cbevidence.Node(e.Attr("alert_host")), e.Attr("path")}, e)
+			add(place{cbevidence.Node(e.Attr(nsserver.AttrAlertHost)), e.Attr(nsserver.AttrPath)}, e)
 		case nsWriteCommit:
-			n := cbevidence.Node(e.Attr("alert_host"))
+			n := cbevidence.Node(e.Attr(nsserver.AttrAlertHost))
 			add(place{n, single(paths[n])}, e)
 		case mcWriteFailed:
 			add(place{e.Node, single(paths[e.Node])}, e)
@@ -120,7 +120,7 @@ func finding(pl place, evs []*forensics.Event) forensics.Finding {
 		case nsDiskAlert:
 			alerts = append(alerts, e)
 			var n int
-			fmt.Sscan(e.Attr("percent"), &n)
+			fmt.Sscan(e.Attr(nsserver.AttrPercent), &n)
 			if n > maxPct {
 				maxPct, maxAt = n, len(alerts)-1
 			}
@@ -129,7 +129,7 @@ func finding(pl place, evs []*forensics.Event) forensics.Finding {
 			if e.Bucket != "" {
 				buckets[e.Bucket] = true
 			}
-			if s := e.Attr("system"); s != "" {
+			if s := e.Attr(memcached.AttrSystem); s != "" {
 				systems[s] = true
 			}
 		case nsWriteCommit:
@@ -140,9 +140,9 @@ func finding(pl place, evs []*forensics.Event) forensics.Finding {
 		}
 	}
 	if len(alerts) > 0 {
-		ev.Add(alerts[0], "ns_server: the disk is "+alerts[0].Attr("percent")+"% full")
+		ev.Add(alerts[0], "ns_server: the disk is "+alerts[0].Attr(nsserver.AttrPercent)+"% full")
 		if maxAt > 0 {
-			ev.Add(alerts[maxAt], "ns_server: the disk is "+alerts[maxAt].Attr("percent")+"% full")
+			ev.Add(alerts[maxAt], "ns_server: the disk is "+alerts[maxAt].Attr(nsserver.AttrPercent)+"% full")
 		}
 	}
 	for i, e := range fails {
@@ -150,7 +150,7 @@ func finding(pl place, evs []*forensics.Event) forensics.Finding {
 			break
 		}
 		note := "memcached cannot write " + e.Bucket + "'s data to disk"
-		if s := e.Attr("system"); s != "" {
+		if s := e.Attr(memcached.AttrSystem); s != "" {
 			note += ": " + s
 		}
 		ev.Add(e, note)
@@ -195,7 +195,7 @@ func finding(pl place, evs []*forensics.Event) forensics.Finding {
 	var paras []string
 	if len(alerts) > 0 {
 		paras = append(paras, fmt.Sprintf("On %s at %s (UTC) ns_server warned that disk %s on %s was about %s%% used; it raised the alert %d time(s), up to %d%%.",
-			cbevidence.Day(alerts[0].Time), cbevidence.Clock(alerts[0].Time), pl.path, pl.node, alerts[0].Attr("percent"), len(alerts), maxPct))
+			cbevidence.Day(alerts[0].Time), cbevidence.Clock(alerts[0].Time), pl.path, pl.node, alerts[0].Attr(nsserver.AttrPercent), len(alerts), maxPct))
 	}
 	if len(fails) > 0 {
 		var ss []string

@@ -106,7 +106,7 @@ func group(evs []forensics.Event) []*stall {
 
 func (s *stall) fatal() *forensics.Event {
 	for _, l := range s.lines {
-		if l.Attr("fatal") == "true" {
+		if l.Attr(crdb.AttrFatal) == "true" {
 			return l
 		}
 	}
@@ -116,12 +116,12 @@ func (s *stall) fatal() *forensics.Event {
 // store names the stalled store: the s tag, else the path of its files.
 func (s *stall) store() string {
 	for _, l := range s.lines {
-		if st := l.Attr("store"); st != "" {
+		if st := l.Attr(crdb.AttrStore); st != "" {
 			return st
 		}
 	}
 	for _, l := range s.lines {
-		if p := l.Attr("path"); p != "" && p != "log files" {
+		if p := l.Attr(crdb.AttrPath); p != "" && p != "log files" {
 			// An engine prints as "<attrs>=<dir>" (node.go's stall line).
 			if i := strings.Index(p, "=/"); i >= 0 {
 				p = p[i+1:]
@@ -154,7 +154,7 @@ func (s *stall) story(around []forensics.Event) story {
 		switch {
 		case e.Kind == crdb.KindDiskSlow && e.Node == s.node && !e.Time.After(at):
 			slow = append(slow, e)
-		case e.Kind == crdb.KindEpochIncremented && e.Attr("target") == s.node:
+		case e.Kind == crdb.KindEpochIncremented && e.Attr(crdb.AttrTarget) == s.node:
 			if !e.Time.Before(at.Add(-before)) && !e.Time.After(at.Add(after)) {
 				st.epochs = append(st.epochs, e)
 			}
@@ -181,7 +181,7 @@ func (s *stall) story(around []forensics.Event) story {
 		}
 		switch e.Kind {
 		case crdb.KindHeartbeatSlow:
-			if e.Attr("error") == "<nil>" && !slowerThan(e, time.Second) {
+			if e.Attr(crdb.AttrError) == "<nil>" && !slowerThan(e, time.Second) {
 				continue
 			}
 			st.heartbeats = append(st.heartbeats, e)
@@ -201,7 +201,7 @@ func (s *stall) story(around []forensics.Event) story {
 }
 
 func slowerThan(e *forensics.Event, d time.Duration) bool {
-	v, err := time.ParseDuration(e.Attr("duration"))
+	v, err := time.ParseDuration(e.Attr(crdb.AttrDuration))
 	return err == nil && v > d
 }
 
@@ -209,7 +209,7 @@ func slowerThan(e *forensics.Event, d time.Duration) bool {
 func (s *stall) logged() time.Duration {
 	var max time.Duration
 	for _, l := range s.lines {
-		if d, err := time.ParseDuration(l.Attr("duration")); err == nil && d > max {
+		if d, err := time.ParseDuration(l.Attr(crdb.AttrDuration)); err == nil && d > max {
 			max = d
 		}
 	}
@@ -223,7 +223,7 @@ func (s *stall) start(st story) time.Time {
 	start := s.first.Time.Add(-s.logged())
 	if len(st.slow) > 0 {
 		w := st.slow[0]
-		d, _ := time.ParseDuration(w.Attr("duration"))
+		d, _ := time.ParseDuration(w.Attr(crdb.AttrDuration))
 		if t := w.Time.Add(-d); t.Before(start) {
 			start = t
 		}
@@ -266,7 +266,7 @@ func (s *stall) explain(st story, start, end time.Time, store string) string {
 	if len(st.slow) > 0 {
 		w := st.slow[0]
 		fmt.Fprintf(&b, "At %s %s warned of disk slowness%s: %s on %s had been running for %s. ",
-			stamp(w.Time), s.node, on, w.Attr("op"), w.Attr("path"), w.Attr("duration"))
+			stamp(w.Time), s.node, on, w.Attr(crdb.AttrOp), w.Attr(crdb.AttrPath), w.Attr(crdb.AttrDuration))
 		switch n := len(st.slow) - 1; {
 		case n == 1:
 			fmt.Fprintf(&b, "Another warning followed at %s. ", clock(st.slow[1].Time))
@@ -292,7 +292,7 @@ func (s *stall) explain(st story, start, end time.Time, store string) string {
 	}
 	first := s.first
 	fmt.Fprintf(&b, "At %s %s logged \"%s\"", stamp(first.Time), s.node, firstWords(first))
-	if d := first.Attr("duration"); d != "" {
+	if d := first.Attr(crdb.AttrDuration); d != "" {
 		fmt.Fprintf(&b, " (a write waited %s)", d)
 	}
 	if f := s.fatal(); f != nil {
@@ -304,7 +304,7 @@ func (s *stall) explain(st story, start, end time.Time, store string) string {
 	if len(st.epochs) > 0 {
 		e := st.epochs[0]
 		fmt.Fprintf(&b, "At %s %s incremented %s's liveness epoch to %s, so %s's epoch leases ended and moved to other nodes. ",
-			clock(e.Time), e.Node, s.node, e.Attr("epoch"), s.node)
+			clock(e.Time), e.Node, s.node, e.Attr(crdb.AttrEpoch), s.node)
 	}
 	b.WriteString("A disk that stalled once tends to stall again: the node will stop again until the disk is fixed.")
 	return b.String()
@@ -312,14 +312,14 @@ func (s *stall) explain(st story, start, end time.Time, store string) string {
 
 func heartbeatWords(e *forensics.Event) string {
 	if e.Kind == crdb.KindHeartbeatSlow {
-		return "took " + e.Attr("duration") + ", err=" + e.Attr("error")
+		return "took " + e.Attr(crdb.AttrDuration) + ", err=" + e.Attr(crdb.AttrError)
 	}
-	return "failed: " + e.Attr("error")
+	return "failed: " + e.Attr(crdb.AttrError)
 }
 
 func firstWords(e *forensics.Event) string {
-	r := e.Attr("reason")
-	if e.Attr("op") != "" && strings.HasPrefix(r, "disk slowness") {
+	r := e.Attr(crdb.AttrReason)
+	if e.Attr(crdb.AttrOp) != "" && strings.HasPrefix(r, "disk slowness") {
 		return "file write stall detected: " + r
 	}
 	return "disk stall detected: " + r
@@ -352,7 +352,7 @@ func (s *stall) evidence(st story) []forensics.Evidence {
 	}
 	for _, l := range s.lines {
 		note := "disk stall"
-		if l.Attr("fatal") == "true" {
+		if l.Attr(crdb.AttrFatal) == "true" {
 			note = "disk stall: the node stops"
 		}
 		add(l, note)

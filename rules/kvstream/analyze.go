@@ -1,12 +1,17 @@
 package kvstream
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"forensics"
+	"forensics/parsers/indexer"
+	"forensics/parsers/memcached"
+	"forensics/parsers/nsserver"
+	"forensics/parsers/projector"
 )
 
 const (
@@ -28,20 +33,7 @@ const (
 	maxPerVBEvidence = 4
 )
 
-func sortEvents(es []*forensics.Event) {
-	sort.SliceStable(es, func(i, j int) bool { return before(es[i], es[j]) })
-}
-
-// before is the timeline's order: time, then source, then line.
-func before(a, b *forensics.Event) bool {
-	if !a.Time.Equal(b.Time) {
-		return a.Time.Before(b.Time)
-	}
-	if a.Source != b.Source {
-		return a.Source < b.Source
-	}
-	return a.Line < b.Line
-}
+func sortEvents(es []*forensics.Event) { slices.SortStableFunc(es, forensics.Compare) }
 
 // restart is one memcached restart on a node: the signals that tell of it.
 type restart struct {
@@ -59,11 +51,11 @@ func (ix *events) restarts() []*restart {
 		case mcStart:
 			// A start after a clean shutdown does not leave the node with
 			// unpersisted history; only a killed process does.
-			if e.Attr("unclean") != "true" {
+			if e.Attr(memcached.AttrUnclean) != "true" {
 				continue
 			}
 		case nsExited, nsPortExited:
-			if e.Attr("service") != "memcached" {
+			if e.Attr(nsserver.AttrService) != "memcached" {
 				continue
 			}
 		}
@@ -154,7 +146,7 @@ type answer struct {
 // isReplication reports whether a DCP name is one of ns_server's own
 // replication (or takeover) streams.
 func isReplication(e *forensics.Event) bool {
-	return e.Attr("consumer_kind") == "replication" || strings.HasPrefix(e.Attr("consumer"), "replication:")
+	return e.Attr(memcached.AttrConsumerKind) == "replication" || strings.HasPrefix(e.Attr(memcached.AttrConsumer), "replication:")
 }
 
 // answers returns the stream requests node answered for bucket in [from, to),
@@ -172,11 +164,11 @@ func (ix *events) answers(node, bucket string, from, to time.Time) []*answer {
 		if e.Node != node || !in(e) || isReplication(e) || e.VB == forensics.NoVB {
 			continue
 		}
-		a := &answer{ev: e, vb: e.VB, consumer: e.Attr("consumer"), side: "memcached"}
+		a := &answer{ev: e, vb: e.VB, consumer: e.Attr(memcached.AttrConsumer), side: "memcached"}
 		if e.Kind == mcRollback {
-			a.rollback, a.seqno = true, e.Attr("rollback_seqno")
+			a.rollback, a.seqno = true, e.Attr(memcached.AttrRollbackSeqno)
 		} else {
-			a.seqno = e.Attr("start_seqno")
+			a.seqno = e.Attr(memcached.AttrStartSeqno)
 		}
 		names[a.consumer] = true
 		out = append(out, a)
@@ -191,17 +183,17 @@ func (ix *events) answers(node, bucket string, from, to time.Time) []*answer {
 		}
 		a := &answer{ev: e, vb: e.VB, side: "projector"}
 		named := e
-		if t := ix.topics[node+"\x00"+e.Attr("topic")]; e.Kind == prResponse && t != nil {
+		if t := ix.topics[node+"\x00"+e.Attr(projector.AttrTopic)]; e.Kind == prResponse && t != nil {
 			named = t
 		}
 		switch e.Kind {
 		case prRollback:
-			a.rollback, a.seqno = true, e.Attr("rollback_seqno")
+			a.rollback, a.seqno = true, e.Attr(projector.AttrRollbackSeqno)
 		case prResponse:
-			if e.Attr("status") != "SUCCESS" || e.Attr("stage") != "posted" {
+			if e.Attr(projector.AttrStatus) != "SUCCESS" || e.Attr(projector.AttrStage) != "posted" {
 				continue
 			}
-			a.seqno = e.Attr("seqno")
+			a.seqno = e.Attr(projector.AttrSeqno)
 		}
 		a.consumer = projectorConsumer(named, names)
 		if seen.match(a) != nil {
@@ -212,13 +204,13 @@ func (ix *events) answers(node, bucket string, from, to time.Time) []*answer {
 	}
 	h := host(node)
 	for _, b := range span(ix.by[ixStreamBegin], from, to) {
-		if b.Attr("kv_host") != h || !in(b) || b.VB == forensics.NoVB {
+		if b.Attr(indexer.AttrKVHost) != h || !in(b) || b.VB == forensics.NoVB {
 			continue
 		}
-		a := &answer{ev: b, vb: b.VB, side: "indexer", seqno: b.Attr("seqno"),
-			consumer: "GSI indexer " + b.Attr("stream") + " on " + b.Node}
+		a := &answer{ev: b, vb: b.VB, side: "indexer", seqno: b.Attr(indexer.AttrSeqno),
+			consumer: "GSI indexer " + b.Attr(indexer.AttrStream) + " on " + b.Node}
 		if rb := ix.rollbackOf(b); rb != nil {
-			a.rollback, a.peer, a.seqno = true, rb, rb.Attr("rollback_seqno")
+			a.rollback, a.peer, a.seqno = true, rb, rb.Attr(indexer.AttrRollbackSeqno)
 		}
 		if m := seen.match(a); m != nil {
 			if m.peer == nil {
@@ -232,7 +224,7 @@ func (ix *events) answers(node, bucket string, from, to time.Time) []*answer {
 		out = append(out, a)
 		seen.add(a)
 	}
-	sort.SliceStable(out, func(i, j int) bool { return before(out[i].ev, out[j].ev) })
+	sort.SliceStable(out, func(i, j int) bool { return forensics.Before(out[i].ev, out[j].ev) })
 	return out
 }
 
@@ -240,7 +232,7 @@ func (ix *events) answers(node, bucket string, from, to time.Time) []*answer {
 // memcached logs it where it can: from 7.0 the projector opens the
 // connection under a name without the keyspace (dcp_feed.go truncFeedName).
 func projectorConsumer(e *forensics.Event, memcached map[string]bool) string {
-	long, short := e.Attr("consumer"), e.Attr("consumer_short")
+	long, short := e.Attr(projector.AttrConsumer), e.Attr(projector.AttrConsumerShort)
 	switch {
 	case memcached[long]:
 		return long
@@ -249,7 +241,7 @@ func projectorConsumer(e *forensics.Event, memcached map[string]bool) string {
 	case long != "":
 		return long
 	}
-	if t := e.Attr("topic"); t != "" {
+	if t := e.Attr(projector.AttrTopic); t != "" {
 		return "GSI projector feed " + t
 	}
 	return "GSI projector"
@@ -291,7 +283,7 @@ func absDur(d time.Duration) time.Duration {
 func (ix *events) rollbackOf(b *forensics.Event) *forensics.Event {
 	ix.build()
 	for _, r := range lines(ix.rolls[b.Source], b.Line+1, b.Line+3) {
-		if r.VB == b.VB && r.Attr("keyspace") == b.Attr("keyspace") {
+		if r.VB == b.VB && r.Attr(indexer.AttrKeyspace) == b.Attr(indexer.AttrKeyspace) {
 			return r
 		}
 	}
@@ -302,7 +294,7 @@ func (ix *events) rollbackOf(b *forensics.Event) *forensics.Event {
 func (ix *events) beginOf(r *forensics.Event) *forensics.Event {
 	ix.build()
 	for _, b := range lines(ix.begins[r.Source], r.Line-3, r.Line-1) {
-		if b.VB == r.VB && b.Attr("keyspace") == r.Attr("keyspace") {
+		if b.VB == r.VB && b.Attr(indexer.AttrKeyspace) == r.Attr(indexer.AttrKeyspace) {
 			return b
 		}
 	}
@@ -318,7 +310,7 @@ func (ix *events) closer(node, bucket string, from, to time.Time) *forensics.Eve
 	for _, e := range span(ix.of(mcTraffic, nsEnabling, nsWarmed, nsReady, nsOnline), from, to) {
 		switch e.Kind {
 		case nsReady:
-			if e.Attr("ready_node") != node || !listHas(e.Attr("buckets"), bucket) {
+			if e.Attr(nsserver.AttrReadyNode) != node || !listHas(e.Attr(nsserver.AttrBuckets), bucket) {
 				continue
 			}
 		default:
@@ -355,11 +347,11 @@ func (ix *events) failoverOf(node string, from, to time.Time) *failover {
 		if !to.IsZero() && !s.Time.Before(to) {
 			break
 		}
-		if s.Kind == nsAutoFailover && listHas(s.Attr("nodes"), node) {
+		if s.Kind == nsAutoFailover && listHas(s.Attr(nsserver.AttrNodes), node) {
 			// Logged once the failover succeeded.
 			return &failover{start: s, done: s}
 		}
-		if s.Kind != nsFailoverStart || !listHas(s.Attr("nodes"), node) {
+		if s.Kind != nsFailoverStart || !listHas(s.Attr(nsserver.AttrNodes), node) {
 			continue
 		}
 		f := &failover{start: s}
@@ -370,13 +362,13 @@ func (ix *events) failoverOf(node string, from, to time.Time) *failover {
 			}
 			switch e.Kind {
 			case nsFailoverNode:
-				if listHas(e.Attr("nodes"), node) {
+				if listHas(e.Attr(nsserver.AttrNodes), node) {
 					f.done = e
 				}
 			case nsFailoverEnd:
 				f.done = e
 			case nsAutoFailover:
-				if listHas(e.Attr("nodes"), node) {
+				if listHas(e.Attr(nsserver.AttrNodes), node) {
 					f.done = e
 				}
 			case nsFailoverFailed:
@@ -414,7 +406,7 @@ func (ix *events) aftermath(node, bucket string, vbs []int, since time.Time) []*
 	for _, vb := range vbs {
 		r := &rerollback{vb: vb}
 		for _, e := range span(ix.vbEvents(mcVBState, bucket, vb), since, time.Time{}) {
-			if e.Node != node && e.Attr("from") == "replica" && e.Attr("to") == "active" {
+			if e.Node != node && e.Attr(memcached.AttrFrom) == "replica" && e.Attr(memcached.AttrTo) == "active" {
 				r.promoted, r.node = e, e.Node
 				break
 			}
@@ -428,7 +420,7 @@ func (ix *events) aftermath(node, bucket string, vbs []int, since time.Time) []*
 		}
 		for _, e := range span(ix.vbEvents(ixRollback, bucket, vb), since, time.Time{}) {
 			b := ix.beginOf(e)
-			if b == nil || b.Attr("kv_host") == "" || b.Attr("kv_host") == h {
+			if b == nil || b.Attr(indexer.AttrKVHost) == "" || b.Attr(indexer.AttrKVHost) == h {
 				continue
 			}
 			cands = append(cands, e)
@@ -437,11 +429,11 @@ func (ix *events) aftermath(node, bucket string, vbs []int, since time.Time) []*
 		sortEvents(cands)
 		if len(cands) > 0 {
 			e := cands[0]
-			r.ev, r.seqno = e, e.Attr("rollback_seqno")
+			r.ev, r.seqno = e, e.Attr(memcached.AttrRollbackSeqno)
 			if e.Kind == mcRollback {
 				r.node = e.Node
 			} else if b := ix.beginOf(e); b != nil && r.node == "" {
-				r.node = "ns_1@" + b.Attr("kv_host")
+				r.node = "ns_1@" + b.Attr(indexer.AttrKVHost)
 			}
 		}
 		if r.ev != nil || r.promoted != nil {

@@ -9,6 +9,8 @@ import (
 
 	"forensics"
 	"forensics/names"
+	"forensics/parsers/memcached"
+	"forensics/parsers/nsserver"
 	"forensics/shell"
 )
 
@@ -33,14 +35,14 @@ func explain(r *restart, exit *forensics.Event, bucket string, entries []*forens
 	switch {
 	case exit.Kind == mcStart:
 		fmt.Fprintf(&b, "On %s (UTC) memcached on %s started again at %s after being killed (no graceful shutdown was logged).", day, node, clock(exit.Time))
-	case exit.Attr("status") != "":
-		fmt.Fprintf(&b, "On %s (UTC) memcached on %s exited with status %s at %s and was restarted.", day, node, exit.Attr("status"), clock(exit.Time))
+	case exit.Attr(nsserver.AttrStatus) != "":
+		fmt.Fprintf(&b, "On %s (UTC) memcached on %s exited with status %s at %s and was restarted.", day, node, exit.Attr(nsserver.AttrStatus), clock(exit.Time))
 	default:
 		fmt.Fprintf(&b, "On %s (UTC) memcached on %s exited at %s and was restarted.", day, node, clock(exit.Time))
 	}
 	if len(entries) > 0 {
 		fmt.Fprintf(&b, " At %s its warmup gave %d vbucket(s) of %s a new failover-log branch (%s), so their history on this node ends at what it had persisted.",
-			clock(entries[0].Time), len(entries), bucket, entries[0].Attr("reason"))
+			clock(entries[0].Time), len(entries), bucket, entries[0].Attr(memcached.AttrReason))
 	}
 	paras = append(paras, b.String())
 

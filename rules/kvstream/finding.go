@@ -7,6 +7,9 @@ import (
 	"time"
 
 	"forensics"
+	"forensics/parsers/indexer"
+	"forensics/parsers/memcached"
+	"forensics/parsers/nsserver"
 	"forensics/rules/cbevidence"
 )
 
@@ -60,7 +63,7 @@ func (ix *events) bucketsServed(r *restart) []string {
 		}
 		switch e.Kind {
 		case ixStreamBegin:
-			if e.Attr("kv_host") != h {
+			if e.Attr(indexer.AttrKVHost) != h {
 				continue
 			}
 		default:
@@ -134,7 +137,7 @@ func (ix *events) incident(r *restart, bucket string) (pending, bool) {
 	}
 	entries := ix.warmupEntries(node, bucket, r.at, end)
 	if len(entries) > 0 {
-		ev.Add(entries[0], fmt.Sprintf("warmup: %d vbucket(s) of %s got a new failover-log branch (%s)", len(entries), bucket, entries[0].Attr("reason")))
+		ev.Add(entries[0], fmt.Sprintf("warmup: %d vbucket(s) of %s got a new failover-log branch (%s)", len(entries), bucket, entries[0].Attr(memcached.AttrReason)))
 	}
 	for _, k := range []forensics.Kind{mcWarmupUnblock, mcWarmupComplete, mcWarmupEnough} {
 		if e := ix.first(k, node, bucket, r.at, end); e != nil {
@@ -152,7 +155,7 @@ func (ix *events) incident(r *restart, bucket string) (pending, bool) {
 		ev.Add(a.ev, answerNote(a))
 		shown++
 		if a.peer != nil && shown <= 3 && a.peer.Kind == ixRollback {
-			ev.Add(a.peer, fmt.Sprintf("the consumer acts on it: the indexer rolls vb %d back to %s", a.vb, a.peer.Attr("rollback_seqno")))
+			ev.Add(a.peer, fmt.Sprintf("the consumer acts on it: the indexer rolls vb %d back to %s", a.vb, a.peer.Attr(indexer.AttrRollbackSeqno)))
 		}
 	}
 	if closer != nil {
@@ -200,7 +203,7 @@ func (ix *events) incident(r *restart, bucket string) (pending, bool) {
 	version := ""
 	for _, s := range r.signals {
 		if s.Kind == mcStart {
-			version = s.Attr("version")
+			version = s.Attr(memcached.AttrVersion)
 		}
 	}
 	return pending{Finding: f, node: node, bucket: bucket, warmup: ix.warmupTook(node, bucket), version: version,
@@ -213,11 +216,11 @@ func (ix *events) incident(r *restart, bucket string) (pending, bool) {
 func (ix *events) exitLine(r *restart) *forensics.Event {
 	rank := func(e *forensics.Event) int {
 		switch {
-		case e.Kind == nsExited && e.Attr("via") == "":
+		case e.Kind == nsExited && e.Attr(nsserver.AttrVia) == "":
 			return 0
 		case e.Kind == nsPortExited:
 			return 1
-		case e.Kind == nsExited && e.Attr("via") == "diag":
+		case e.Kind == nsExited && e.Attr(nsserver.AttrVia) == "diag":
 			return 2
 		case e.Kind == nsExited:
 			return 3
@@ -226,7 +229,7 @@ func (ix *events) exitLine(r *restart) *forensics.Event {
 	}
 	var best *forensics.Event
 	for _, s := range r.signals {
-		if best == nil || rank(s) < rank(best) || rank(s) == rank(best) && before(s, best) {
+		if best == nil || rank(s) < rank(best) || rank(s) == rank(best) && forensics.Before(s, best) {
 			best = s
 		}
 	}
@@ -234,7 +237,7 @@ func (ix *events) exitLine(r *restart) *forensics.Event {
 }
 
 func exitNote(e *forensics.Event) string {
-	st := e.Attr("status")
+	st := e.Attr(nsserver.AttrStatus)
 	switch {
 	case e.Kind == mcStart:
 		return "memcached started again without a graceful shutdown or log close before it: the old process was killed"
@@ -259,7 +262,7 @@ func (ix *events) warmupEntries(node, bucket string, from, to time.Time) []*fore
 	var out []*forensics.Event
 	for _, e := range span(ix.by[mcFailoverEntry], from, to) {
 		if e.Node == node && e.Bucket == bucket && !e.Time.Before(from) && (to.IsZero() || e.Time.Before(to)) &&
-			strings.Contains(e.Attr("origin")+" "+e.Text, "Warmup::") {
+			strings.Contains(e.Attr(memcached.AttrOrigin)+" "+e.Text, "Warmup::") {
 			out = append(out, e)
 		}
 	}
@@ -278,7 +281,7 @@ func (ix *events) first(k forensics.Kind, node, bucket string, from, to time.Tim
 
 func (ix *events) notReady(node, bucket string, from, to time.Time) *forensics.Event {
 	for _, e := range span(ix.by[nsNotReady], from, to) {
-		if e.Bucket == bucket && listHas(e.Attr("nodes"), node) && !e.Time.Before(from) && (to.IsZero() || e.Time.Before(to)) {
+		if e.Bucket == bucket && listHas(e.Attr(nsserver.AttrNodes), node) && !e.Time.Before(from) && (to.IsZero() || e.Time.Before(to)) {
 			return e
 		}
 	}

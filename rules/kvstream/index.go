@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"forensics"
+	"forensics/parsers/nsserver"
+	"forensics/parsers/projector"
 )
 
 // events indexes the rule's events so that each question an incident asks
@@ -99,7 +101,7 @@ func (ix *events) build() {
 	// Windows are read in time order: a topic's first rollback is that of
 	// the first window that has one.
 	for _, e := range ix.by[prRollback] {
-		if t := e.Attr("topic"); t != "" {
+		if t := e.Attr(projector.AttrTopic); t != "" {
 			k := e.Node + "\x00" + t
 			if ix.topics[k] == nil {
 				ix.topics[k] = e
@@ -108,7 +110,7 @@ func (ix *events) build() {
 	}
 	ix.warmed = map[string]int{}
 	for _, e := range ix.by[nsWarmed] {
-		if n, ok := e.Int("seconds"); ok {
+		if n, ok := e.Int(nsserver.AttrSeconds); ok {
 			k := e.Node + "\x00" + e.Bucket
 			if old, ok := ix.warmed[k]; !ok || int(n) > old {
 				ix.warmed[k] = int(n)

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"forensics"
+	"forensics/parsers/memcached"
+	"forensics/parsers/projector"
 )
 
 // A busy cluster logs DCP stream answers by the hundred thousand, and a
@@ -156,11 +158,11 @@ func keeper(rs []*restart) func(*forensics.Event) bool {
 		case mcRollback:
 			return e.Bucket != "" && e.VB != forensics.NoVB && !isReplication(e)
 		case mcVBState:
-			return e.Attr("from") == "replica" && e.Attr("to") == "active"
+			return e.Attr(memcached.AttrFrom) == "replica" && e.Attr(memcached.AttrTo) == "active"
 		case prRollback, prStreamEnd:
 			return nodes[e.Node]
 		case prResponse:
-			return nodes[e.Node] && e.VB != forensics.NoVB && e.Attr("status") == "SUCCESS" && e.Attr("stage") == "posted"
+			return nodes[e.Node] && e.VB != forensics.NoVB && e.Attr(projector.AttrStatus) == "SUCCESS" && e.Attr(projector.AttrStage) == "posted"
 		}
 		return true
 	}

@@ -96,7 +96,7 @@ func failed(e *forensics.Event) bool {
 	case crdb.KindHeartbeatFailed:
 		return true
 	case crdb.KindHeartbeatSlow:
-		err := e.Attr("error")
+		err := e.Attr(crdb.AttrError)
 		return err != "" && err != "<nil>"
 	}
 	return false
@@ -157,7 +157,7 @@ func windows(evs []forensics.Event) []*window {
 				w.slow = append(w.slow, e)
 			}
 		case e.Kind == crdb.KindEpochIncremented:
-			if w := open[e.Attr("target")]; w != nil && e.Time.Sub(w.failures[len(w.failures)-1].Time) <= maxGap {
+			if w := open[e.Attr(crdb.AttrTarget)]; w != nil && e.Time.Sub(w.failures[len(w.failures)-1].Time) <= maxGap {
 				w.epochs = append(w.epochs, e)
 			}
 		}
@@ -200,14 +200,14 @@ func (w *window) cause(disk []forensics.Event) cause {
 		if e.Kind == crdb.KindDiskStall {
 			what = "a disk stall"
 		}
-		where := e.Attr("path")
+		where := e.Attr(crdb.AttrPath)
 		if where == "" {
-			where = e.Attr("store")
+			where = e.Attr(crdb.AttrStore)
 		}
-		return cause{kind: "disk", words: fmt.Sprintf("%s on %s (%s at %s)", what, where, e.Attr("duration"), clock(e.Time)), ev: e}
+		return cause{kind: "disk", words: fmt.Sprintf("%s on %s (%s at %s)", what, where, e.Attr(crdb.AttrDuration), clock(e.Time)), ev: e}
 	}
 	for _, f := range w.failures {
-		err := f.Attr("error")
+		err := f.Attr(crdb.AttrError)
 		for _, nw := range networkWords {
 			if strings.Contains(err, nw) {
 				return cause{kind: "network", words: "the heartbeat could not reach the liveness range (" + nw + ")", ev: f}
@@ -251,7 +251,7 @@ func (w *window) explain(c cause) string {
 	if len(w.epochs) > 0 {
 		e := w.epochs[0]
 		fmt.Fprintf(&b, "At %s %s incremented %s's liveness epoch to %s: the epoch leases %s held ended, and its ranges moved their leases to other nodes after a few seconds without a leaseholder. ",
-			clock(e.Time), e.Node, w.node, e.Attr("epoch"), w.node)
+			clock(e.Time), e.Node, w.node, e.Attr(crdb.AttrEpoch), w.node)
 		if len(w.epochs) > 1 {
 			fmt.Fprintf(&b, "The epoch was incremented %d times in the window. ", len(w.epochs))
 		}
@@ -264,9 +264,9 @@ func (w *window) explain(c cause) string {
 
 func words(e *forensics.Event) string {
 	if e.Kind == crdb.KindHeartbeatSlow {
-		return "took " + e.Attr("duration") + " and failed with " + e.Attr("error")
+		return "took " + e.Attr(crdb.AttrDuration) + " and failed with " + e.Attr(crdb.AttrError)
 	}
-	return e.Attr("error")
+	return e.Attr(crdb.AttrError)
 }
 
 func (w *window) evidence(c cause) []forensics.Evidence {
@@ -288,7 +288,7 @@ func (w *window) evidence(c cause) []forensics.Evidence {
 		add(w.failures[n-1], fmt.Sprintf("last failed heartbeat (%d of %d)", n, n))
 	}
 	for _, e := range w.epochs {
-		add(e, e.Node+" increments "+w.node+"'s epoch to "+e.Attr("epoch"))
+		add(e, e.Node+" increments "+w.node+"'s epoch to "+e.Attr(crdb.AttrEpoch))
 	}
 	if c.ev != nil {
 		add(c.ev, "the cause: "+c.kind)

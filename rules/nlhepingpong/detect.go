@@ -202,8 +202,8 @@ func dedupe(evs []forensics.Event) []forensics.Event {
 func discardsByTrace(evs []forensics.Event) map[string][]*forensics.Event {
 	out := map[string][]*forensics.Event{}
 	for i := range evs {
-		if evs[i].Kind == crdb.KindTraceDiscarded && evs[i].Attr("trace") != "" {
-			t := evs[i].Attr("trace")
+		if evs[i].Kind == crdb.KindTraceDiscarded && evs[i].Attr(crdb.AttrTrace) != "" {
+			t := evs[i].Attr(crdb.AttrTrace)
 			out[t] = append(out[t], &evs[i])
 		}
 	}
@@ -217,8 +217,8 @@ func toRedirect(e *forensics.Event) (*redirect, bool) {
 	if e.Kind != crdb.KindNLHE || e.Range == 0 {
 		return nil, false
 	}
-	refuser, target := e.Attr("replica"), e.Attr("lease_replica")
-	if refuser == "" || target == "" || e.Attr("holder_unknown") == "true" {
+	refuser, target := e.Attr(crdb.AttrReplica), e.Attr(crdb.AttrLeaseReplica)
+	if refuser == "" || target == "" || e.Attr(crdb.AttrHolderUnknown) == "true" {
 		return nil, false
 	}
 	return &redirect{
@@ -228,13 +228,13 @@ func toRedirect(e *forensics.Event) (*redirect, bool) {
 		refuser: refuser,
 		target:  target,
 		lease:   leaseOf(e),
-		trace:   e.Attr("trace"),
+		trace:   e.Attr(crdb.AttrTrace),
 		gateway: gatewayOf(e),
 	}, true
 }
 
 func gatewayOf(e *forensics.Event) string {
-	if g := e.Attr("gateway"); g != "" {
+	if g := e.Attr(crdb.AttrGateway); g != "" {
 		return g
 	}
 	return e.Node
@@ -242,17 +242,17 @@ func gatewayOf(e *forensics.Event) string {
 
 func leaseOf(e *forensics.Event) crdb.Lease {
 	return crdb.Lease{
-		Replica:    e.Attr("lease_replica"),
-		Seq:        e.Attr("lease_seq"),
-		Start:      e.Attr("lease_start"),
-		Epoch:      e.Attr("lease_epoch"),
-		Expiration: e.Attr("lease_exp"),
-		Proposed:   e.Attr("lease_pro"),
+		Replica:    e.Attr(crdb.AttrLeaseReplica),
+		Seq:        e.Attr(crdb.AttrLeaseSeq),
+		Start:      e.Attr(crdb.AttrLeaseStart),
+		Epoch:      e.Attr(crdb.AttrLeaseEpoch),
+		Expiration: e.Attr(crdb.AttrLeaseExp),
+		Proposed:   e.Attr(crdb.AttrLeasePro),
 		// v24+ leases: epoch and leader leases print a minimum expiration,
 		// leader leases a Raft term instead of an epoch.
-		MinExpiration: e.Attr("lease_min_exp"),
-		Term:          e.Attr("lease_term"),
-		Acquisition:   e.Attr("lease_acq"),
+		MinExpiration: e.Attr(crdb.AttrLeaseMinExp),
+		Term:          e.Attr(crdb.AttrLeaseTerm),
+		Acquisition:   e.Attr(crdb.AttrLeaseAcq),
 	}
 }
 
@@ -449,18 +449,8 @@ func (e *episode) redirects() []*redirect {
 	for _, s := range e.segments {
 		out = append(out, s.redirects()...)
 	}
-	sort.SliceStable(out, func(i, j int) bool { return evBefore(out[i].ev, out[j].ev) })
+	sort.SliceStable(out, func(i, j int) bool { return forensics.Before(out[i].ev, out[j].ev) })
 	return out
-}
-
-func evBefore(a, b *forensics.Event) bool {
-	if !a.Time.Equal(b.Time) {
-		return a.Time.Before(b.Time)
-	}
-	if a.Source != b.Source {
-		return a.Source < b.Source
-	}
-	return a.Line < b.Line
 }
 
 // replicaID is a replica descriptor as CockroachDB prints it:

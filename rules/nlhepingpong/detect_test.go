@@ -113,7 +113,7 @@ func (tl *timeline) pingpong(from time.Duration, n int, hop time.Duration, trace
 // sorted returns the events in the timeline's order: time, source, line.
 func (tl *timeline) sorted() []forensics.Event {
 	out := slices.Clone(tl.evs)
-	sort.SliceStable(out, func(i, j int) bool { return evBefore(&out[i], &out[j]) })
+	sort.SliceStable(out, func(i, j int) bool { return forensics.Before(&out[i], &out[j]) })
 	return out
 }
 

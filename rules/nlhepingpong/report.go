@@ -231,7 +231,7 @@ func affected(ep *episode, evs []forensics.Event) (traces, clients, gateways []s
 			seenT[t] = true
 			traces = append(traces, describeTrace(t, evs))
 		}
-		if c := r.ev.Attr("client"); c != "" && !seenC[c] {
+		if c := r.ev.Attr(crdb.AttrClient); c != "" && !seenC[c] {
 			seenC[c] = true
 			clients = append(clients, c)
 		}
@@ -255,13 +255,13 @@ func describeTrace(key string, evs []forensics.Event) string {
 	}
 	for i := range evs {
 		e := &evs[i]
-		if e.Kind != crdb.KindTraceStart || e.Attr("trace") != key {
+		if e.Kind != crdb.KindTraceStart || e.Attr(crdb.AttrTrace) != key {
 			continue
 		}
-		if e.Attr("title") != "" {
+		if e.Attr(crdb.AttrTitle) != "" {
 			return "the trace " + strconv.Quote(key)
 		}
-		if op := e.Attr("operation"); op != "" {
+		if op := e.Attr(crdb.AttrOperation); op != "" {
 			return "the span " + strconv.Quote(op) + " (" + key + ")"
 		}
 	}
@@ -277,7 +277,7 @@ func discardedCount(ep *episode) int {
 				continue
 			}
 			seen[d] = true
-			c, _ := strconv.Atoi(d.Attr("count"))
+			c, _ := strconv.Atoi(d.Attr(crdb.AttrCount))
 			n += c
 		}
 	}
@@ -301,13 +301,13 @@ func evidence(ep *episode, rs []*redirect, ls leases, evs []forensics.Event) []f
 	first := rs[0]
 	if tr := traceStart(first, evs); tr != nil {
 		note := "the request's trace starts"
-		if el := tr.Attr("elapsed"); el != "" {
+		if el := tr.Attr(crdb.AttrElapsed); el != "" {
 			note += "; it ran " + el + " s"
 		}
 		add(tr, note)
 	}
 	if s := firstSend(first, evs); s != nil {
-		add(s, "the batch for r"+strconv.FormatInt(ep.rng, 10)+" is sent to "+s.Attr("replica"))
+		add(s, "the batch for r"+strconv.FormatInt(ep.rng, 10)+" is sent to "+s.Attr(crdb.AttrReplica))
 	}
 	for i, c := range ls.claims {
 		note := fmt.Sprintf("%s refuses and names %s", c.replica, c.first.target)
@@ -324,7 +324,7 @@ func evidence(ep *episode, rs []*redirect, ls leases, evs []forensics.Event) []f
 	}
 	for _, s := range ep.segments {
 		for _, d := range s.discarded {
-			add(d, "the trace dropped "+d.Attr("count")+" events here; the loop goes on after the gap")
+			add(d, "the trace dropped "+d.Attr(crdb.AttrCount)+" events here; the loop goes on after the gap")
 		}
 	}
 	last := rs[len(rs)-1]
@@ -347,7 +347,7 @@ func traceStart(r *redirect, evs []forensics.Event) *forensics.Event {
 	}
 	for i := range evs {
 		e := &evs[i]
-		if e.Kind == crdb.KindTraceStart && e.Attr("trace") == r.trace && !e.Time.After(r.at) {
+		if e.Kind == crdb.KindTraceStart && e.Attr(crdb.AttrTrace) == r.trace && !e.Time.After(r.at) {
 			return e
 		}
 	}
@@ -363,7 +363,7 @@ func firstSend(r *redirect, evs []forensics.Event) *forensics.Event {
 		if e.Time.After(r.at) {
 			break
 		}
-		if e.Kind == crdb.KindSend && e.Range == r.rng && e.Attr("trace") == r.trace && gatewayOf(e) == r.gateway {
+		if e.Kind == crdb.KindSend && e.Range == r.rng && e.Attr(crdb.AttrTrace) == r.trace && gatewayOf(e) == r.gateway {
 			found = e
 		}
 	}
@@ -377,7 +377,7 @@ func firstBackoff(ep *episode, evs []forensics.Event) *forensics.Event {
 	}
 	for i := range evs {
 		e := &evs[i]
-		if e.Kind == crdb.KindBackoff && traces[e.Attr("trace")] && !e.Time.Before(ep.start) && !e.Time.After(ep.end) {
+		if e.Kind == crdb.KindBackoff && traces[e.Attr(crdb.AttrTrace)] && !e.Time.Before(ep.start) && !e.Time.After(ep.end) {
 			return e
 		}
 	}

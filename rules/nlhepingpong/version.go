@@ -32,7 +32,7 @@ func eraOf(ep *episode, evs []forensics.Event) era {
 	for _, r := range ep.redirects() {
 		traces[r.trace] = true
 		switch {
-		case r.ev.Attr("reason") != "":
+		case r.ev.Attr(crdb.AttrReason) != "":
 			e = max(e, eraV211)
 		case oldRange.MatchString(r.ev.Text):
 			e = max(e, eraV1)
@@ -40,7 +40,7 @@ func eraOf(ep *episode, evs []forensics.Event) era {
 	}
 	for i := range evs {
 		ev := &evs[i]
-		if ev.Kind != crdb.KindNextPeer || ev.Range != ep.rng || !traces[ev.Attr("trace")] {
+		if ev.Kind != crdb.KindNextPeer || ev.Range != ep.rng || !traces[ev.Attr(crdb.AttrTrace)] {
 			continue
 		}
 		if ev.Time.Before(ep.start) || ev.Time.After(ep.end) {

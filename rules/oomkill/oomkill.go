@@ -82,10 +82,10 @@ var services = map[string]string{
 // couchbaseProcess reports whether a kill is of Couchbase's: by name, or by
 // the memory cgroup of Couchbase's systemd unit.
 func couchbaseProcess(kill, constraint *forensics.Event) bool {
-	if _, ok := services[kill.Attr("process")]; ok {
+	if _, ok := services[kill.Attr(oslog.AttrProcess)]; ok {
 		return true
 	}
-	return constraint != nil && strings.Contains(constraint.Attr("task_memcg"), "couchbase")
+	return constraint != nil && strings.Contains(constraint.Attr(oslog.AttrTaskMemcg), "couchbase")
 }
 
 // exitWindow is how far from the kill the service exit may be logged: the
@@ -110,14 +110,14 @@ func run(p *forensics.Pass) error {
 	// then since-boot, then a syslog time without zone.
 	sort.SliceStable(kills, func(i, j int) bool { return placement(kills[i]) < placement(kills[j]) })
 	for _, k := range kills {
-		id := key{k.Node, k.Attr("pid"), k.Attr("process")}
+		id := key{k.Node, k.Attr(oslog.AttrPID), k.Attr(oslog.AttrProcess)}
 		if seen[id] {
 			continue
 		}
 		seen[id] = true
 		var constraint, invoked *forensics.Event
 		for _, c := range by[oomConstraint] {
-			if c.Node == k.Node && c.Attr("pid") == id.pid && near(c.Time, k.Time, time.Minute) {
+			if c.Node == k.Node && c.Attr(oslog.AttrPID) == id.pid && near(c.Time, k.Time, time.Minute) {
 				constraint = c
 				break
 			}
@@ -139,7 +139,7 @@ func placement(e *forensics.Event) int {
 	switch {
 	case e.Zone == forensics.ZoneLogged:
 		return 0
-	case e.Attr("clock") == "since-boot":
+	case e.Attr(oslog.AttrClock) == "since-boot":
 		return 1
 	case e.Zone == forensics.ZoneUTC:
 		return 2
@@ -154,7 +154,7 @@ func near(a, b time.Time, d time.Duration) bool {
 
 // uncertainty is how far the kill's time may be from the truth.
 func uncertainty(k *forensics.Event) time.Duration {
-	if s, err := strconv.Atoi(k.Attr("uncertainty_s")); err == nil {
+	if s, err := strconv.Atoi(k.Attr(oslog.AttrUncertaintyS)); err == nil {
 		return time.Duration(s) * time.Second
 	}
 	return 0
@@ -177,25 +177,25 @@ func matchesExit(k *forensics.Event, t time.Time) bool {
 }
 
 func finding(k, constraint, invoked *forensics.Event, by map[forensics.Kind][]*forensics.Event) forensics.Finding {
-	node, process := k.Node, k.Attr("process")
+	node, process := k.Node, k.Attr(oslog.AttrProcess)
 	service := services[process]
 	if service == "" {
 		service = process
 	}
-	pid, _ := strconv.ParseInt(k.Attr("pid"), 10, 64)
+	pid, _ := strconv.ParseInt(k.Attr(oslog.AttrPID), 10, 64)
 	var ev cbevidence.Set
 	if invoked != nil {
-		ev.Add(invoked, "an allocation by "+invoked.Attr("process")+" made the kernel run the OOM killer")
+		ev.Add(invoked, "an allocation by "+invoked.Attr(oslog.AttrProcess)+" made the kernel run the OOM killer")
 	}
 	if constraint != nil {
-		ev.Add(constraint, fmt.Sprintf("the OOM killer picks %s (pid %s), %s", process, k.Attr("pid"), constraintWords(constraint)))
+		ev.Add(constraint, fmt.Sprintf("the OOM killer picks %s (pid %s), %s", process, k.Attr(oslog.AttrPID), constraintWords(constraint)))
 	}
-	ev.Add(k, fmt.Sprintf("the kernel kills %s (pid %s)%s", process, k.Attr("pid"), rssWords(k)))
+	ev.Add(k, fmt.Sprintf("the kernel kills %s (pid %s)%s", process, k.Attr(oslog.AttrPID), rssWords(k)))
 
 	var exit *forensics.Event
 	for _, kind := range []forensics.Kind{nsExited, nsPortExited} {
 		for _, e := range by[kind] {
-			if e.Node == node && e.Attr("service") == service && matchesExit(k, e.Time) && (exit == nil || e.Attr("via") == "" && exit.Attr("via") != "") {
+			if e.Node == node && e.Attr(nsserver.AttrService) == service && matchesExit(k, e.Time) && (exit == nil || e.Attr(nsserver.AttrVia) == "" && exit.Attr(nsserver.AttrVia) != "") {
 				exit = e
 			}
 		}
@@ -204,7 +204,7 @@ func finding(k, constraint, invoked *forensics.Event, by map[forensics.Kind][]*f
 		}
 	}
 	if exit != nil {
-		st := exit.Attr("status")
+		st := exit.Attr(nsserver.AttrStatus)
 		ev.Add(exit, "ns_server sees "+service+" exit"+map[bool]string{true: " with status " + st, false: ""}[st != ""]+" and restarts it")
 	}
 	anchor := k.Time
@@ -214,7 +214,7 @@ func finding(k, constraint, invoked *forensics.Event, by map[forensics.Kind][]*f
 	var fo *forensics.Event
 	for _, kind := range []forensics.Kind{nsAutoFailover, nsFailoverStart} {
 		for _, e := range by[kind] {
-			if cbevidence.HasNode(e.Attr("nodes"), node) && !e.Time.Before(anchor.Add(-time.Minute)) && e.Time.Sub(anchor) < 2*time.Hour {
+			if cbevidence.HasNode(e.Attr(nsserver.AttrNodes), node) && !e.Time.Before(anchor.Add(-time.Minute)) && e.Time.Sub(anchor) < 2*time.Hour {
 				if fo == nil || e.Time.Before(fo.Time) {
 					fo = e
 				}
@@ -238,7 +238,7 @@ func finding(k, constraint, invoked *forensics.Event, by map[forensics.Kind][]*f
 	if f.End.Before(f.Start) {
 		f.End = f.Start
 	}
-	f.Title = fmt.Sprintf("the Linux OOM killer killed %s (pid %s) on %s", process, k.Attr("pid"), node)
+	f.Title = fmt.Sprintf("the Linux OOM killer killed %s (pid %s) on %s", process, k.Attr(oslog.AttrPID), node)
 	if fo != nil {
 		f.Title += ", and the node was then failed over"
 	}
@@ -249,17 +249,17 @@ func finding(k, constraint, invoked *forensics.Event, by map[forensics.Kind][]*f
 
 func constraintWords(c *forensics.Event) string {
 	var parts []string
-	if v := c.Attr("constraint"); v != "" {
+	if v := c.Attr(oslog.AttrConstraint); v != "" {
 		parts = append(parts, "constraint "+v)
 	}
-	if v := c.Attr("task_memcg"); v != "" {
+	if v := c.Attr(oslog.AttrTaskMemcg); v != "" {
 		parts = append(parts, "memory cgroup "+v)
 	}
 	return strings.Join(parts, ", ")
 }
 
 func rssWords(k *forensics.Event) string {
-	if v := k.Attr("anon_rss_kb"); v != "" {
+	if v := k.Attr(oslog.AttrAnonRSSKB); v != "" {
 		return ", which had " + kb(v) + " of anonymous memory resident"
 	}
 	return ""
@@ -279,10 +279,10 @@ func kb(v string) string {
 
 func placedWords(k *forensics.Event) string {
 	switch {
-	case k.Attr("clock") == "since-boot":
+	case k.Attr(oslog.AttrClock) == "since-boot":
 		return fmt.Sprintf("The kernel logged it %s s after boot; forensics places that at %s UTC from the bundle's own clock (the \"time and TZ\" and \"Raw /proc/uptime\" sections of couchbase.log), to within about %s s: those tasks run tens of seconds apart and the kernel's clock stops while the machine is suspended.",
-			k.Attr("since_boot_s"), cbevidence.Clock(k.Time), k.Attr("uncertainty_s"))
-	case k.Attr("clock") == "dmesg -T" && k.Zone == forensics.ZoneLogged:
+			k.Attr(oslog.AttrSinceBootS), cbevidence.Clock(k.Time), k.Attr(oslog.AttrUncertaintyS))
+	case k.Attr(oslog.AttrClock) == "dmesg -T" && k.Zone == forensics.ZoneLogged:
 		return "dmesg -T printed it in the node's local time (whole seconds; the UTC offset comes from couchbase.log's \"time and TZ\" section); dmesg -T derives it from the boot time, so it is late by any time the machine spent suspended."
 	case k.Zone == forensics.ZoneAssumed:
 		return "The kernel's line carries a local time without its UTC offset; it is read as UTC here, so it may be off by the node's offset."
@@ -297,7 +297,7 @@ func memoryWords(node string, by map[forensics.Kind][]*forensics.Event) string {
 	var ram int64
 	for _, e := range by[memInfo] {
 		if e.Node == node {
-			ram, _ = strconv.ParseInt(e.Attr("mem_total_kb"), 10, 64)
+			ram, _ = strconv.ParseInt(e.Attr(oslog.AttrMemTotalKB), 10, 64)
 		}
 	}
 	var total int64
@@ -308,7 +308,7 @@ func memoryWords(node string, by map[forensics.Kind][]*forensics.Event) string {
 			continue
 		}
 		seen[e.Bucket] = true
-		n, err := strconv.ParseInt(e.Attr("max_size"), 10, 64)
+		n, err := strconv.ParseInt(e.Attr(cbstats.AttrMaxSize), 10, 64)
 		if err != nil {
 			continue
 		}
@@ -338,19 +338,19 @@ func memoryWords(node string, by map[forensics.Kind][]*forensics.Event) string {
 func explain(k, constraint, exit, fo *forensics.Event, service, memory string) string {
 	var paras []string
 	var b strings.Builder
-	fmt.Fprintf(&b, "On %s at %s (UTC) the Linux OOM killer on %s killed %s, pid %s", cbevidence.Day(k.Time), cbevidence.Clock(k.Time), k.Node, k.Attr("process"), k.Attr("pid"))
-	if t := k.Attr("trigger"); t != "" {
+	fmt.Fprintf(&b, "On %s at %s (UTC) the Linux OOM killer on %s killed %s, pid %s", cbevidence.Day(k.Time), cbevidence.Clock(k.Time), k.Node, k.Attr(oslog.AttrProcess), k.Attr(oslog.AttrPID))
+	if t := k.Attr(oslog.AttrTrigger); t != "" {
 		fmt.Fprintf(&b, " (\"%s\")", t)
 	}
 	b.WriteString(".")
-	if v := k.Attr("anon_rss_kb"); v != "" {
+	if v := k.Attr(oslog.AttrAnonRSSKB); v != "" {
 		fmt.Fprintf(&b, " At the kill it had %s of anonymous memory resident (anon-rss), %s of file pages (file-rss), and %s of address space (total-vm): that is the memory the kernel took back.",
-			kb(v), kb(orZero(k.Attr("file_rss_kb"))), kb(orZero(k.Attr("total_vm_kb"))))
+			kb(v), kb(orZero(k.Attr(oslog.AttrFileRSSKB))), kb(orZero(k.Attr(oslog.AttrTotalVMKB))))
 	}
 	if constraint != nil {
-		if constraint.Attr("constraint") == "CONSTRAINT_MEMCG" || constraint.Attr("oom_memcg") != "" {
+		if constraint.Attr(oslog.AttrConstraint) == "CONSTRAINT_MEMCG" || constraint.Attr(oslog.AttrOomMemcg) != "" {
 			fmt.Fprintf(&b, " The limit hit was a memory cgroup's (%s), not the machine's RAM.", constraintWords(constraint))
-		} else if c := constraint.Attr("constraint"); c != "" {
+		} else if c := constraint.Attr(oslog.AttrConstraint); c != "" {
 			fmt.Fprintf(&b, " The kernel ran out of memory for the whole machine (%s).", c)
 		}
 	}
@@ -361,7 +361,7 @@ func explain(k, constraint, exit, fo *forensics.Event, service, memory string) s
 	b.Reset()
 	if exit != nil {
 		fmt.Fprintf(&b, "At %s ns_server saw %s exit", cbevidence.Clock(exit.Time), service)
-		if st := exit.Attr("status"); st != "" {
+		if st := exit.Attr(nsserver.AttrStatus); st != "" {
 			fmt.Fprintf(&b, " with status %s", st)
 			if st == "137" {
 				b.WriteString(" (128 + 9: killed by SIGKILL, which is what the OOM killer sends)")

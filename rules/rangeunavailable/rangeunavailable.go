@@ -150,7 +150,7 @@ func (ep *episode) unfinished() []*forensics.Event {
 	for _, p := range ep.slowed() {
 		done := false
 		for _, f := range ep.finished {
-			if !used[f] && f.Node == p.Node && !f.Time.Before(p.Time) && f.Attr("command") == p.Attr("command") {
+			if !used[f] && f.Node == p.Node && !f.Time.Before(p.Time) && f.Attr(crdb.AttrCommand) == p.Attr(crdb.AttrCommand) {
 				used[f] = true
 				done = true
 				break
@@ -172,7 +172,7 @@ func (ep *episode) flagged() bool {
 func (ep *episode) start() time.Time {
 	start := ep.signs[0].Time
 	for _, p := range ep.slowed() {
-		if d, err := time.ParseDuration(p.Attr("duration")); err == nil {
+		if d, err := time.ParseDuration(p.Attr(crdb.AttrDuration)); err == nil {
 			if t := p.Time.Add(-d); t.Before(start) {
 				start = t
 			}
@@ -198,7 +198,7 @@ func (ep *episode) end() (time.Time, bool) {
 func (ep *episode) replicas() (all, down []string) {
 	seenA, seenD := map[string]bool{}, map[string]bool{}
 	addDown := func(e *forensics.Event) {
-		for _, r := range split(e.Attr("down")) {
+		for _, r := range split(e.Attr(crdb.AttrDown)) {
 			if !seenD[r] {
 				seenD[r] = true
 				down = append(down, r)
@@ -206,7 +206,7 @@ func (ep *episode) replicas() (all, down []string) {
 		}
 	}
 	for _, t := range ep.trips() {
-		for _, r := range split(t.Attr("replicas")) {
+		for _, r := range split(t.Attr(crdb.AttrReplicas)) {
 			if !seenA[r] {
 				seenA[r] = true
 				all = append(all, r)
@@ -298,14 +298,14 @@ func (ep *episode) explain(all, down []string, start, end time.Time, recovered b
 	if ps := ep.slowed(); len(ps) > 0 {
 		p := ps[0]
 		fmt.Fprintf(&b, "At %s %s had been waiting %s for Raft to apply %s on %s (from about %s). ",
-			stamp(p.Time), p.Node, p.Attr("duration"), p.Attr("command"), r, clock(start))
+			stamp(p.Time), p.Node, p.Attr(crdb.AttrDuration), p.Attr(crdb.AttrCommand), r, clock(start))
 		if len(ps) > 1 {
 			fmt.Fprintf(&b, "%d slow proposals in all, logged by %s. ", len(ps), strings.Join(ep.nodes(), ", "))
 		}
 	}
 	if ts := ep.trips(); len(ts) > 0 {
 		t := ts[0]
-		fmt.Fprintf(&b, "At %s the circuit breaker of %s on %s tripped: requests to %s now fail fast with \"replica unavailable\"", stamp(t.Time), t.Attr("replica"), t.Node, r)
+		fmt.Fprintf(&b, "At %s the circuit breaker of %s on %s tripped: requests to %s now fail fast with \"replica unavailable\"", stamp(t.Time), t.Attr(crdb.AttrReplica), t.Node, r)
 		if len(all) > 0 {
 			fmt.Fprintf(&b, ". The range's replicas are %s", strings.Join(all, ", "))
 		}
@@ -350,27 +350,27 @@ func (ep *episode) evidence() []forensics.Evidence {
 		out = append(out, forensics.EvidenceOf(e, note))
 	}
 	if ps := ep.slowed(); len(ps) > 0 {
-		add(ps[0], "a proposal has waited "+ps[0].Attr("duration"))
+		add(ps[0], "a proposal has waited "+ps[0].Attr(crdb.AttrDuration))
 		if len(ps) > 1 {
-			add(ps[len(ps)-1], "still waiting: "+ps[len(ps)-1].Attr("duration"))
+			add(ps[len(ps)-1], "still waiting: "+ps[len(ps)-1].Attr(crdb.AttrDuration))
 		}
 	}
 	if ts := ep.trips(); len(ts) > 0 {
 		note := "circuit breaker trips"
-		if d := ts[0].Attr("down"); d != "" {
+		if d := ts[0].Attr(crdb.AttrDown); d != "" {
 			note += "; down: " + d
 		}
 		add(ts[0], note)
 	}
 	if len(ep.nonLive) > 0 {
-		add(ep.nonLive[0], "the replicas that are not live: "+ep.nonLive[0].Attr("down"))
+		add(ep.nonLive[0], "the replicas that are not live: "+ep.nonLive[0].Attr(crdb.AttrDown))
 	}
 	if ep.reset != nil {
 		add(ep.reset, "circuit breaker resets: the range serves again")
 	}
 	if len(ep.finished) > 0 {
 		f := ep.finished[len(ep.finished)-1]
-		add(f, "slow command finishes after "+f.Attr("duration"))
+		add(f, "slow command finishes after "+f.Attr(crdb.AttrDuration))
 	}
 	forensics.SortEvidence(out)
 	return out

@@ -100,20 +100,22 @@ func run(p *forensics.Pass) error {
 	// its operation id: the same result and reason within the window are
 	// one rebalance.
 	key := func(e *forensics.Event) string {
-		return e.Attr("result") + "|" + e.Attr("reason")
+		return e.Attr(nsserver.AttrResult) + "|" + e.Attr(nsserver.AttrReason)
 	}
 	ends := cbevidence.Dedupe(by[nsRebalanceEnd], 2*time.Minute, key)
 	for _, e := range ends {
-		if e.Attr("result") != "failed" {
+		if e.Attr(nsserver.AttrResult) != "failed" {
 			continue
 		}
 		p.Report(failed(e, by))
 	}
-	stuckKey := func(e *forensics.Event) string { return e.Attr("service") + "|" + e.Attr("operation_id") }
+	stuckKey := func(e *forensics.Event) string {
+		return e.Attr(nsserver.AttrService) + "|" + e.Attr(nsserver.AttrOperationID)
+	}
 	for _, s := range cbevidence.Dedupe(by[nsRebalanceStuck], 24*time.Hour, stuckKey) {
 		ended := false
 		for _, e := range ends {
-			if e.Time.After(s.Time) && (e.Attr("operation_id") == "" || s.Attr("operation_id") == "" || strings.HasPrefix(e.Attr("operation_id"), s.Attr("operation_id"))) {
+			if e.Time.After(s.Time) && (e.Attr(nsserver.AttrOperationID) == "" || s.Attr(nsserver.AttrOperationID) == "" || strings.HasPrefix(e.Attr(nsserver.AttrOperationID), s.Attr(nsserver.AttrOperationID))) {
 				ended = true
 			}
 		}
@@ -130,7 +132,7 @@ func startOf(e *forensics.Event, by map[forensics.Kind][]*forensics.Event) *fore
 		if s.Time.After(e.Time) {
 			continue
 		}
-		if id := e.Attr("operation_id"); id != "" && s.Attr("operation_id") == id {
+		if id := e.Attr(nsserver.AttrOperationID); id != "" && s.Attr(nsserver.AttrOperationID) == id {
 			return s
 		}
 		if best == nil || s.Time.After(best.Time) {
@@ -141,10 +143,10 @@ func startOf(e *forensics.Event, by map[forensics.Kind][]*forensics.Event) *fore
 }
 
 func failed(e *forensics.Event, by map[forensics.Kind][]*forensics.Event) forensics.Finding {
-	tag, reason := e.Attr("reason_tag"), e.Attr("reason")
+	tag, reason := e.Attr(nsserver.AttrReasonTag), e.Attr(nsserver.AttrReason)
 	c := classify(tag, reason)
 	var nodes []string
-	if n := e.Attr("reason_nodes"); n != "" {
+	if n := e.Attr(nsserver.AttrReasonNodes); n != "" {
 		nodes = strings.Split(n, ",")
 	}
 	var ev cbevidence.Set
@@ -159,11 +161,11 @@ func failed(e *forensics.Event, by map[forensics.Kind][]*forensics.Event) forens
 		if nr.Time.After(e.Time) || e.Time.Sub(nr.Time) > 10*time.Minute {
 			continue
 		}
-		for _, n := range strings.Split(nr.Attr("nodes"), ",") {
+		for _, n := range strings.Split(nr.Attr(nsserver.AttrNodes), ",") {
 			if len(nodes) == 0 || contains(nodes, n) {
 				notReady++
-				if notReady == 1 && ev.Add(nr, "the janitor finds bucket "+nr.Bucket+" not ready on "+nr.Attr("nodes")) {
-					detail = append(detail, fmt.Sprintf("from %s the janitor found %s not ready on %s", cbevidence.Clock(nr.Time), nr.Bucket, nr.Attr("nodes")))
+				if notReady == 1 && ev.Add(nr, "the janitor finds bucket "+nr.Bucket+" not ready on "+nr.Attr(nsserver.AttrNodes)) {
+					detail = append(detail, fmt.Sprintf("from %s the janitor found %s not ready on %s", cbevidence.Clock(nr.Time), nr.Bucket, nr.Attr(nsserver.AttrNodes)))
 				}
 				break
 			}
@@ -179,8 +181,8 @@ func failed(e *forensics.Event, by map[forensics.Kind][]*forensics.Event) forens
 		if start != nil && x.Time.Before(start.Time) {
 			continue
 		}
-		if ev.Add(x, x.Attr("service")+" exits on "+x.Node) {
-			detail = append(detail, fmt.Sprintf("at %s %s exited on %s with status %s", cbevidence.Clock(x.Time), x.Attr("service"), x.Node, x.Attr("status")))
+		if ev.Add(x, x.Attr(nsserver.AttrService)+" exits on "+x.Node) {
+			detail = append(detail, fmt.Sprintf("at %s %s exited on %s with status %s", cbevidence.Clock(x.Time), x.Attr(nsserver.AttrService), x.Node, x.Attr(nsserver.AttrStatus)))
 		}
 	}
 	f := forensics.Finding{
@@ -200,7 +202,7 @@ func failed(e *forensics.Event, by map[forensics.Kind][]*forensics.Event) forens
 	var b strings.Builder
 	if start != nil {
 		fmt.Fprintf(&b, "On %s at %s (UTC) a rebalance started", cbevidence.Day(start.Time), cbevidence.Clock(start.Time))
-		if id := start.Attr("operation_id"); id != "" {
+		if id := start.Attr(nsserver.AttrOperationID); id != "" {
 			fmt.Fprintf(&b, " (operation %s)", id)
 		}
 		fmt.Fprintf(&b, "; at %s it exited", cbevidence.Clock(e.Time))
@@ -237,7 +239,7 @@ func failed(e *forensics.Event, by map[forensics.Kind][]*forensics.Event) forens
 }
 
 func stuck(s *forensics.Event, by map[forensics.Kind][]*forensics.Event) forensics.Finding {
-	service := s.Attr("service")
+	service := s.Attr(nsserver.AttrService)
 	var ev cbevidence.Set
 	if start := startOf(s, by); start != nil {
 		ev.Add(start, "the rebalance starts")
@@ -253,7 +255,7 @@ func stuck(s *forensics.Event, by map[forensics.Kind][]*forensics.Event) forensi
 	f.Start = f.Evidence[0].Time
 	f.Title = "rebalance stuck in the " + service + " service"
 	f.Explanation = fmt.Sprintf("On %s at %s (UTC) ns_server raised the stuck-rebalance alert: the rebalance of %s made no progress for %s seconds, and the logs read here show no end of that rebalance.",
-		cbevidence.Day(s.Time), cbevidence.Clock(s.Time), service, s.Attr("seconds"))
+		cbevidence.Day(s.Time), cbevidence.Clock(s.Time), service, s.Attr(nsserver.AttrSeconds))
 	orch := cbevidence.HostOr(s.Node)
 	f.Fixes = []forensics.Fix{{
 		Title:    "Find what the " + service + " service waits for; stop and restart the rebalance if it does not move",

@@ -80,15 +80,15 @@ func run(pass *forensics.Pass) error {
 			shards[k] = append(shards[k], shardDoc{ev: e, shard: s})
 		case vitess.KindReparentStart:
 			a := open[key]
-			if a == nil || e.Attr("step") == "lock_shard" {
+			if a == nil || e.Attr(vitess.AttrStep) == "lock_shard" {
 				a = &attempt{keyspace: e.Keyspace, shard: e.Shard}
 				attempts = append(attempts, a)
 				open[key] = a
 			}
 			if a.action == "" {
-				a.action = e.Attr("action")
+				a.action = e.Attr(vitess.AttrAction)
 			}
-			if np := e.Attr("new_primary"); np != "" {
+			if np := e.Attr(vitess.AttrNewPrimary); np != "" {
 				a.newPrimary = np
 			}
 			a.lines = append(a.lines, e)
@@ -101,23 +101,23 @@ func run(pass *forensics.Pass) error {
 				pending[e.Source] = append(pending[e.Source], e)
 				continue
 			}
-			if op := e.Attr("old_primary"); op != "" {
+			if op := e.Attr(vitess.AttrOldPrimary); op != "" {
 				a.oldPrimary = op
 			}
-			if np := e.Attr("new_primary"); np != "" && a.newPrimary == "" {
+			if np := e.Attr(vitess.AttrNewPrimary); np != "" && a.newPrimary == "" {
 				a.newPrimary = np
 			}
 			a.lines = append(a.lines, e)
 		case vitess.KindReparentFailed, vitess.KindReparentDone:
 			a := open[key]
 			if a == nil {
-				a = &attempt{keyspace: e.Keyspace, shard: e.Shard, action: e.Attr("action"), newPrimary: e.Attr("new_primary")}
+				a = &attempt{keyspace: e.Keyspace, shard: e.Shard, action: e.Attr(vitess.AttrAction), newPrimary: e.Attr(vitess.AttrNewPrimary)}
 				for _, st := range pending[e.Source] {
 					a.lines = append(a.lines, st)
-					if op := st.Attr("old_primary"); op != "" {
+					if op := st.Attr(vitess.AttrOldPrimary); op != "" {
 						a.oldPrimary = op
 					}
-					if np := st.Attr("new_primary"); np != "" && a.newPrimary == "" {
+					if np := st.Attr(vitess.AttrNewPrimary); np != "" && a.newPrimary == "" {
 						a.newPrimary = np
 					}
 				}
@@ -210,7 +210,7 @@ func finding(failed []*attempt, doc *shardDoc) forensics.Finding {
 	if noPrimary {
 		sev = forensics.Critical
 	}
-	reason := last.failed.Attr("reason")
+	reason := last.failed.Attr(vitess.AttrReason)
 	action := last.action
 	if action == "" {
 		action = "reparent"
@@ -249,17 +249,17 @@ func finding(failed []*attempt, doc *shardDoc) forensics.Finding {
 func note(e *forensics.Event) string {
 	switch e.Kind {
 	case vitess.KindReparentStart:
-		if e.Attr("step") == "initiate" {
+		if e.Attr(vitess.AttrStep) == "initiate" {
 			return "the emergency reparent begins"
 		}
 		return "the reparent takes the shard lock"
 	case vitess.KindReparentStep:
-		if e.Attr("old_primary") != "" {
+		if e.Attr(vitess.AttrOldPrimary) != "" {
 			return "the old primary is demoted"
 		}
 		return "the new primary is chosen"
 	case vitess.KindReparentFailed:
-		return "the reparent fails: " + reasonWords(e.Attr("reason"))
+		return "the reparent fails: " + reasonWords(e.Attr(vitess.AttrReason))
 	}
 	return ""
 }
@@ -340,7 +340,7 @@ func explain(failed []*attempt, doc *shardDoc, oldP, newP string) string {
 		if a.oldPrimary != "" {
 			fmt.Fprintf(&b, " It demoted %s.", a.oldPrimary)
 		}
-		fmt.Fprintf(&b, " At %s it gave the lock up with an error (%s): \"%s\".", clock(a.failed.Time), reasonWords(a.failed.Attr("reason")), oneLine(a.failed.Attr("error")))
+		fmt.Fprintf(&b, " At %s it gave the lock up with an error (%s): \"%s\".", clock(a.failed.Time), reasonWords(a.failed.Attr(vitess.AttrReason)), oneLine(a.failed.Attr(vitess.AttrError)))
 	}
 	if len(failed) > 1 {
 		fmt.Fprintf(&b, " None of the %d attempts succeeded, and no reparent of the shard has succeeded since.", len(failed))
@@ -367,7 +367,7 @@ func explain(failed []*attempt, doc *shardDoc, oldP, newP string) string {
 // same reports whether two attempts did and failed the same.
 func same(a, b *attempt) bool {
 	return a.action == b.action && a.newPrimary == b.newPrimary && a.oldPrimary == b.oldPrimary &&
-		a.failed.Attr("error") == b.failed.Attr("error")
+		a.failed.Attr(vitess.AttrError) == b.failed.Attr(vitess.AttrError)
 }
 
 func plural(n int) string {

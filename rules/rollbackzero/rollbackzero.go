@@ -65,7 +65,7 @@ func run(p *forensics.Pass) error {
 	}
 	var zero []*forensics.Event
 	for _, e := range cbevidence.Ptrs(rbs) {
-		if e.Attr("rollback_seqno") == "0" {
+		if e.Attr(memcached.AttrRollbackSeqno) == "0" {
 			zero = append(zero, e)
 		}
 	}
@@ -103,7 +103,7 @@ func run(p *forensics.Pass) error {
 // consumerOf is the kind of client the stream belongs to, as the parser
 // reads it from the DCP connection name.
 func consumerOf(e *forensics.Event) string {
-	switch k := e.Attr("consumer_kind"); k {
+	switch k := e.Attr(memcached.AttrConsumerKind); k {
 	case "projector", "indexer":
 		return "indexer"
 	case "":
@@ -124,8 +124,8 @@ func finding(node, bucket, consumer string, rbs []*forensics.Event, context []*f
 			vbSeen[e.VB] = true
 			vbs = append(vbs, e.VB)
 		}
-		reasons[reasonClass(e.Attr("reason"))]++
-		if c := e.Attr("consumer"); c != "" {
+		reasons[reasonClass(e.Attr(memcached.AttrReason))]++
+		if c := e.Attr(memcached.AttrConsumer); c != "" {
 			names[c] = true
 		}
 	}
@@ -135,7 +135,7 @@ func finding(node, bucket, consumer string, rbs []*forensics.Event, context []*f
 		if i >= 5 {
 			break
 		}
-		ev.Add(e, fmt.Sprintf("the producer tells the consumer to roll vb %d back to 0: %s", e.VB, reasonClass(e.Attr("reason"))))
+		ev.Add(e, fmt.Sprintf("the producer tells the consumer to roll vb %d back to 0: %s", e.VB, reasonClass(e.Attr(memcached.AttrReason))))
 	}
 	if last != first {
 		ev.Add(last, fmt.Sprintf("the last rollback to 0 of this incident (vb %d)", last.VB))
@@ -147,7 +147,7 @@ func finding(node, bucket, consumer string, rbs []*forensics.Event, context []*f
 		if c.Time.After(first.Time) || first.Time.Sub(c.Time) > time.Hour {
 			continue
 		}
-		if c.Kind == mcStart && (c.Node != node || c.Attr("unclean") != "true") {
+		if c.Kind == mcStart && (c.Node != node || c.Attr(memcached.AttrUnclean) != "true") {
 			continue
 		}
 		cause = c

@@ -101,8 +101,8 @@ func run(pass *forensics.Pass) error {
 	groups := map[string][]forensics.Event{}
 	var order []string
 	for _, e := range logs {
-		src := e.Source + "\x00" + e.Attr("stream")
-		if wf := e.Attr("workflow"); wf != "" && e.Kind == vitess.KindVReplStart {
+		src := e.Source + "\x00" + e.Attr(vitess.AttrStream)
+		if wf := e.Attr(vitess.AttrWorkflow); wf != "" && e.Kind == vitess.KindVReplStart {
 			names[src] = wf
 		}
 		if groups[src] == nil {
@@ -113,7 +113,7 @@ func run(pass *forensics.Pass) error {
 	logOnly := map[string]*stream{}
 	for _, src := range order {
 		g := groups[src]
-		id, err := strconv.ParseInt(g[0].Attr("stream"), 10, 64)
+		id, err := strconv.ParseInt(g[0].Attr(vitess.AttrStream), 10, 64)
 		if err != nil {
 			continue
 		}
@@ -231,7 +231,7 @@ func finding(s *stream) (forensics.Finding, bool) {
 	}
 	msg := s.message
 	if errLine != nil && (msg == "" || s.doc == nil || errLine.Time.After(s.doc.Time)) {
-		msg = errLine.Attr("error")
+		msg = errLine.Attr(vitess.AttrError)
 	}
 	msg = strings.Join(strings.Fields(msg), " ")
 
@@ -293,7 +293,7 @@ func explain(s *stream, msg string, firstRetry, errLine *forensics.Event, retrie
 	b.WriteString(".")
 	switch {
 	case firstRetry != nil && errLine != nil:
-		fmt.Fprintf(&b, " It has failed since %s: vttablet retried it %d time%s (every %s) and gave up at %s.", clock(firstRetry.Time), retries, plural(retries), firstRetry.Attr("retry"), clock(errLine.Time))
+		fmt.Fprintf(&b, " It has failed since %s: vttablet retried it %d time%s (every %s) and gave up at %s.", clock(firstRetry.Time), retries, plural(retries), firstRetry.Attr(vitess.AttrRetry), clock(errLine.Time))
 	case errLine != nil:
 		fmt.Fprintf(&b, " vttablet put it in the error state at %s without retrying: it takes this error for one that needs a person.", clock(errLine.Time))
 	case s.doc != nil:
