@@ -317,7 +317,7 @@ func (p *parser) structured(l *line, text, ctx []byte, prevClosing bool, emit fo
 		e.Set("from", c.str("from"))
 		e.Set("to", c.str("to"))
 		if m := c.raw("meta"); m != nil {
-			e.Set("meta", string(m))
+			e.Set("meta", l.txt.Str(m))
 		}
 		emit(e)
 	case 'W':
@@ -355,14 +355,7 @@ func (p *parser) resolveStructured(ctx []byte, emit forensics.Emit) {
 	if !ok {
 		return
 	}
-	found := false
-	for i := range p.pending {
-		if p.pending[i].cid == string(cid) {
-			found = true
-			break
-		}
-	}
-	if !found || !bytes.Contains(ctx, []byte(`"dcp":"producer"`)) {
+	if !p.isWaiting(cid) || !bytes.Contains(ctx, []byte(`"dcp":"producer"`)) {
 		return
 	}
 	c := &p.ctx
@@ -390,18 +383,13 @@ func (p *parser) dcpOpen8(l *line, c *lineContext, emit forensics.Emit) {
 	}
 	if json.Unmarshal(c.raw("description"), &desc) == nil {
 		if len(desc.Peer) > 0 {
-			e.Set("peer", string(desc.Peer))
+			e.Set("peer", l.txt.Str(desc.Peer))
 		}
 		if desc.User != nil && desc.User.Name != "" {
 			e.Set("user", desc.User.Name)
 		}
 	}
-	if len(p.pending) >= maxPending {
-		p.flushPending(emit, 1)
-	}
-	op := openProducer{cid: string(l.cid), ev: *e}
-	op.ev.Attrs = append([]forensics.Attr(nil), e.Attrs...)
-	p.pending = append(p.pending, op)
+	p.wait(l, e, emit)
 }
 
 // sid8 is the stream id of an 8.0 stream line ("sid":"sid:3"), "" for none.
@@ -499,16 +487,16 @@ func (p *parser) warmup8(l *line, text []byte, emit forensics.Emit) {
 		// loaded in {} ({:.2f} keys/s {:.2f} values/s), mem_used now at {} ({})"
 		r = r[len(" completed: "):]
 		e := p.event(l, WarmupComplete)
-		e.Set("warmup", string(phase))
+		e.Set("warmup", l.txt.Str(phase))
 		if d, r2, ok := number(r); ok {
-			e.Set("keys", string(d))
+			e.Set("keys", l.txt.Str(d))
 			if j := bytes.Index(r2, []byte(" and ")); j >= 0 {
 				if d, r2, ok = number(r2[j+len(" and "):]); ok {
-					e.Set("values", string(d))
+					e.Set("values", l.txt.Str(d))
 					if k := bytes.Index(r2, []byte(" loaded in ")); k >= 0 {
 						r2 = r2[k+len(" loaded in "):]
 						if m := bytes.Index(r2, []byte(" (")); m > 0 {
-							e.Set("duration", string(r2[:m]))
+							e.Set("duration", l.txt.Str(r2[:m]))
 						}
 					}
 				}

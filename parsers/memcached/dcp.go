@@ -36,34 +36,54 @@ func (p *parser) dcpOpen(l *line, msg []byte, emit forensics.Emit) error {
 		flags, desc = r[:i], r[i+1:]
 	}
 	e := p.event(l, DCPProducer)
-	e.Set("flags", string(flags))
+	e.Set("flags", l.txt.Str(flags))
 	// daemon/connection.cc updateDescription: the peer and local addresses
 	// (JSON in 7.x), then "(System, <ud>user</ud>)", "(<ud>user</ud> (LDAP))"
 	// or "(not authenticated)".
 	if r, ok := scan.Cut(desc, "[ "); ok {
 		if i := bytes.Index(r, []byte(" - ")); i > 0 {
-			e.Set("peer", string(r[:i]))
+			e.Set("peer", l.txt.Str(r[:i]))
 			r = r[i+3:]
 			if j := bytes.Index(r, []byte(" (")); j >= 0 {
 				if user, ok := bytes.CutSuffix(r[j+2:], []byte(") ]")); ok && string(user) != "not authenticated" {
-					e.Set("user", string(user))
+					e.Set("user", l.txt.Str(user))
 				}
 			}
 		}
 	}
+	p.wait(l, e, emit)
+	return nil
+}
+
+// wait holds e, the open line of producer connection l.cid, until a line
+// of the connection names it.
+func (p *parser) wait(l *line, e *forensics.Event, emit forensics.Emit) {
 	if len(p.pending) >= maxPending {
 		p.flushPending(emit, 1)
 	}
-	op := openProducer{cid: string(l.cid), ev: *e}
+	op := openProducer{cid: l.txt.Str(l.cid), ev: *e}
 	op.ev.Attrs = append([]forensics.Attr(nil), e.Attrs...)
 	p.pending = append(p.pending, op)
-	return nil
+	p.waiting[op.cid]++
+}
+
+// isWaiting reports whether producer connection cid waits for its name.
+// Every line of every producer's logger asks, and a dense log holds
+// hundreds of connections that never say their name, so this is a map
+// lookup rather than a scan of the pending list.
+func (p *parser) isWaiting(cid []byte) bool { return p.waiting[string(cid)] > 0 }
+
+func (p *parser) unwait(cid string) {
+	if p.waiting[cid]--; p.waiting[cid] <= 0 {
+		delete(p.waiting, cid)
+	}
 }
 
 // flushPending emits the first n waiting producer connections without a name.
 func (p *parser) flushPending(emit forensics.Emit, n int) {
 	for i := 0; i < n; i++ {
 		emit(&p.pending[i].ev)
+		p.unwait(p.pending[i].cid)
 	}
 	p.pending = append(p.pending[:0], p.pending[n:]...)
 }
@@ -71,6 +91,9 @@ func (p *parser) flushPending(emit forensics.Emit, n int) {
 // resolve emits the waiting producer connection with id cid, now that one
 // of its lines named it.
 func (p *parser) resolve(cid, bucket, name []byte, emit forensics.Emit) {
+	if !p.isWaiting(cid) {
+		return
+	}
 	for i := range p.pending {
 		op := &p.pending[i]
 		if op.cid != string(cid) {
@@ -83,6 +106,7 @@ func (p *parser) resolve(cid, bucket, name []byte, emit forensics.Emit) {
 			op.ev.Set("consumer_kind", consumerKind(consumer))
 		}
 		emit(&op.ev)
+		p.unwait(op.cid)
 		p.pending = append(p.pending[:i], p.pending[i+1:]...)
 		return
 	}
@@ -156,12 +180,12 @@ func (p *parser) dcpEvent(l *line, kind forensics.Kind, name []byte, vb int, sid
 	e := p.event(l, kind)
 	e.VB = vb
 	if name != nil {
-		consumer := string(name)
+		consumer := l.txt.Str(name)
 		e.Set("consumer", consumer)
 		e.Set("consumer_kind", consumerKind(consumer))
 	}
 	if len(sid) > 0 && string(sid) != "none" {
-		e.Set("sid", string(sid))
+		e.Set("sid", l.txt.Str(sid))
 	}
 	return e
 }
@@ -203,17 +227,17 @@ func (p *parser) streamCreated(l *line, name []byte, vb int, sid, r []byte, emit
 		return errStreamCreated
 	}
 	e := p.dcpEvent(l, StreamCreated, name, vb, sid)
-	e.Set("start_seqno", string(start))
-	e.Set("end_seqno", string(end))
-	e.Set("requested_end_seqno", string(requested))
+	e.Set("start_seqno", l.txt.Str(start))
+	e.Set("end_seqno", l.txt.Str(end))
+	e.Set("requested_end_seqno", l.txt.Str(requested))
 	if i := bytes.Index(r, []byte("snapshot:{")); i >= 0 {
 		if a, b, _, ok := pair(r[i+len("snapshot:"):]); ok {
-			e.Set("snap_start", string(a))
-			e.Set("snap_end", string(b))
+			e.Set("snap_start", l.txt.Str(a))
+			e.Set("snap_end", l.txt.Str(b))
 		}
 	}
 	if v, ok := field(r, ", flags:", ','); ok {
-		e.Set("flags", string(v))
+		e.Set("flags", l.txt.Str(v))
 	}
 	if takeover {
 		e.Set("takeover", "true")
@@ -226,7 +250,7 @@ func (p *parser) streamCreated(l *line, name []byte, vb int, sid, r []byte, emit
 	if e.Attr("sid") == "" {
 		// 7.0–7.2 print the stream id last: "sid:none" or "sid:N".
 		if v, ok := field(r, " sid:", ' '); ok && string(v) != "none" && len(v) > 0 {
-			e.Set("sid", string(v))
+			e.Set("sid", l.txt.Str(v))
 		}
 	}
 	emit(e)
@@ -275,13 +299,13 @@ func (p *parser) streamRollback(l *line, name []byte, vb int, sid, r []byte, emi
 		return errRollback
 	}
 	e := p.dcpEvent(l, StreamRollback, name, vb, sid)
-	e.Set("rollback_seqno", string(to))
-	e.Set("reason", string(reason))
-	e.Set("req_start", string(reqStart))
-	e.Set("req_end", string(reqEnd))
-	e.Set("snap_start", string(snapStart))
-	e.Set("snap_end", string(snapEnd))
-	e.Set("uuid", string(uuid))
+	e.Set("rollback_seqno", l.txt.Str(to))
+	e.Set("reason", l.txt.Str(reason))
+	e.Set("req_start", l.txt.Str(reqStart))
+	e.Set("req_end", l.txt.Str(reqEnd))
+	e.Set("snap_start", l.txt.Str(snapStart))
+	e.Set("snap_end", l.txt.Str(snapEnd))
+	e.Set("uuid", l.txt.Str(uuid))
 	emit(e)
 	return nil
 }
@@ -327,7 +351,7 @@ func (p *parser) streamRefused(l *line, name []byte, vb int, sid, msg []byte, em
 
 func (p *parser) refuse(l *line, name []byte, vb int, sid, reason []byte, status string, emit forensics.Emit) {
 	e := p.dcpEvent(l, StreamRefused, name, vb, sid)
-	e.Set("reason", string(bytes.TrimRight(reason, " ")))
+	e.Set("reason", l.txt.Str(bytes.TrimRight(reason, " ")))
 	if status != "" {
 		e.Set("status", status)
 	}

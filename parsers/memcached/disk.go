@@ -63,10 +63,10 @@ func (p *parser) writeFailure(l *line, lvl int, msg []byte, emit forensics.Emit)
 	rest := msg[at+len(writeFailures[which]):]
 	e.Set("store", map[bool]string{true: "magma", false: "couchstore"}[which == 2])
 	if bytes.Contains(rest, noSpace) {
-		e.Set("system", string(noSpace))
+		e.Set("system", l.txt.Str(noSpace))
 	} else if which == 0 {
 		if i, j := bytes.IndexByte(rest, '['), bytes.LastIndexByte(rest, ']'); i >= 0 && j > i {
-			e.Set("system", string(rest[i+1:j]))
+			e.Set("system", l.txt.Str(rest[i+1:j]))
 		}
 	}
 	if k := bytes.Index(rest, vbMarker); k >= 0 {

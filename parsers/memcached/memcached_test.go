@@ -507,6 +507,53 @@ func BenchmarkParse(b *testing.B) {
 	parsertest.Bench(b, Format, origin, benchInput(40000))
 }
 
+// BenchmarkParseChurn reads a node whose DCP streams open and close all day
+// (indexer and XDCR restarts, rebalances): a quarter of the lines are
+// events, and producer connections that never log their name keep the
+// waiting list full.
+func BenchmarkParseChurn(b *testing.B) {
+	parsertest.Bench(b, Format, origin, churnInput(40000))
+}
+
+// churnInput returns about n lines of a memcached.log with DCP stream churn.
+func churnInput(n int) []byte {
+	r := rand.New(rand.NewPCG(5, 6))
+	t := time.Date(2022, 7, 21, 6, 0, 0, 0, time.FixedZone("", -7*3600))
+	conns := []string{replication, projector, "xdcr:test3-3f3504832cb846ee/2", "fts:travel_3c5d7e_13aa53f3-2f4e1b9a"}
+	var sb strings.Builder
+	for i := 0; i < n; i++ {
+		t = t.Add(time.Duration(r.IntN(5000)) * time.Microsecond)
+		ts := t.Format("2006-01-02T15:04:05.000000-07:00")
+		cid := 40 + r.IntN(4000)
+		vb := r.IntN(1024)
+		conn := conns[r.IntN(len(conns))]
+		seq := r.IntN(100000)
+		var line string
+		switch k := r.IntN(100); {
+		case k < 24:
+			line = fmt.Sprintf("%s INFO %d: (default) DCP (Producer) eq_dcpq:%s - (vb:%d) Creating stream with start seqno %d and end seqno 18446744073709551615; requested end seqno was 18446744073709551615, snapshot:{%d,%d} collections-filter-size:0 sid:none", ts, cid, conn, vb, seq, seq, seq)
+		case k < 26:
+			// Most of these connections never log a line of their own.
+			line = fmt.Sprintf(`%s INFO %d: DCP connection opened successfully. PRODUCER, INCLUDE_XATTRS [ {"ip":"10.0.0.%d","port":%d} - {"ip":"10.0.0.1","port":11210} (<ud>@goxdcr</ud>) ]`, ts, 10000+i, r.IntN(250), 30000+r.IntN(30000))
+		case k < 50:
+			line = fmt.Sprintf("%s INFO %d: (default) DCP (Producer) eq_dcpq:%s - (vb:%d) ActiveStream::markDiskSnapshot: Sending disk snapshot with start %d, end %d, and high completed none, max visible %d", ts, cid, conn, vb, seq, seq+r.IntN(100), seq+50)
+		case k < 66:
+			line = fmt.Sprintf("%s INFO %d: (default) DCP (Producer) eq_dcpq:%s - (vb:%d) ActiveStream::transitionState: Transitioning from backfilling to in-memory", ts, cid, conn, vb)
+		case k < 74:
+			line = fmt.Sprintf("%s INFO %d: (default) DCP (Producer) eq_dcpq:%s - (vb:%d) ActiveStream::setDead_UNLOCKED Stream closing, sent until seqno %d remaining items 0, reason: The stream closed early because the conn was disconnected", ts, cid, conn, vb, seq)
+		case k < 90:
+			line = fmt.Sprintf(`%s INFO %d: Client {"ip":"10.0.0.%d","port":%d} authenticated as <ud>Administrator</ud>`, ts, cid, r.IntN(250), 30000+r.IntN(30000))
+		case k < 95:
+			line = fmt.Sprintf("%s INFO (default) Compaction of vb:%d done (ok). purged tombstones:%d, prepares:0, prepareBytes:0 collection_items_erased:alive:0,deleted:0, collections_erased:0, size/items/tombstones/purge_seqno pre{%d, %d, 0, 0}, post{%d, %d, 0, 0}", ts, vb, r.IntN(10), r.IntN(1<<20), r.IntN(500), r.IntN(1<<20), r.IntN(500))
+		default:
+			line = fmt.Sprintf("%s WARNING (default) Slow runtime for 'Checkpoint Remover' on thread nonIO_worker_%d: %d ms", ts, r.IntN(8), r.IntN(100))
+		}
+		sb.WriteString(line)
+		sb.WriteByte('\n')
+	}
+	return []byte(sb.String())
+}
+
 // benchInput returns about n lines of a memcached.log as a data node writes it
 // during the day: mostly connection, DCP replication and housekeeping lines
 // at INFO, a few warnings, and now and then a stream request answered.

@@ -26,7 +26,8 @@ type parser struct {
 
 	traffic map[string]traffic
 	pending []openProducer
-	ctx     lineContext // scratch for the context of an 8.0 line
+	waiting map[string]int // how many of pending have each connection id
+	ctx     lineContext    // scratch for the context of an 8.0 line
 
 	// The minute of the last timestamp and its instant: most lines share
 	// their minute with the line before, so only seconds are read for them.
@@ -48,7 +49,7 @@ const (
 )
 
 func newParser(forensics.Origin) forensics.Parser {
-	return &parser{traffic: map[string]traffic{}}
+	return &parser{traffic: map[string]traffic{}, waiting: map[string]int{}}
 }
 
 // line is one timestamped line, split into the parts every template needs.
@@ -56,9 +57,10 @@ type line struct {
 	n      int64
 	st     forensics.Stamp
 	text   []byte
-	cid    []byte // connection id before ": ", or nil
-	bucket []byte // nil for "(No Engine)" and core lines
-	body   []byte // the message after the prefixes
+	cid    []byte    // connection id before ": ", or nil
+	bucket []byte    // nil for "(No Engine)" and core lines
+	body   []byte    // the message after the prefixes
+	txt    scan.Text // text copied for the line's event; attributes are cut from it
 }
 
 func (p *parser) Line(n int64, text []byte, emit forensics.Emit) (forensics.Stamp, error) {
@@ -184,12 +186,15 @@ func (p *parser) event(l *line, kind forensics.Kind) *forensics.Event {
 	e.Kind = kind
 	e.Line = l.n
 	e.Stamp = l.st
-	e.Text = string(l.text)
+	if l.txt.String() == "" {
+		l.txt = scan.NewText(l.text)
+	}
+	e.Text = l.txt.String()
 	if len(l.bucket) > 0 {
-		e.Bucket = string(l.bucket)
+		e.Bucket = l.txt.Str(l.bucket)
 	}
 	if l.cid != nil {
-		e.Set("conn_id", string(l.cid))
+		e.Set("conn_id", l.txt.Str(l.cid))
 	}
 	return e
 }
@@ -235,10 +240,10 @@ func (p *parser) core(l *line, msg []byte, prevClosing bool, emit forensics.Emit
 			p.graceful = true
 			e := p.event(l, Shutdown)
 			if v, ok := field(r, "sigint:", ' '); ok {
-				e.Set("sigint", string(v))
+				e.Set("sigint", l.txt.Str(v))
 			}
 			if v, ok := field(r, "sigterm:", ' '); ok {
-				e.Set("sigterm", string(v))
+				e.Set("sigterm", l.txt.Str(v))
 			}
 			emit(e)
 		}
@@ -316,7 +321,7 @@ func (p *parser) bucketCreate(l *line, msg []byte, emit forensics.Emit) error {
 	p.traffic[string(name)] = trafficCreating
 	e := p.event(l, BucketCreate)
 	if len(typ) > 0 {
-		e.Set("type", string(typ))
+		e.Set("type", l.txt.Str(typ))
 	}
 	emit(e)
 	return nil
@@ -392,9 +397,9 @@ func (p *parser) engineLine(l *line, emit forensics.Emit) error {
 			if i := bytes.IndexByte(uid, ' '); i >= 0 {
 				uid = uid[:i]
 			}
-			e.Set("manifest_uid", string(uid))
+			e.Set("manifest_uid", l.txt.Str(uid))
 			if v, ok := field(r, " force:", ' '); ok {
-				e.Set("force", string(v))
+				e.Set("force", l.txt.Str(v))
 			}
 			emit(e)
 		}
@@ -427,13 +432,13 @@ func (p *parser) warmup(l *line, emit forensics.Emit) {
 	if r, ok := scan.Cut(body, "Warmup completed: "); ok {
 		e := p.event(l, WarmupComplete)
 		if d, r2, ok := number(r); ok {
-			e.Set("keys", string(d))
+			e.Set("keys", l.txt.Str(d))
 			if r2, ok = scan.Cut(r2, " keys and "); ok {
 				if d, r2, ok = number(r2); ok {
-					e.Set("values", string(d))
+					e.Set("values", l.txt.Str(d))
 					if r2, ok = scan.Cut(r2, " values loaded in "); ok {
 						if i := bytes.Index(r2, []byte(" (")); i > 0 {
-							e.Set("duration", string(r2[:i]))
+							e.Set("duration", l.txt.Str(r2[:i]))
 						}
 					}
 				}
@@ -449,9 +454,9 @@ func (p *parser) unblock(l *line, r []byte, emit forensics.Emit) {
 		return
 	}
 	e := p.event(l, WarmupUnblock)
-	e.Set("cookies", string(d))
+	e.Set("cookies", l.txt.Str(d))
 	if v, ok := field(r, " status:", ' '); ok {
-		e.Set("status", string(v))
+		e.Set("status", l.txt.Str(v))
 	}
 	emit(e)
 }
@@ -467,7 +472,7 @@ func (p *parser) warmupEnough(l *line, emit forensics.Emit) {
 		return
 	}
 	e := p.event(l, WarmupEnough)
-	e.Set("criterion", string(r[:i]))
+	e.Set("criterion", l.txt.Str(r[:i]))
 	emit(e)
 }
 
@@ -497,10 +502,10 @@ func (p *parser) failoverEntry(l *line, r []byte, origin string, emit forensics.
 	}
 	e := p.event(l, FailoverEntry)
 	e.VB = vb
-	e.Set("uuid", string(uuid))
-	e.Set("seqno", string(seqno))
+	e.Set("uuid", l.txt.Str(uuid))
+	e.Set("seqno", l.txt.Str(seqno))
 	if reason, ok := scan.Cut(r, " due to "); ok {
-		e.Set("reason", string(reason))
+		e.Set("reason", l.txt.Str(reason))
 	}
 	e.Set("origin", origin)
 	emit(e)
@@ -575,11 +580,11 @@ func (p *parser) vbState(l *line, emit forensics.Emit) {
 	}
 	e := p.event(l, VBState)
 	e.VB = vb
-	e.Set("high_seqno", string(high))
-	e.Set("from", string(from))
-	e.Set("to", string(to))
+	e.Set("high_seqno", l.txt.Str(high))
+	e.Set("from", l.txt.Str(from))
+	e.Set("to", l.txt.Str(to))
 	if m, ok := scan.Cut(meta, "meta:"); ok {
-		e.Set("meta", string(m))
+		e.Set("meta", l.txt.Str(m))
 	}
 	emit(e)
 }
