@@ -52,9 +52,10 @@ type Writer struct {
 
 	events  []eventRow
 	blocks  []blockRow
-	pending int64 // bytes waiting for COPY
-	written int64 // bytes written in this transaction
-	counted int   // events written in this transaction
+	data    []byte // the compressed lines of blocks, back to back; blockRow.off indexes it
+	pending int64  // bytes waiting for COPY
+	written int64  // bytes written in this transaction
+	counted int    // events written in this transaction
 	maxSpan int64
 	seq     map[int64]int64 // next event and block number, per source
 }
@@ -71,9 +72,14 @@ type eventRow struct {
 	attrs, text          string
 }
 
+// blockRow is a block waiting for COPY. Its compressed lines are copied
+// into the writer's data and the block released at once: a block's buffer
+// is sized for the worst case (several times the usual compressed size),
+// so holding megabytes of blocks would hold several times that in buffers.
 type blockRow struct {
-	source, seq int64
-	blk         block.Block
+	source, seq                  int64
+	firstLine, lines, tMin, tMax int64
+	off, end                     int
 }
 
 // NewRun starts a run over the given inputs. Its row is written when the
@@ -249,11 +255,8 @@ func (w *Writer) flush() error {
 	if len(w.blocks) > 0 {
 		_, err := w.tx.CopyFrom(w.ctx, pgx.Identifier{"forensics", "blocks"},
 			[]string{"incident_id", "source_id", "seq", "first_line", "lines", "t_min", "t_max", "data"},
-			&blockSource{rows: w.blocks, incident: w.incident, pos: -1})
-		for i := range w.blocks {
-			w.blocks[i].blk.Release()
-		}
-		w.blocks = w.blocks[:0]
+			&blockSource{rows: w.blocks, data: w.data, incident: w.incident, pos: -1})
+		w.blocks, w.data = w.blocks[:0], w.data[:0]
 		if err != nil {
 			return w.db.fail("store lines", err)
 		}
@@ -281,6 +284,7 @@ func (s *eventSource) Values() ([]any, error) {
 
 type blockSource struct {
 	rows     []blockRow
+	data     []byte
 	incident int64
 	pos      int
 	vals     [8]any
@@ -290,16 +294,13 @@ func (s *blockSource) Next() bool { s.pos++; return s.pos < len(s.rows) }
 func (s *blockSource) Err() error { return nil }
 func (s *blockSource) Values() ([]any, error) {
 	b := &s.rows[s.pos]
-	s.vals = [8]any{s.incident, b.source, b.seq, b.blk.FirstLine, b.blk.Lines, b.blk.TMin, b.blk.TMax, b.blk.Data}
+	s.vals = [8]any{s.incident, b.source, b.seq, b.firstLine, b.lines, b.tMin, b.tMax, s.data[b.off:b.end]}
 	return s.vals[:], nil
 }
 
 // Rollback abandons what was written since the last commit.
 func (w *Writer) Rollback() {
-	for i := range w.blocks {
-		w.blocks[i].blk.Release()
-	}
-	w.events, w.blocks, w.pending = w.events[:0], w.blocks[:0], 0
+	w.events, w.blocks, w.data, w.pending = w.events[:0], w.blocks[:0], w.data[:0], 0
 	if w.tx != nil {
 		w.tx.Rollback(context.WithoutCancel(w.ctx))
 		w.tx = nil
@@ -384,9 +385,12 @@ func (w *Writer) AddLines(src int64, lb store.LineBatch) error {
 		b.Release()
 		return err
 	}
-	w.blocks = append(w.blocks, blockRow{source: src, seq: w.next(src), blk: b})
+	off := len(w.data)
+	w.data = append(w.data, b.Data...)
+	w.blocks = append(w.blocks, blockRow{source: src, seq: w.next(src), firstLine: b.FirstLine, lines: b.Lines, tMin: b.TMin, tMax: b.TMax, off: off, end: len(w.data)})
 	w.pending += int64(len(b.Data))
 	w.maxSpan = max(w.maxSpan, b.TMax-b.TMin)
+	b.Release()
 	return w.commitIfFull()
 }
 
