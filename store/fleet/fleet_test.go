@@ -221,6 +221,9 @@ func TestPushAndFleet(t *testing.T) {
 		{fleet.GrepFilter{Regexp: re, Incidents: []string{"acme-2026-01"}}, 30},
 		{fleet.GrepFilter{Regexp: re, Since: t0.Add(305 * time.Millisecond), Until: t0.Add(310 * time.Millisecond)}, 5}, // 305-309 of the source a line a millisecond
 		{fleet.GrepFilter{Regexp: re, Rules: []string{"cb-oom-kill"}}, 0},                                               // the latest acme run no longer has it
+		// acme's rollback window (t0, a minute) holds all its lines; globex's (two days later) none of them.
+		{fleet.GrepFilter{Regexp: re, Rules: []string{"cb-dcp-rollback-to-zero"}}, 30},
+		{fleet.GrepFilter{Regexp: re, Rules: []string{"cb-dcp-rollback-to-zero"}, Since: t0.Add(305 * time.Millisecond), Until: t0.Add(310 * time.Millisecond)}, 5},
 	} {
 		for _, r := range []store.Reader{to, readerOnly{from}} {
 			n := 0
