@@ -80,9 +80,54 @@ func analyse(t *testing.T, db store.Backend, incident string, keys []string, n i
 	if err := w.SaveFindings(fs); err != nil {
 		t.Fatal(err)
 	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	sig, err := db.Signature(ctx, w.Run(), rulesID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.SetSignature(sig); err != nil {
+		t.Fatal(err)
+	}
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// rulesID stands for the rules and the build, as analysis names them.
+const rulesID = "rules of this build"
+
+// reanalyse starts a run of incident over the keys in db, as analysis does
+// for content already stored, and returns the findings it would reuse.
+func reanalyse(t *testing.T, db store.Backend, incident string, keys []string) ([]forensics.Finding, bool) {
+	t.Helper()
+	ctx := context.Background()
+	w, err := db.NewRun(ctx, []string{incident})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Discard()
+	if err := w.SetIncident(incident); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range keys {
+		if _, ok, err := w.Loaded(key); err != nil || !ok {
+			t.Fatalf("key %s: stored %v, %v", key, ok, err)
+		}
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	sig, err := db.Signature(ctx, w.Run(), rulesID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, ok, err := db.PriorFindings(ctx, w.Run(), sig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fs, ok
 }
 
 func finding(rule string, sev forensics.Severity, start time.Time, subject forensics.FindingSubject, title string) forensics.Finding {
@@ -138,6 +183,19 @@ func TestPushAndFleet(t *testing.T) {
 	}
 	if p.Runs != 0 || p.Present != 3 || p.Sources != 0 {
 		t.Fatalf("second push: %+v, want nothing copied", p)
+	}
+
+	// Analysing the same content again in the store the runs were pushed
+	// to reuses their findings, as it would have in the timeline pushed.
+	fs, ok := reanalyse(t, to, "globex-2026-02", []string{"g1"})
+	if !ok || len(fs) != 2 || fs[0].Title != "Rollback to zero on beer" {
+		t.Fatalf("reanalysis of a pushed run: reused %v, %+v", ok, fs)
+	}
+	if fs, ok := reanalyse(t, to, "acme-2026-01", []string{"a1", "a2", "a3"}); !ok || len(fs) != 1 {
+		t.Fatalf("reanalysis of a pushed run: reused %v, %+v", ok, fs)
+	}
+	if _, ok := reanalyse(t, to, "acme-2026-01", []string{"a1"}); ok {
+		t.Fatal("other content reused findings")
 	}
 
 	// The copy reads as the original: sources, events, lines, findings, run by run.
