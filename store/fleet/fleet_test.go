@@ -147,7 +147,7 @@ func local(t *testing.T) string {
 		finding("cb-oom-kill", forensics.Critical, t0.Add(time.Hour), forensics.FindingSubject{Node: "n1", Service: "memcached", PID: 7}, "memcached killed"))
 	analyse(t, db, "globex-2026-02", []string{"g1"}, 300,
 		finding("cb-dcp-rollback-to-zero", forensics.High, t0.Add(48*time.Hour), forensics.FindingSubject{Node: "n0", Bucket: "beer", VBuckets: []int{9}}, "Rollback to zero on beer"),
-		finding("cb-dcp-rollback-to-zero", forensics.Medium, t0.Add(49*time.Hour), forensics.FindingSubject{Bucket: "beer"}, "Rollback, no vbuckets"))
+		finding("cb-dcp-rollback-to-zero", forensics.Medium, t0.Add(49*time.Hour), forensics.FindingSubject{Bucket: "beer"}, "Rollback, no vbuckets <&>"))
 	// A second run of the first incident: the same content and one more source.
 	analyse(t, db, "acme-2026-01", []string{"a1", "a2", "a3"}, 5000,
 		finding("cb-dcp-rollback-to-zero", forensics.High, t0, forensics.FindingSubject{Node: "n0", Bucket: "travel", VBuckets: []int{1, 2}}, "Rollback to zero on travel"))
@@ -226,6 +226,7 @@ func TestPushAndFleet(t *testing.T) {
 		{Since: t0.Add(47 * time.Hour)},
 		{Until: t0.Add(30 * time.Minute)},
 		{Text: "BEER"},
+		{Text: "NO VBUCKETS <&>."}, // in the explanation, which the stored JSON escapes
 		{Text: "explanation of rollback to zero on TRAVEL"},
 		{Incidents: []string{"globex-2026-02"}, Limit: 1},
 	}
