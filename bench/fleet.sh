@@ -64,16 +64,18 @@ INSERT INTO forensics.runs (incident_id, id, started, args, signature, heartbeat
 	SELECT r.incident_id + g * 7919, r.id + g * 1000000, r.started, r.args, r.signature, r.heartbeat
 	FROM forensics.runs r JOIN forensics.incidents i USING (incident_id), generate_series(1, $copies) g
 	WHERE i.name IN ('seed', 'clock-offset', 'both-deny');
-INSERT INTO forensics.findings
+INSERT INTO forensics.findings (incident_id, run_id, id, rule, severity, rank, node, shape, start_ns, end_ns, title, body, explanation)
 	SELECT f.incident_id + g * 7919, f.run_id + g * 1000000, f.id, f.rule, f.severity, f.rank, f.node, f.shape,
-		f.start_ns + g * 86400000000000, f.end_ns + g * 86400000000000, f.title, f.body
+		f.start_ns + g * 86400000000000, f.end_ns + g * 86400000000000, f.title, f.body, f.explanation
 	FROM forensics.findings f JOIN forensics.incidents i USING (incident_id), generate_series(1, $copies) g
 	WHERE i.name IN ('seed', 'clock-offset', 'both-deny');
 ANALYZE;
 SQL
 stored=$(psql "$dsn" -qtAX -c 'SELECT count(*) FROM forensics.incidents')
 nfind=$(psql "$dsn" -qtAX -c 'SELECT count(*) FROM forensics.findings')
-measure "fleet findings, all ($stored incidents, $nfind findings)" "$f" fleet findings --db "$dsn" --format json
+measure "starting the binary (forensics version), the floor of every command" "$f" version
+measure "fleet findings, all ($stored incidents, $nfind findings, JSON)" "$f" fleet findings --db "$dsn" --format json
+measure "fleet findings, all, table" "$f" fleet findings --db "$dsn"
 measure "fleet findings --rule cb-dcp-rollback-to-zero --severity high" "$f" fleet findings --db "$dsn" --rule cb-dcp-rollback-to-zero --severity high
 measure "fleet findings --text rollback --limit 20" "$f" fleet findings --db "$dsn" --text rollback --limit 20
 
@@ -81,5 +83,6 @@ bytes=$(psql "$dsn" -qtAX -c 'SELECT sum(bytes) FROM forensics.sources WHERE com
 stored=$(psql "$dsn" -qtAX -c 'SELECT pg_size_pretty(sum(length(data))) FROM forensics.blocks')
 measure "fleet grep 'no-such-text-anywhere' ($((bytes / 1048576)) MiB of lines, $stored of blocks)" "$f" fleet grep --db "$dsn" 'no-such-text-anywhere'
 wall=$(cut -d' ' -f1 "$dir/time")
+measure "fleet grep --rule cb-dcp-rollback-to-zero (the windows of its findings)" "$f" fleet grep --db "$dsn" --rule cb-dcp-rollback-to-zero 'no-such-text-anywhere'
 echo
 echo "fleet grep throughput: $(python3 -c "print(round($bytes / 1048576 / $wall))") MiB/s of stored lines"

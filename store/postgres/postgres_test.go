@@ -90,7 +90,7 @@ func load(t testing.TB, db *postgres.DB, incident string, keys []string, n int) 
 		}
 	}
 	f := forensics.Finding{Rule: "cb-test", Severity: forensics.High, Title: "test in " + incident, Start: t0, End: t0.Add(time.Minute),
-		Subject: forensics.FindingSubject{Node: "n1", Bucket: incident}}
+		Explanation: "What happened in " + incident + ".", Subject: forensics.FindingSubject{Node: "n1", Bucket: incident}}
 	f.ID = f.Fingerprint()
 	if err := w.SaveFindings([]forensics.Finding{f}); err != nil {
 		t.Fatal(err)
@@ -568,5 +568,35 @@ func TestBlocksStoredAsIs(t *testing.T) {
 	}
 	if stored < raw {
 		t.Fatalf("blocks take %d bytes for %d of data: compressed again", stored, raw)
+	}
+}
+
+// Migration 0004 fills the explanation column of findings stored before it.
+func TestExplanationMigration(t *testing.T) {
+	db, dsn := open(t)
+	load(t, db, "inc", []string{"k"}, 4)
+	db.Close()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var want string
+	if err := conn.QueryRow(ctx, `SELECT explanation FROM forensics.findings`).Scan(&want); err != nil || want == "" {
+		t.Fatalf("explanation stored: %q %v", want, err)
+	}
+	// The store as version 3 left it: no explanation column.
+	if _, err := conn.Exec(ctx, `ALTER TABLE forensics.findings DROP COLUMN explanation; DELETE FROM forensics.schema_migrations WHERE version = 4`); err != nil {
+		t.Fatal(err)
+	}
+	again, err := postgres.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again.Close()
+	var got string
+	if err := conn.QueryRow(ctx, `SELECT explanation FROM forensics.findings`).Scan(&got); err != nil || got != want {
+		t.Fatalf("after migrating: explanation %q (%v), want %q", got, err, want)
 	}
 }

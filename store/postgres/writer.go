@@ -577,10 +577,10 @@ func (w *Writer) SaveFindings(fs []forensics.Finding) error {
 			return err
 		}
 		rows = append(rows, []any{w.incident, w.run, f.ID, f.Rule, f.Severity.String(), int16(f.Severity.Rank()), f.Subject.Node, fleet.Shape(f.Subject),
-			f.Start.UnixNano(), f.End.UnixNano(), f.Title, string(body)})
+			f.Start.UnixNano(), f.End.UnixNano(), f.Title, f.Explanation, string(body)})
 	}
 	_, err := w.tx.CopyFrom(w.ctx, pgx.Identifier{"forensics", "findings"},
-		[]string{"incident_id", "run_id", "id", "rule", "severity", "rank", "node", "shape", "start_ns", "end_ns", "title", "body"}, pgx.CopyFromRows(rows))
+		[]string{"incident_id", "run_id", "id", "rule", "severity", "rank", "node", "shape", "start_ns", "end_ns", "title", "explanation", "body"}, pgx.CopyFromRows(rows))
 	if err != nil {
 		return w.db.fail("store findings", err)
 	}
