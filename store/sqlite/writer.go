@@ -45,6 +45,7 @@ type Writer struct {
 	events   int
 	run      int64
 	maxSpan  int64 // longest block time span written, kept in meta for window queries
+	attrs    []byte
 }
 
 // NewRun records an analysis run over the given inputs and returns a writer for it.
@@ -208,25 +209,43 @@ func (w *Writer) AddLines(src int64, lb store.LineBatch) error {
 
 // AddEvents stores events of a source.
 func (w *Writer) AddEvents(src int64, evs []forensics.Event) error {
+	return w.AddEventsOnLines(src, evs, nil)
+}
+
+// AddEventsOnLines stores events of a source. The text of an event that is
+// the whole text of its line (onLine) is not stored again: the line's block
+// holds it, and readers take it from there.
+func (w *Writer) AddEventsOnLines(src int64, evs []forensics.Event, onLine []bool) error {
 	if err := w.begin(); err != nil {
 		return err
 	}
-	var attrs strings.Builder
+	packed := w.db.schema >= 2
 	for i := range evs {
 		e := &evs[i]
-		attrs.Reset()
-		encodeAttrs(&attrs, e.Attrs)
+		var attrs any
+		if packed {
+			w.attrs = appendAttrs(w.attrs[:0], e.Attrs)
+			attrs = w.attrs // bound as a blob, copied by SQLite
+		} else {
+			var b strings.Builder
+			encodeAttrs(&b, e.Attrs)
+			attrs = b.String()
+		}
 		var vb any
 		if e.VB != forensics.NoVB {
 			vb = e.VB
 		}
+		var text any = e.Text
+		if packed && i < len(onLine) && onLine[i] {
+			text = nil
+		}
 		_, err := w.insEvent.ExecContext(noCancel, src, e.Line, e.Time.UnixNano(), e.Offset, int(e.Zone), e.Node, string(e.Kind),
 			nullString(e.Bucket), vb, nullInt(e.Range), nullString(e.Keyspace), nullString(e.Shard), nullString(e.Table),
-			attrs.String(), e.Text)
+			attrs, text)
 		if err != nil {
 			return fmt.Errorf("store event: %w", describe(err))
 		}
-		w.bytes += int64(len(e.Text) + attrs.Len() + 64)
+		w.bytes += int64(len(e.Text) + len(w.attrs) + 64)
 	}
 	w.events += len(evs)
 	return w.commitIfFull()
@@ -398,100 +417,6 @@ func describe(err error) error {
 		}
 	}
 	return err
-}
-
-// encodeAttrs writes attributes as a JSON object, keeping their order.
-func encodeAttrs(b *strings.Builder, attrs []forensics.Attr) {
-	b.WriteByte('{')
-	for i, a := range attrs {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		writeJSONString(b, a.Key)
-		b.WriteByte(':')
-		writeJSONString(b, a.Value)
-	}
-	b.WriteByte('}')
-}
-
-// writeJSONString writes s as a JSON string. Most values are plain ASCII and
-// are written as they are; the rest go through encoding/json.
-func writeJSONString(b *strings.Builder, s string) {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
-			v, _ := json.Marshal(s)
-			b.Write(v)
-			return
-		}
-	}
-	b.WriteByte('"')
-	b.WriteString(s)
-	b.WriteByte('"')
-}
-
-// decodeAttrs reads attributes written by encodeAttrs, keeping their order.
-// Rules read events by the hundred thousand, so the common case (keys and
-// values without escapes) is read by hand; anything else goes to encoding/json.
-func decodeAttrs(s string) ([]forensics.Attr, error) {
-	if s == "{}" || s == "" {
-		return nil, nil
-	}
-	var out []forensics.Attr
-	i := 1 // after '{'
-	for i < len(s) && s[i] != '}' {
-		k, n, ok := plainString(s, i)
-		if !ok || n >= len(s) || s[n] != ':' {
-			return decodeAttrsJSON(s)
-		}
-		v, m, ok := plainString(s, n+1)
-		if !ok || m >= len(s) {
-			return decodeAttrsJSON(s)
-		}
-		out = append(out, forensics.Attr{Key: k, Value: v})
-		i = m
-		if s[i] == ',' {
-			i++
-		}
-	}
-	return out, nil
-}
-
-// plainString reads a JSON string without escapes starting at s[i], and
-// returns it with the index after it.
-func plainString(s string, i int) (string, int, bool) {
-	if i >= len(s) || s[i] != '"' {
-		return "", 0, false
-	}
-	for j := i + 1; j < len(s); j++ {
-		switch s[j] {
-		case '"':
-			return s[i+1 : j], j + 1, true
-		case '\\':
-			return "", 0, false
-		}
-	}
-	return "", 0, false
-}
-
-func decodeAttrsJSON(s string) ([]forensics.Attr, error) {
-	dec := json.NewDecoder(strings.NewReader(s))
-	if _, err := dec.Token(); err != nil {
-		return nil, err
-	}
-	var out []forensics.Attr
-	for dec.More() {
-		k, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		var v string
-		if err := dec.Decode(&v); err != nil {
-			return nil, err
-		}
-		key, _ := k.(string)
-		out = append(out, forensics.Attr{Key: key, Value: v})
-	}
-	return out, nil
 }
 
 // Discard removes the run, for a run that read nothing: the latest run
