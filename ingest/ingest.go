@@ -469,6 +469,7 @@ type parse struct {
 	lineText   []byte
 	whole      bool // that line is a whole line, not a piece of a cut one
 	density    kindDensity
+	line       store.NewLine // the line being handed to the store
 	eventLines bitset // lines that produced an event, wherever the parser emitted it
 	pending    []pendingLine
 	pendSz     int
@@ -562,6 +563,7 @@ func (p *parse) run(r io.Reader) error {
 	var readErr error
 	crSaid := false
 	pieces := false // the line before was cut: this one is a piece of it
+	emit := p.emit  // the method value once, not a closure allocated per line
 	for {
 		if p.src.stop.Load() || p.wk.ctx.Err() != nil {
 			break
@@ -581,7 +583,7 @@ func (p *parse) run(r io.Reader) error {
 		}
 		p.lineN, p.lineText, p.whole = l.N, l.Text, !l.Cut && !pieces
 		pieces = l.Cut
-		st, perr := p.parser.Line(l.N, l.Text, p.emit)
+		st, perr := p.parser.Line(l.N, l.Text, emit)
 		p.lineN, p.lineText = 0, nil
 		flags := store.LineFlags{CR: l.CR, Cut: l.Cut, Error: perr != nil}
 		if perr != nil {
@@ -652,7 +654,10 @@ func (p *parse) count(l lines.Line) {
 // store hands a line to the store, and counts it stored with its last piece.
 func (p *parse) store(n int64, st forensics.Stamp, flags store.LineFlags, text []byte) {
 	b := p.wk.lines
-	b.Add(&store.NewLine{N: n, Stamp: st, Flags: flags, Text: text})
+	// One NewLine for every line: a new one each would escape to the heap
+	// through the interface, a few hundred megabytes a gigabyte of logs.
+	p.line = store.NewLine{N: n, Stamp: st, Flags: flags, Text: text}
+	b.Add(&p.line)
 	if !flags.Cut {
 		p.stored++
 	}
