@@ -121,6 +121,7 @@ func (db *DB) blockReader() (*sql.DB, error) {
 		q := url.Values{}
 		q.Set("mode", "ro")
 		q.Set("_busy_timeout", "10000")
+		q.Set("_mutex", "no") // see noMutex
 		db.side, db.sideErr = sql.Open("sqlite3", "file:"+escapePath(db.path)+"?"+q.Encode())
 	})
 	return db.side, db.sideErr

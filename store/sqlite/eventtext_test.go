@@ -264,3 +264,79 @@ func TestPackedAttrsRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+func eventIndexNames(t *testing.T, db *DB) string {
+	t.Helper()
+	rows, err := db.sql.Query(`SELECT name FROM main.sqlite_schema WHERE type = 'index' AND tbl_name = 'events' ORDER BY name`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var names []string
+	for rows.Next() {
+		var n string
+		rows.Scan(&n)
+		names = append(names, n)
+	}
+	return strings.Join(names, " ")
+}
+
+// TestLoadBuildsIndexes checks that a load into a timeline without events,
+// which drops the events' indexes while it inserts, leaves them built once
+// committed, and once abandoned after a commit; and that a load into a
+// timeline with events keeps them throughout.
+func TestLoadBuildsIndexes(t *testing.T) {
+	const all = "events_kind_t events_source_line events_t"
+	ctx := context.Background()
+	db, err := Open(filepath.Join(t.TempDir(), "t.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+
+	w, err := db.NewRun(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := &forensics.Source{Path: "a.log", Key: "a"}
+	if err := w.BeginSource(src); err != nil {
+		t.Fatal(err)
+	}
+	ev := forensics.Event{Line: 1, Kind: "test.event", Text: "x"}
+	if err := w.AddEvents(src.ID, []forensics.Event{ev}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.(*Writer).commit(); err != nil {
+		t.Fatal(err)
+	}
+	if got := eventIndexNames(t, db); got != "" {
+		t.Errorf("indexes while loading into an empty timeline: %q, want none", got)
+	}
+	w.Rollback()
+	if got := eventIndexNames(t, db); got != all {
+		t.Errorf("indexes after an abandoned load: %q, want %q", got, all)
+	}
+
+	loadShared(t, db, "b.log", 10)
+	if got := eventIndexNames(t, db); got != all {
+		t.Errorf("indexes after a load: %q, want %q", got, all)
+	}
+	w, err = db.NewRun(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src = &forensics.Source{Path: "c.log", Key: "c"}
+	if err := w.BeginSource(src); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.AddEvents(src.ID, []forensics.Event{ev}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.(*Writer).commit(); err != nil {
+		t.Fatal(err)
+	}
+	if got := eventIndexNames(t, db); got != all {
+		t.Errorf("indexes while loading into a timeline with events: %q, want %q", got, all)
+	}
+	w.Close()
+}
