@@ -470,7 +470,7 @@ type parse struct {
 	whole      bool // that line is a whole line, not a piece of a cut one
 	density    kindDensity
 	line       store.NewLine // the line being handed to the store
-	eventLines bitset // lines that produced an event, wherever the parser emitted it
+	eventLines bitset        // lines that produced an event, wherever the parser emitted it
 	pending    []pendingLine
 	pendSz     int
 	first      time.Time // earliest event time, for lines of documents without times
