@@ -93,19 +93,13 @@ func (w *Writer) begin() error {
 		return err
 	}
 	w.conn, w.tx = conn, tx
-	if !w.planned {
-		w.planned = true
-		err = w.dropIndexes()
-	}
-	if err == nil {
-		err = conn.Raw(func(dc any) error {
-			st, err := dc.(*sqlite3.SQLiteConn).Prepare(insertEvent)
-			if err == nil {
-				w.insEvent = st.(driver.StmtQueryContext)
-			}
-			return err
-		})
-	}
+	err = conn.Raw(func(dc any) error {
+		st, err := dc.(*sqlite3.SQLiteConn).Prepare(insertEvent)
+		if err == nil {
+			w.insEvent = st.(driver.StmtQueryContext)
+		}
+		return err
+	})
 	if err == nil {
 		w.insBlock, err = tx.PrepareContext(w.ctx, `INSERT INTO main.blocks (source_id, first_line, lines, t_min, t_max, data) VALUES (?, ?, ?, ?, ?, ?)`)
 	}
@@ -115,44 +109,6 @@ func (w *Writer) begin() error {
 		w.Rollback()
 		return err
 	}
-	return nil
-}
-
-// eventIndexes are the indexes of the events table, as schema.sql makes them.
-var eventIndexes = []string{"events_t", "events_kind_t", "events_source_line"}
-
-// dropIndexes drops the events' indexes when the run loads into a timeline
-// without events: SQLite builds an index from a full table by sorting it,
-// several times faster than updating three indexes for each row it
-// inserts, out of order. A timeline that holds events already keeps its
-// indexes, since rebuilding them would cost what it holds, not what the
-// run adds. Commit (and Rollback) build them again, and so does the next
-// open of the file (schema.sql) if the program is killed before.
-func (w *Writer) dropIndexes() error {
-	var empty bool
-	if err := w.tx.QueryRowContext(w.ctx, `SELECT NOT EXISTS (SELECT 1 FROM main.events)`).Scan(&empty); err != nil || !empty {
-		return err
-	}
-	for _, ix := range eventIndexes {
-		if _, err := w.tx.ExecContext(w.ctx, `DROP INDEX IF EXISTS main.`+ix); err != nil {
-			return err
-		}
-	}
-	w.unindexed = true
-	return nil
-}
-
-// buildIndexes builds the indexes dropIndexes dropped, outside the run's
-// transaction: it runs once the load is committed or abandoned.
-func (w *Writer) buildIndexes() error {
-	if !w.unindexed {
-		return nil
-	}
-	// Not the run's context: an interrupted run leaves an indexed timeline.
-	if _, err := w.db.sql.ExecContext(context.Background(), schema); err != nil {
-		return fmt.Errorf("index events: %w", describe(err))
-	}
-	w.unindexed = false
 	return nil
 }
 
@@ -178,19 +134,11 @@ func (w *Writer) commitIfFull() error {
 	if w.bytes < commitBytes && w.events < commitEvents {
 		return nil
 	}
-	return w.commit()
+	return w.Commit()
 }
 
-// Commit commits what was written so far, and indexes the events loaded
-// without indexes: the timeline is then complete for readers.
+// Commit commits what was written so far.
 func (w *Writer) Commit() error {
-	if err := w.commit(); err != nil {
-		return err
-	}
-	return w.buildIndexes()
-}
-
-func (w *Writer) commit() error {
 	if w.tx == nil {
 		return nil
 	}
@@ -218,7 +166,6 @@ func (w *Writer) Rollback() {
 		w.tx.Rollback()
 		w.endTx()
 	}
-	w.buildIndexes() // an error here is the next open's to see: schema.sql builds them
 }
 
 // Loaded looks up a complete source by its key and adds it to the run.
