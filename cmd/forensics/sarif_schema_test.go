@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"forensics/expect"
 	"forensics/report/sarifschema"
 )
 
@@ -13,20 +12,13 @@ import (
 // TestScenariosFormats keeps equal to the output) validates against the
 // SARIF 2.1.0 schema.
 func TestScenariosSARIFSchema(t *testing.T) {
-	dirs, err := expect.Find("../../testdata")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, dir := range dirs {
-		name, _ := filepath.Rel("../../testdata", dir)
-		t.Run(name, func(t *testing.T) {
-			out, err := os.ReadFile(filepath.Join(dir, "want.sarif"))
-			if err != nil {
-				t.Fatalf("%v (TestScenariosFormats -update writes it)", err)
-			}
-			if err := sarifschema.Validate(out); err != nil {
-				t.Errorf("does not validate against SARIF 2.1.0: %v", err)
-			}
-		})
-	}
+	forEachCase(t, func(t *testing.T, dir string) {
+		out, err := os.ReadFile(filepath.Join(dir, "want.sarif"))
+		if err != nil {
+			t.Fatalf("%v (TestScenariosFormats -update writes it)", err)
+		}
+		if err := sarifschema.Validate(out); err != nil {
+			t.Errorf("does not validate against SARIF 2.1.0: %v", err)
+		}
+	})
 }
