@@ -33,7 +33,9 @@ their values, oldest first. FINDING is an id or a prefix of one.`,
 			if format.String() == "table" {
 				fmt.Fprintf(cmd.ErrOrStderr(), "%s %s in %q: %s\n", own.ID, own.Rule, own.Incident, own.Title)
 			}
-			return writeFleetFindings(cmd.OutOrStdout(), fs, format.String())
+			return writeFleetFindings(cmd.OutOrStdout(), format.String(), func(fn func(*fleet.Summary, []byte) error) error {
+				return fleet.Each(fs, fn)
+			})
 		},
 	}
 	addDBFlag(cmd, &dbPath, "timeline store: a `FILE`, or postgres://…")

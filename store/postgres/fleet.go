@@ -4,16 +4,20 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
+	"forensics"
 	"forensics/store/fleet"
 )
 
 var _ fleet.Finder = (*DB)(nil)
 
-// FleetFindings filters findings across incidents in SQL, each incident's
+var _ fleet.Lister = (*DB)(nil)
+
+// fleetQuery selects findings across incidents in SQL, each incident's
 // latest run, with fleet.Filter.Match's meaning: the conditions go to the
 // server so that a store of thousands of incidents sends only the answer.
-func (db *DB) FleetFindings(ctx context.Context, f fleet.Filter) ([]fleet.Finding, error) {
+func fleetQuery(f fleet.Filter, cols string) (string, []any) {
 	var w where
 	in(&w, "i.name", f.Incidents)
 	in(&w, "f.rule", f.Rules)
@@ -34,14 +38,20 @@ func (db *DB) FleetFindings(ctx context.Context, f fleet.Filter) ([]fleet.Findin
 	if f.Shape != "" {
 		w.add("f.shape = ?", f.Shape)
 	}
-	q := `SELECT i.name, f.run_id, f.body FROM forensics.findings f
+	q := `SELECT ` + cols + ` FROM forensics.findings f
 		JOIN (SELECT incident_id, max(id) AS run FROM forensics.runs GROUP BY incident_id) l ON l.incident_id = f.incident_id AND l.run = f.run_id
 		JOIN forensics.incidents i ON i.incident_id = f.incident_id
 		WHERE ` + w.String() + ` ORDER BY f.start_ns, f.rule, f.id, i.name`
 	if f.Limit > 0 {
 		q += fmt.Sprintf(" LIMIT %d", f.Limit)
 	}
-	rows, err := db.pool.Query(ctx, q, w.args...)
+	return q, w.args
+}
+
+// FleetFindings filters findings across incidents in SQL.
+func (db *DB) FleetFindings(ctx context.Context, f fleet.Filter) ([]fleet.Finding, error) {
+	q, args := fleetQuery(f, `i.name, f.run_id, f.body`)
+	rows, err := db.pool.Query(ctx, q, args...)
 	if err != nil {
 		return nil, db.fail("read findings", err)
 	}
@@ -62,4 +72,34 @@ func (db *DB) FleetFindings(ctx context.Context, f fleet.Filter) ([]fleet.Findin
 		return nil, db.fail("read findings", err)
 	}
 	return out, nil
+}
+
+// ListFindings lists the findings FleetFindings returns, from the stored
+// columns and each finding's stored JSON, which is not decoded.
+func (db *DB) ListFindings(ctx context.Context, f fleet.Filter, fn func(s *fleet.Summary, finding []byte) error) error {
+	q, args := fleetQuery(f, `i.name, f.run_id, f.id, f.rule, f.severity, f.start_ns, f.title, f.body`)
+	rows, err := db.pool.Query(ctx, q, args...)
+	if err != nil {
+		return db.fail("read findings", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var s fleet.Summary
+		var severity string
+		var start int64
+		if err := rows.Scan(&s.Incident, &s.Run, &s.ID, &s.Rule, &severity, &start, &s.Title, nil); err != nil {
+			return db.fail("read findings", err)
+		}
+		if s.Severity, err = forensics.ParseSeverity(severity); err != nil {
+			return fmt.Errorf("stored finding %s: %w", s.ID, err)
+		}
+		s.Start = time.Unix(0, start).UTC()
+		if err := fn(&s, rows.RawValues()[7]); err != nil { // the body as sent: text, in the binary format too
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return db.fail("read findings", err)
+	}
+	return nil
 }

@@ -25,7 +25,14 @@ type migration struct {
 	version int
 	name    string
 	sql     string
+	engine  string // from a first line "-- engine: NAME": applied only there
 }
+
+// engineOnly is the first line of a migration that only one engine runs
+// (a storage setting PostgreSQL has and the others lack). Elsewhere its
+// version is recorded and its statements skipped, so the versions stay one
+// sequence on every engine.
+const engineOnly = "-- engine: "
 
 func loadMigrations() ([]migration, error) {
 	entries, err := fs.ReadDir(migrations, "migrations")
@@ -43,7 +50,11 @@ func loadMigrations() ([]migration, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, migration{v, e.Name(), string(b)})
+		m := migration{version: v, name: e.Name(), sql: string(b)}
+		if first, _, _ := strings.Cut(m.sql, "\n"); strings.HasPrefix(first, engineOnly) {
+			m.engine = strings.TrimSpace(strings.TrimPrefix(first, engineOnly))
+		}
+		out = append(out, m)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
 	return out, nil
@@ -85,18 +96,43 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 	if applied > ms[len(ms)-1].version {
 		return fmt.Errorf("the timeline schema is at version %d, newer than this forensics (version %d): upgrade forensics", applied, ms[len(ms)-1].version)
 	}
+	var eng string
 	for _, m := range ms {
 		if m.version <= applied {
 			continue
 		}
-		if err := apply(ctx, pool, m); err != nil {
+		if m.engine != "" && eng == "" {
+			if eng, err = engine(ctx, pool); err != nil {
+				return err
+			}
+		}
+		if err := apply(ctx, pool, m, m.engine == "" || m.engine == eng); err != nil {
 			return fmt.Errorf("migration %s: %w", m.name, err)
 		}
 	}
 	return nil
 }
 
-func apply(ctx context.Context, pool *pgxpool.Pool, m migration) error {
+// engine names the server's engine as migrations name it: "cockroachdb",
+// "yugabytedb", else "postgresql" (Citus is PostgreSQL with an extension).
+// Each says so in version(): "CockroachDB CCL v23.1…", "PostgreSQL
+// 11.2-YB-2.20…", "PostgreSQL 15.8 …".
+func engine(ctx context.Context, pool *pgxpool.Pool) (string, error) {
+	var v string
+	if err := pool.QueryRow(ctx, `SELECT version()`).Scan(&v); err != nil {
+		return "", err
+	}
+	switch {
+	case strings.Contains(v, "CockroachDB"):
+		return "cockroachdb", nil
+	case strings.Contains(v, "-YB-"):
+		return "yugabytedb", nil
+	}
+	return "postgresql", nil
+}
+
+// apply runs a migration, or, when run is false, only records its version.
+func apply(ctx context.Context, pool *pgxpool.Pool, m migration, run bool) error {
 	tx, err := pool.Begin(ctx)
 	if err != nil {
 		return err
@@ -108,8 +144,10 @@ func apply(ctx context.Context, pool *pgxpool.Pool, m migration) error {
 		}
 		return err
 	}
-	if _, err := tx.Exec(ctx, m.sql); err != nil {
-		return err
+	if run {
+		if _, err := tx.Exec(ctx, m.sql); err != nil {
+			return err
+		}
 	}
 	return tx.Commit(ctx)
 }

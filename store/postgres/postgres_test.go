@@ -517,3 +517,31 @@ func TestSuite(t *testing.T) {
 		return db
 	}, storetest.Options{NoViews: []string{"lines"}})
 }
+
+// Blocks are compressed by store/block; the server must not compress them
+// again (migration 0003), nor keep them in the table's pages.
+func TestBlocksStoredAsIs(t *testing.T) {
+	db, dsn := open(t)
+	load(t, db, "inc", []string{"k"}, 5000)
+	db.Close()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var storage string
+	if err := conn.QueryRow(ctx, `SELECT attstorage::text FROM pg_attribute WHERE attrelid = 'forensics.blocks'::regclass AND attname = 'data'`).Scan(&storage); err != nil {
+		t.Fatal(err)
+	}
+	if storage != "e" {
+		t.Fatalf("blocks.data storage %q, want e (external, uncompressed)", storage)
+	}
+	var stored, raw int64
+	if err := conn.QueryRow(ctx, `SELECT sum(pg_column_size(data)), sum(length(data)) FROM forensics.blocks`).Scan(&stored, &raw); err != nil {
+		t.Fatal(err)
+	}
+	if stored < raw {
+		t.Fatalf("blocks take %d bytes for %d of data: compressed again", stored, raw)
+	}
+}

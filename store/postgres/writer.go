@@ -24,8 +24,8 @@ import (
 // that a round trip carries megabytes, small enough to bound the memory
 // held. A transaction spans several batches.
 const (
-	copyBytes    = 8 << 20
-	copyEvents   = 20000
+	copyBytes    = 4 << 20
+	copyEvents   = 10000
 	commitBytes  = 64 << 20
 	commitEvents = 200000
 )
@@ -50,13 +50,15 @@ type Writer struct {
 	incident int64
 	recorded bool // the run's row is written
 
-	events  []eventRow
-	blocks  []blockRow
-	pending int64 // bytes waiting for COPY
-	written int64 // bytes written in this transaction
-	counted int   // events written in this transaction
-	maxSpan int64
-	seq     map[int64]int64 // next event and block number, per source
+	cur      batch       // rows being added
+	spare    batch       // the other batch's memory, once its COPY is done
+	returned batch       // set by the COPY goroutine before it reports on inflight
+	inflight chan copied // the COPY under way (flush), nil when none
+	pending  int64       // bytes waiting for COPY
+	written  int64       // bytes written in this transaction
+	counted  int         // events written in this transaction
+	maxSpan  int64
+	seq      map[int64]int64 // next event and block number, per source
 }
 
 type eventRow struct {
@@ -71,9 +73,14 @@ type eventRow struct {
 	attrs, text          string
 }
 
+// blockRow is a block waiting for COPY. Its compressed lines are copied
+// into the writer's data and the block released at once: a block's buffer
+// is sized for the worst case (several times the usual compressed size),
+// so holding megabytes of blocks would hold several times that in buffers.
 type blockRow struct {
-	source, seq int64
-	blk         block.Block
+	source, seq                  int64
+	firstLine, lines, tMin, tMax int64
+	off, end                     int
 }
 
 // NewRun starts a run over the given inputs. Its row is written when the
@@ -189,6 +196,9 @@ func (w *Writer) exec(doing, sql string, args ...any) error {
 	if err := w.begin(); err != nil {
 		return err
 	}
+	if err := w.sync(); err != nil {
+		return err
+	}
 	if _, err := w.tx.Exec(w.ctx, sql, args...); err != nil {
 		return w.db.fail(doing, err)
 	}
@@ -200,7 +210,7 @@ func (w *Writer) Commit() error {
 	if w.tx == nil {
 		return nil
 	}
-	if err := w.flush(); err != nil {
+	if err := w.flushAll(); err != nil {
 		w.Rollback()
 		return err
 	}
@@ -223,7 +233,7 @@ func (w *Writer) Commit() error {
 }
 
 func (w *Writer) commitIfFull() error {
-	if w.pending >= copyBytes || len(w.events) >= copyEvents {
+	if w.pending >= copyBytes || len(w.cur.events) >= copyEvents {
 		if err := w.flush(); err != nil {
 			return err
 		}
@@ -234,33 +244,84 @@ func (w *Writer) commitIfFull() error {
 	return nil
 }
 
-// flush sends the pending events and blocks with COPY.
+// batch is rows on their way to the server: the writer fills one while
+// the COPY of the other runs.
+type batch struct {
+	events []eventRow
+	blocks []blockRow
+	data   []byte // the compressed lines of blocks, back to back; blockRow.off indexes it
+}
+
+type copied struct {
+	events int64
+	err    error
+}
+
+// flush starts the COPY of the pending events and blocks and returns: the
+// rows go to the server on another goroutine while the writer fills the
+// other batch, so parsing does not stop while the server stores a batch.
+// Only that goroutine uses the transaction until sync returns; every
+// other use of w.tx comes after sync. A failed COPY is reported by the
+// sync that follows it (the next flush, or any other call).
 func (w *Writer) flush() error {
-	if len(w.events) > 0 {
-		n, err := w.tx.CopyFrom(w.ctx, pgx.Identifier{"forensics", "events"},
-			[]string{"incident_id", "source_id", "seq", "line", "t", "tz", "zone", "node", "kind", "bucket", "vb", "range_id", "keyspace", "shard", "tbl", "attrs", "text"},
-			&eventSource{rows: w.events, incident: w.incident, pos: -1})
-		if err != nil {
-			return w.db.fail("store events", err)
-		}
-		w.counted += int(n)
-		w.events = w.events[:0]
+	if err := w.sync(); err != nil {
+		return err
 	}
-	if len(w.blocks) > 0 {
-		_, err := w.tx.CopyFrom(w.ctx, pgx.Identifier{"forensics", "blocks"},
-			[]string{"incident_id", "source_id", "seq", "first_line", "lines", "t_min", "t_max", "data"},
-			&blockSource{rows: w.blocks, incident: w.incident, pos: -1})
-		for i := range w.blocks {
-			w.blocks[i].blk.Release()
-		}
-		w.blocks = w.blocks[:0]
-		if err != nil {
-			return w.db.fail("store lines", err)
-		}
+	if len(w.cur.events) == 0 && len(w.cur.blocks) == 0 {
+		return nil
 	}
+	b := w.cur
+	w.cur, w.spare = w.spare, batch{}
 	w.written += w.pending
 	w.pending = 0
+	done := make(chan copied, 1)
+	w.inflight = done
+	tx, ctx, inc := w.tx, w.ctx, w.incident
+	go func() {
+		var c copied
+		if len(b.events) > 0 {
+			c.events, c.err = tx.CopyFrom(ctx, pgx.Identifier{"forensics", "events"},
+				[]string{"incident_id", "source_id", "seq", "line", "t", "tz", "zone", "node", "kind", "bucket", "vb", "range_id", "keyspace", "shard", "tbl", "attrs", "text"},
+				&eventSource{rows: b.events, incident: inc, pos: -1})
+			if c.err != nil {
+				c.err = w.db.fail("store events", c.err)
+			}
+		}
+		if len(b.blocks) > 0 && c.err == nil {
+			_, c.err = tx.CopyFrom(ctx, pgx.Identifier{"forensics", "blocks"},
+				[]string{"incident_id", "source_id", "seq", "first_line", "lines", "t_min", "t_max", "data"},
+				&blockSource{rows: b.blocks, data: b.data, incident: inc, pos: -1})
+			if c.err != nil {
+				c.err = w.db.fail("store lines", c.err)
+			}
+		}
+		w.returned = batch{b.events[:0], b.blocks[:0], b.data[:0]}
+		done <- c
+	}()
 	return nil
+}
+
+// sync waits for the COPY under way, if any, and reports how it went.
+func (w *Writer) sync() error {
+	if w.inflight == nil {
+		return nil
+	}
+	c := <-w.inflight
+	w.inflight = nil
+	w.spare, w.returned = w.returned, batch{}
+	w.counted += int(c.events)
+	w.db.mu.Lock()
+	w.db.loaded += c.events
+	w.db.mu.Unlock()
+	return c.err
+}
+
+// flushAll sends everything pending and waits until the server has it.
+func (w *Writer) flushAll() error {
+	if err := w.flush(); err != nil {
+		return err
+	}
+	return w.sync()
 }
 
 // eventSource feeds COPY from the pending events, one reused row at a time.
@@ -281,6 +342,7 @@ func (s *eventSource) Values() ([]any, error) {
 
 type blockSource struct {
 	rows     []blockRow
+	data     []byte
 	incident int64
 	pos      int
 	vals     [8]any
@@ -290,16 +352,15 @@ func (s *blockSource) Next() bool { s.pos++; return s.pos < len(s.rows) }
 func (s *blockSource) Err() error { return nil }
 func (s *blockSource) Values() ([]any, error) {
 	b := &s.rows[s.pos]
-	s.vals = [8]any{s.incident, b.source, b.seq, b.blk.FirstLine, b.blk.Lines, b.blk.TMin, b.blk.TMax, b.blk.Data}
+	s.vals = [8]any{s.incident, b.source, b.seq, b.firstLine, b.lines, b.tMin, b.tMax, s.data[b.off:b.end]}
 	return s.vals[:], nil
 }
 
 // Rollback abandons what was written since the last commit.
 func (w *Writer) Rollback() {
-	for i := range w.blocks {
-		w.blocks[i].blk.Release()
-	}
-	w.events, w.blocks, w.pending = w.events[:0], w.blocks[:0], 0
+	w.sync() // the transaction is abandoned: how its last COPY went no longer matters
+	w.cur = batch{w.cur.events[:0], w.cur.blocks[:0], w.cur.data[:0]}
+	w.pending = 0
 	if w.tx != nil {
 		w.tx.Rollback(context.WithoutCancel(w.ctx))
 		w.tx = nil
@@ -330,6 +391,9 @@ func (w *Writer) Loaded(key string) (forensics.Source, bool, error) {
 	if err := w.begin(); err != nil {
 		return forensics.Source{}, false, err
 	}
+	if err := w.sync(); err != nil {
+		return forensics.Source{}, false, err
+	}
 	rows, err := w.tx.Query(w.ctx, `SELECT `+sourceColumns+` FROM forensics.sources WHERE incident_id = $1 AND key = $2 AND complete`, w.incident, key)
 	if err != nil {
 		return forensics.Source{}, false, w.db.fail("look up source", err)
@@ -345,6 +409,9 @@ func (w *Writer) Loaded(key string) (forensics.Source, bool, error) {
 // BeginSource records a source about to be read and sets its ID.
 func (w *Writer) BeginSource(src *forensics.Source) error {
 	if err := w.begin(); err != nil {
+		return err
+	}
+	if err := w.sync(); err != nil {
 		return err
 	}
 	if src.Key != "" {
@@ -384,9 +451,13 @@ func (w *Writer) AddLines(src int64, lb store.LineBatch) error {
 		b.Release()
 		return err
 	}
-	w.blocks = append(w.blocks, blockRow{source: src, seq: w.next(src), blk: b})
+	c := &w.cur
+	off := len(c.data)
+	c.data = append(c.data, b.Data...)
+	c.blocks = append(c.blocks, blockRow{source: src, seq: w.next(src), firstLine: b.FirstLine, lines: b.Lines, tMin: b.TMin, tMax: b.TMax, off: off, end: len(c.data)})
 	w.pending += int64(len(b.Data))
 	w.maxSpan = max(w.maxSpan, b.TMax-b.TMin)
+	b.Release()
 	return w.commitIfFull()
 }
 
@@ -416,7 +487,7 @@ func (w *Writer) AddEvents(src int64, evs []forensics.Event) error {
 			vb := int32(e.VB)
 			r.vb = &vb
 		}
-		w.events = append(w.events, r)
+		w.cur.events = append(w.cur.events, r)
 		w.pending += int64(len(e.Text) + attrs.Len() + 64)
 	}
 	return w.commitIfFull()
@@ -429,7 +500,7 @@ func (w *Writer) EndSource(src *forensics.Source) error {
 	if err := w.begin(); err != nil {
 		return err
 	}
-	if err := w.flush(); err != nil {
+	if err := w.flushAll(); err != nil {
 		return err
 	}
 	problems, _ := json.Marshal(problemsJSON(src.Problems))
@@ -474,7 +545,7 @@ func (w *Writer) AbortSource(src int64) error {
 	if err := w.begin(); err != nil {
 		return err
 	}
-	if err := w.flush(); err != nil {
+	if err := w.flushAll(); err != nil {
 		return err
 	}
 	for _, table := range []string{"events", "blocks"} {
