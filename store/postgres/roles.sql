@@ -16,3 +16,13 @@ GRANT CONNECT ON DATABASE forensics TO forensics_reader;
 GRANT USAGE ON SCHEMA forensics, forensics_query TO forensics_reader;
 GRANT SELECT ON ALL TABLES IN SCHEMA forensics, forensics_query TO forensics_reader;
 ALTER ROLE forensics_reader SET default_transaction_read_only = on;
+
+-- Tables, views and sequences a later migration adds get the same grants,
+-- whether the owner (who runs this) or a writer creates them. FOR ROLE
+-- needs the one who runs this to be a superuser or a member of
+-- forensics_writer.
+ALTER DEFAULT PRIVILEGES IN SCHEMA forensics GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO forensics_writer;
+ALTER DEFAULT PRIVILEGES IN SCHEMA forensics GRANT USAGE, SELECT ON SEQUENCES TO forensics_writer;
+ALTER DEFAULT PRIVILEGES IN SCHEMA forensics, forensics_query GRANT SELECT ON TABLES TO forensics_reader;
+ALTER DEFAULT PRIVILEGES IN SCHEMA forensics_query GRANT SELECT ON TABLES TO forensics_writer;
+ALTER DEFAULT PRIVILEGES FOR ROLE forensics_writer IN SCHEMA forensics, forensics_query GRANT SELECT ON TABLES TO forensics_reader;
