@@ -24,9 +24,10 @@ func newFleetGrepCmd() *cobra.Command {
 		Long: `fleet grep prints the stored lines of every incident's latest analysis that
 match PATTERN (Go regular expression syntax), incident by incident, each in
 timeline order. --since and --until (RFC 3339) bound the time, --incident
-and --rule (incidents with a finding of that rule) the incidents; both are
-applied to the stored blocks of lines before any is read. The count and the
-throughput go to stderr.`,
+the incidents, and --rule both: only incidents with a finding of that rule,
+and of each only the time windows of those findings (start to end). All of
+them choose the stored blocks of lines before any is read. The count and
+the time taken go to stderr.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			re, err := regexp.Compile(args[0])
@@ -74,7 +75,7 @@ throughput go to stderr.`,
 	cmd.Flags().StringVar(&since, "since", "", "only lines at or after `TIME` (RFC 3339)")
 	cmd.Flags().StringVar(&until, "until", "", "only lines before `TIME` (RFC 3339)")
 	cmd.Flags().StringSliceVar(&f.Incidents, "incident", nil, "only this `INCIDENT`")
-	cmd.Flags().StringSliceVar(&f.Rules, "rule", nil, "only incidents with a finding of this `RULE`")
+	cmd.Flags().StringSliceVar(&f.Rules, "rule", nil, "only the time windows of the findings of this `RULE`")
 	cmd.Flags().IntVar(&limit, "limit", 0, "stop after `N` lines (0: all)")
 	format.register(cmd)
 	return cmd

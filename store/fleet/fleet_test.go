@@ -80,9 +80,54 @@ func analyse(t *testing.T, db store.Backend, incident string, keys []string, n i
 	if err := w.SaveFindings(fs); err != nil {
 		t.Fatal(err)
 	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	sig, err := db.Signature(ctx, w.Run(), rulesID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.SetSignature(sig); err != nil {
+		t.Fatal(err)
+	}
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// rulesID stands for the rules and the build, as analysis names them.
+const rulesID = "rules of this build"
+
+// reanalyse starts a run of incident over the keys in db, as analysis does
+// for content already stored, and returns the findings it would reuse.
+func reanalyse(t *testing.T, db store.Backend, incident string, keys []string) ([]forensics.Finding, bool) {
+	t.Helper()
+	ctx := context.Background()
+	w, err := db.NewRun(ctx, []string{incident})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Discard()
+	if err := w.SetIncident(incident); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range keys {
+		if _, ok, err := w.Loaded(key); err != nil || !ok {
+			t.Fatalf("key %s: stored %v, %v", key, ok, err)
+		}
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	sig, err := db.Signature(ctx, w.Run(), rulesID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, ok, err := db.PriorFindings(ctx, w.Run(), sig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fs, ok
 }
 
 func finding(rule string, sev forensics.Severity, start time.Time, subject forensics.FindingSubject, title string) forensics.Finding {
@@ -102,7 +147,7 @@ func local(t *testing.T) string {
 		finding("cb-oom-kill", forensics.Critical, t0.Add(time.Hour), forensics.FindingSubject{Node: "n1", Service: "memcached", PID: 7}, "memcached killed"))
 	analyse(t, db, "globex-2026-02", []string{"g1"}, 300,
 		finding("cb-dcp-rollback-to-zero", forensics.High, t0.Add(48*time.Hour), forensics.FindingSubject{Node: "n0", Bucket: "beer", VBuckets: []int{9}}, "Rollback to zero on beer"),
-		finding("cb-dcp-rollback-to-zero", forensics.Medium, t0.Add(49*time.Hour), forensics.FindingSubject{Bucket: "beer"}, "Rollback, no vbuckets"))
+		finding("cb-dcp-rollback-to-zero", forensics.Medium, t0.Add(49*time.Hour), forensics.FindingSubject{Bucket: "beer"}, "Rollback, no vbuckets <&>"))
 	// A second run of the first incident: the same content and one more source.
 	analyse(t, db, "acme-2026-01", []string{"a1", "a2", "a3"}, 5000,
 		finding("cb-dcp-rollback-to-zero", forensics.High, t0, forensics.FindingSubject{Node: "n0", Bucket: "travel", VBuckets: []int{1, 2}}, "Rollback to zero on travel"))
@@ -140,6 +185,19 @@ func TestPushAndFleet(t *testing.T) {
 		t.Fatalf("second push: %+v, want nothing copied", p)
 	}
 
+	// Analysing the same content again in the store the runs were pushed
+	// to reuses their findings, as it would have in the timeline pushed.
+	fs, ok := reanalyse(t, to, "globex-2026-02", []string{"g1"})
+	if !ok || len(fs) != 2 || fs[0].Title != "Rollback to zero on beer" {
+		t.Fatalf("reanalysis of a pushed run: reused %v, %+v", ok, fs)
+	}
+	if fs, ok := reanalyse(t, to, "acme-2026-01", []string{"a1", "a2", "a3"}); !ok || len(fs) != 1 {
+		t.Fatalf("reanalysis of a pushed run: reused %v, %+v", ok, fs)
+	}
+	if _, ok := reanalyse(t, to, "acme-2026-01", []string{"a1"}); ok {
+		t.Fatal("other content reused findings")
+	}
+
 	// The copy reads as the original: sources, events, lines, findings, run by run.
 	fromIncs, _ := from.Incidents(ctx)
 	toIncs, err := to.Incidents(ctx)
@@ -168,6 +226,7 @@ func TestPushAndFleet(t *testing.T) {
 		{Since: t0.Add(47 * time.Hour)},
 		{Until: t0.Add(30 * time.Minute)},
 		{Text: "BEER"},
+		{Text: "NO VBUCKETS <&>."}, // in the explanation, which the stored JSON escapes
 		{Text: "explanation of rollback to zero on TRAVEL"},
 		{Incidents: []string{"globex-2026-02"}, Limit: 1},
 	}
@@ -221,6 +280,9 @@ func TestPushAndFleet(t *testing.T) {
 		{fleet.GrepFilter{Regexp: re, Incidents: []string{"acme-2026-01"}}, 30},
 		{fleet.GrepFilter{Regexp: re, Since: t0.Add(305 * time.Millisecond), Until: t0.Add(310 * time.Millisecond)}, 5}, // 305-309 of the source a line a millisecond
 		{fleet.GrepFilter{Regexp: re, Rules: []string{"cb-oom-kill"}}, 0},                                               // the latest acme run no longer has it
+		// acme's rollback window (t0, a minute) holds all its lines; globex's (two days later) none of them.
+		{fleet.GrepFilter{Regexp: re, Rules: []string{"cb-dcp-rollback-to-zero"}}, 30},
+		{fleet.GrepFilter{Regexp: re, Rules: []string{"cb-dcp-rollback-to-zero"}, Since: t0.Add(305 * time.Millisecond), Until: t0.Add(310 * time.Millisecond)}, 5},
 	} {
 		for _, r := range []store.Reader{to, readerOnly{from}} {
 			n := 0

@@ -18,6 +18,16 @@ type Pushed struct {
 	Reused  int `json:"reused"`  // sources the destination already had
 }
 
+// Signer is a store that tells the signature recorded for a run. The
+// signature (store.Backend.Signature) is the same function of the rules
+// and the sources' content keys in every backend, and a pushed source
+// keeps its key, so a pushed run with its signature lets a later analysis
+// of the same content with the same rules (the same forensics build)
+// reuse its findings in the destination, as it would have in the origin.
+type Signer interface {
+	RunSignature(ctx context.Context, run int64) (string, error)
+}
+
 // eventBatch is how many events go to the writer at a time.
 const eventBatch = 4096
 
@@ -214,6 +224,17 @@ func pushRun(ctx context.Context, from store.Reader, to store.Backend, inc store
 	}
 	if err := w.SaveFindings(found); err != nil {
 		return err
+	}
+	if s, ok := from.(Signer); ok {
+		sig, err := s.RunSignature(ctx, run)
+		if err != nil {
+			return err
+		}
+		if sig != "" {
+			if err := w.SetSignature(sig); err != nil {
+				return err
+			}
+		}
 	}
 	return w.Close()
 }

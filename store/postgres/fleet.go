@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"forensics"
 	"forensics/store/fleet"
@@ -33,6 +35,12 @@ func fleetQuery(f fleet.Filter, cols string) (string, []any) {
 	}
 	if f.Text != "" {
 		p := w.arg(f.Text)
+		if prefilter(f.Text) {
+			// Text that JSON writes as itself is in the stored body as it
+			// is: a cheap test on the text rules out most findings before
+			// any body is parsed as JSON for its explanation.
+			w.conds = append(w.conds, "strpos(lower(f.body), lower("+p+")) > 0")
+		}
 		w.conds = append(w.conds, "(strpos(lower(f.title), lower("+p+")) > 0 OR strpos(lower(f.body::jsonb->>'explanation'), lower("+p+")) > 0)")
 	}
 	if f.Shape != "" {
@@ -46,6 +54,17 @@ func fleetQuery(f fleet.Filter, cols string) (string, []any) {
 		q += fmt.Sprintf(" LIMIT %d", f.Limit)
 	}
 	return q, w.args
+}
+
+// jsonEscaped are the characters json.Marshal may write as an escape in a
+// stored finding: quote, backslash, HTML's <, > and &, control characters,
+// U+2028 and U+2029 (and invalid UTF-8, which prefilter checks).
+const jsonEscaped = "\"\\<>&\u2028\u2029\x00\x01\x02\x03\x04\x05\x06\x07\x08\t\n\x0b\x0c\r\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f"
+
+// prefilter reports whether text appears in a stored finding's JSON as it
+// is wherever it appears in the finding.
+func prefilter(text string) bool {
+	return utf8.ValidString(text) && !strings.ContainsAny(text, jsonEscaped)
 }
 
 // FleetFindings filters findings across incidents in SQL.

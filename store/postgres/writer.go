@@ -684,3 +684,16 @@ func (db *DB) PriorFindings(ctx context.Context, run int64, signature string) ([
 	}
 	return out, true, nil
 }
+
+// RunSignature returns the signature recorded for a run ("" when none was).
+func (db *DB) RunSignature(ctx context.Context, run int64) (string, error) {
+	inc, err := db.incidentOf(ctx, run)
+	if err != nil {
+		return "", err
+	}
+	var sig string
+	if err := db.pool.QueryRow(ctx, `SELECT signature FROM forensics.runs WHERE incident_id = $1 AND id = $2`, inc, run).Scan(&sig); err != nil {
+		return "", db.fail("read", err)
+	}
+	return sig, nil
+}
