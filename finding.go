@@ -36,8 +36,9 @@ func (s Severity) String() string {
 	return severityNames[s]
 }
 
-// Rank orders severities for thresholds such as --fail-on. Severities
-// compare directly; Rank is kept for the callers that compare ranks.
+// Rank is the severity as a number (info 0 … critical 4). Severities
+// compare directly; Rank is kept for store/postgres, which keeps the number
+// in a column, and store/fleet, whose filter compares it there.
 func (s Severity) Rank() int { return int(s) }
 
 // ParseSeverity reads a severity name or alias.

@@ -216,7 +216,7 @@ type msg struct {
 	kind    msgKind
 	src     *source
 	lines   store.LineBatch
-	events  []forensics.Event
+	events  *eventBatchBuf
 	reason  string
 	path    string
 	key     string
@@ -263,10 +263,14 @@ func write(w store.Writer, m msg, res *Result) error {
 		}
 		return w.AddLines(m.src.ID, m.lines)
 	case msgEvents:
+		defer m.events.release()
 		if m.src.ID == 0 || m.src.stop.Load() {
 			return nil
 		}
-		return w.AddEvents(m.src.ID, m.events)
+		if lw, ok := w.(store.LineTextWriter); ok {
+			return lw.AddEventsOnLines(m.src.ID, m.events.events, m.events.onLine)
+		}
+		return w.AddEvents(m.src.ID, m.events.events)
 	case msgEnd:
 		if m.src.ID == 0 {
 			return nil
@@ -460,8 +464,13 @@ type parse struct {
 	fallback time.Time // for lines before any time: the file's modification time
 
 	cur        forensics.Stamp // time of the last line that had one
-	events     []forensics.Event
-	eventLines bitset // lines that produced an event, wherever the parser emitted it
+	events     *eventBatchBuf  // events not yet handed to the writer
+	lineN      int64           // the line the parser is reading, while it does
+	lineText   []byte
+	whole      bool // that line is a whole line, not a piece of a cut one
+	density    kindDensity
+	line       store.NewLine // the line being handed to the store
+	eventLines bitset        // lines that produced an event, wherever the parser emitted it
 	pending    []pendingLine
 	pendSz     int
 	first      time.Time // earliest event time, for lines of documents without times
@@ -479,8 +488,16 @@ type pendingLine struct {
 const maxPending = 1 << 20
 
 func (p *parse) emit(e *forensics.Event) {
-	c := *e
-	c.Attrs = append([]forensics.Attr(nil), e.Attrs...)
+	if p.events == nil {
+		p.events = newEventBatch()
+	}
+	b := p.events
+	b.events = append(b.events, *e)
+	c := &b.events[len(b.events)-1]
+	// The attributes of a batch share one array; the writer does not keep them.
+	start := len(b.attrs)
+	b.attrs = append(b.attrs, e.Attrs...)
+	c.Attrs = b.attrs[start:len(b.attrs):len(b.attrs)]
 	if c.Node == "" {
 		c.Node = p.src.Node
 	}
@@ -497,25 +514,56 @@ func (p *parse) emit(e *forensics.Event) {
 		p.first = c.Time
 	}
 	c.Source = p.src.Path
-	p.events = append(p.events, c)
+	// An event whose text is the line it was recognised on, whole, need
+	// not be stored twice: the line is. But a reader then decodes the line's
+	// block to give the text back, which pays only for a kind with many
+	// events in the block (DCP stream churn), not for one event now and then.
+	p.density.count(c.Kind)
+	b.onLine = append(b.onLine, p.whole && c.Line == p.lineN && p.density.dense(c.Kind) && c.Text == string(p.lineText))
 	p.eventLines.set(c.Line)
-	if len(p.events) >= eventBatch {
+	if len(b.events) >= eventBatch {
 		p.flushEvents()
 	}
 }
 
 func (p *parse) flushEvents() {
-	if len(p.events) == 0 {
+	if p.events == nil || len(p.events.events) == 0 {
 		return
 	}
 	p.wk.send(msg{kind: msgEvents, src: p.src, events: p.events})
-	p.events = make([]forensics.Event, 0, eventBatch)
+	p.events = nil
+}
+
+// eventBatchBuf is events on their way from a parsing worker to the
+// writer, which hands the buffer back for the next batch.
+type eventBatchBuf struct {
+	events []forensics.Event
+	onLine []bool // events[i].Text is the whole text of its line
+	attrs  []forensics.Attr
+}
+
+var eventBatches = sync.Pool{New: func() any {
+	return &eventBatchBuf{events: make([]forensics.Event, 0, eventBatch), onLine: make([]bool, 0, eventBatch)}
+}}
+
+func newEventBatch() *eventBatchBuf { return eventBatches.Get().(*eventBatchBuf) }
+
+func (b *eventBatchBuf) release() {
+	if b == nil {
+		return
+	}
+	clear(b.events) // the strings of the events go
+	clear(b.attrs)
+	b.events, b.onLine, b.attrs = b.events[:0], b.onLine[:0], b.attrs[:0]
+	eventBatches.Put(b)
 }
 
 func (p *parse) run(r io.Reader) error {
 	lr := lines.NewReader(r)
 	var readErr error
 	crSaid := false
+	pieces := false // the line before was cut: this one is a piece of it
+	emit := p.emit  // the method value once, not a closure allocated per line
 	for {
 		if p.src.stop.Load() || p.wk.ctx.Err() != nil {
 			break
@@ -533,7 +581,10 @@ func (p *parse) run(r io.Reader) error {
 			readErr = err
 			break
 		}
-		st, perr := p.parser.Line(l.N, l.Text, p.emit)
+		p.lineN, p.lineText, p.whole = l.N, l.Text, !l.Cut && !pieces
+		pieces = l.Cut
+		st, perr := p.parser.Line(l.N, l.Text, emit)
+		p.lineN, p.lineText = 0, nil
 		flags := store.LineFlags{CR: l.CR, Cut: l.Cut, Error: perr != nil}
 		if perr != nil {
 			p.src.Errors++
@@ -603,13 +654,45 @@ func (p *parse) count(l lines.Line) {
 // store hands a line to the store, and counts it stored with its last piece.
 func (p *parse) store(n int64, st forensics.Stamp, flags store.LineFlags, text []byte) {
 	b := p.wk.lines
-	b.Add(&store.NewLine{N: n, Stamp: st, Flags: flags, Text: text})
+	// One NewLine for every line: a new one each would escape to the heap
+	// through the interface, a few hundred megabytes a gigabyte of logs.
+	p.line = store.NewLine{N: n, Stamp: st, Flags: flags, Text: text}
+	b.Add(&p.line)
 	if !flags.Cut {
 		p.stored++
 	}
 	if b.Full() {
 		p.wk.send(msg{kind: msgBlock, src: p.src, lines: b.Batch()})
+		p.density.next()
 	}
+}
+
+// denseEvents is how many events of a kind a block of lines holds before
+// their text is left to the block: reading them back decodes the block
+// once for all of them.
+const denseEvents = 16
+
+// kindDensity counts the events of each kind in the current block of lines
+// and in the one before.
+type kindDensity struct {
+	cur, prev map[forensics.Kind]int
+}
+
+func (d *kindDensity) count(k forensics.Kind) {
+	if d.cur == nil {
+		d.cur, d.prev = map[forensics.Kind]int{}, map[forensics.Kind]int{}
+	}
+	d.cur[k]++
+}
+
+func (d *kindDensity) dense(k forensics.Kind) bool {
+	return d.cur[k] >= denseEvents || d.prev[k] >= denseEvents
+}
+
+// next starts a new block.
+func (d *kindDensity) next() {
+	d.cur, d.prev = d.prev, d.cur
+	clear(d.cur)
 }
 
 // bitset is a set of line numbers: one bit a line, so a file of millions of

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -308,5 +309,86 @@ func TestStoredLinesAreLinesRead(t *testing.T) {
 		if s.Lines != s.Events+s.Plain+s.Skipped {
 			t.Errorf("%s: lines %d != events %d + plain %d + skipped %d", s.Path, s.Lines, s.Events, s.Plain, s.Skipped)
 		}
+	}
+}
+
+// sharing records which events ingest hands to the writer as on their line.
+type sharing struct {
+	store.LineTextWriter
+	onLine map[string]bool // by "path:line"
+}
+
+func (s *sharing) AddEventsOnLines(src int64, evs []forensics.Event, onLine []bool) error {
+	for i, e := range evs {
+		s.onLine[fmt.Sprintf("%s:%d", e.Source, e.Line)] = i < len(onLine) && onLine[i]
+	}
+	return s.LineTextWriter.AddEventsOnLines(src, evs, onLine)
+}
+
+// TestEventsOnTheirLines checks that events are handed to the writer as on
+// their line only when their kind is dense in the block of lines, and that
+// every event reads back with the text of its line. (Lines cut in pieces
+// are store/sqlite's test: they take lines.MaxLine.)
+func TestEventsOnTheirLines(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("EVENT header before any time\n")
+	for i := range 3000 {
+		fmt.Fprintf(&b, "2022-07-21T17:39:%02d.%03d-07:00 INFO EVENT stream %d\n", i/1000, i%1000, i)
+	}
+	long := "2022-07-21T17:39:13.000-07:00 INFO EVENT long " + strings.Repeat("x", 200<<10)
+	b.WriteString(long + "\n")
+	os.WriteFile(filepath.Join(dir, "dense.log"), []byte(b.String()), 0o644)
+	os.WriteFile(filepath.Join(dir, "rare.log"), []byte("2022-07-21T17:39:12.120-07:00 INFO EVENT once\n2022-07-21T17:39:12.130-07:00 INFO plain\n"), 0o644)
+	db, err := sqlite.Open(filepath.Join(dir, "t.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	w, err := db.NewRun(ctx, []string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &sharing{LineTextWriter: w.(store.LineTextWriter), onLine: map[string]bool{}}
+	if _, err := Run(ctx, db, rec, []string{dir}, Options{Formats: []forensics.Format{testFormat}}); err != nil {
+		t.Fatal(err)
+	}
+	dense, rare := filepath.Join(dir, "dense.log"), filepath.Join(dir, "rare.log")
+	for key, want := range map[string]bool{
+		dense + ":2":    false, // the first events of the kind in the block
+		dense + ":20":   true,
+		dense + ":3001": true,
+		dense + ":3002": true, // a long line, whole (lines.MaxLine)
+		rare + ":1":     false,
+	} {
+		if got, ok := rec.onLine[key]; !ok || got != want {
+			t.Errorf("event %s handed as on its line: %v (seen %v), want %v", key, got, ok, want)
+		}
+	}
+	if n := len(rec.onLine); n != 3002 {
+		t.Errorf("%d events handed to the writer, want 3002", n)
+	}
+
+	lines := map[string]string{}
+	for l, err := range db.Lines(ctx, store.LineFilter{}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines[fmt.Sprintf("%s:%d", l.Source, l.N)] += l.Text
+	}
+	n := 0
+	for e, err := range db.Events(ctx, store.EventFilter{}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+		key := fmt.Sprintf("%s:%d", e.Source, e.Line)
+		if want := lines[key]; e.Text != want {
+			t.Fatalf("event %s: text %.80q, want its line %.80q", key, e.Text, want)
+		}
+	}
+	if n != 3002 {
+		t.Errorf("%d events read back, want 3002", n)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"iter"
 	"os"
 	"path/filepath"
 	"testing"
@@ -188,19 +189,20 @@ func fixtureEvents() []forensics.Event {
 	return out
 }
 
-// sliceReader serves events from a slice the way the store does: the
-// query's window, in time order, each event reused after fn returns.
-func sliceReader(evs []forensics.Event) EventReader {
-	return func(ctx context.Context, q forensics.Query, fn func(*forensics.Event) error) error {
-		for _, e := range evs {
+// sliceTimeline serves events from a slice the way the store does: the
+// query's window, in the slice's order, each event a copy.
+type sliceTimeline []forensics.Event
+
+func (tl sliceTimeline) Events(ctx context.Context, q forensics.Query) iter.Seq2[*forensics.Event, error] {
+	return func(yield func(*forensics.Event, error) bool) {
+		for _, e := range tl {
 			if !q.Since.IsZero() && e.Time.Before(q.Since) || !q.Until.IsZero() && !e.Time.Before(q.Until) {
 				continue
 			}
 			c := e
-			if err := fn(&c); err != nil {
-				return err
+			if !yield(&c, nil) {
+				return
 			}
 		}
-		return nil
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"embed"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"html/template"
 	"io"
@@ -38,14 +37,13 @@ var htmlPage = template.Must(template.New("report.html.tmpl").Funcs(template.Fun
 	"anchor": func(id string) string { return "f-" + id },
 }).ParseFS(htmlFiles, "html/report.html.tmpl"))
 
-// EventReader streams the events a query selects, in time order. The event
-// passed to fn is valid only during the call.
-type EventReader func(ctx context.Context, q forensics.Query, fn func(*forensics.Event) error) error
-
 // HTMLOptions says where the swimlanes read their events from, and how much
 // of the timeline around each finding they show.
 type HTMLOptions struct {
-	Events EventReader // nil: the report has no swimlanes, only the findings
+	// Timeline is where the swimlanes read the events around each finding
+	// (store.Timeline of the run reported). nil: the report has no
+	// swimlanes, only the findings.
+	Timeline forensics.Timeline
 	// Kinds says what each kind means (parsers.Kinds()): the category and
 	// label of its markers and the component whose lane it goes in. A kind
 	// not listed is drawn as "other" in the lane of its source's component.
@@ -98,7 +96,7 @@ func WriteHTML(ctx context.Context, w io.Writer, r *Report, opts HTMLOptions) er
 	docs := kindDocs(opts.Kinds)
 	charts := []*swimlanes{}
 	for _, f := range r.Findings {
-		if opts.Events == nil {
+		if opts.Timeline == nil {
 			break
 		}
 		sl, err := buildSwimlanes(ctx, f, components, docs, opts)
@@ -116,7 +114,7 @@ func WriteHTML(ctx context.Context, w io.Writer, r *Report, opts HTMLOptions) er
 	page.CSS = template.CSS(css)
 	page.Script = template.JS(js)
 	page.Data = template.JS(data)
-	page.Timelines = opts.Events != nil
+	page.Timelines = opts.Timeline != nil
 	return htmlPage.Execute(w, page)
 }
 
@@ -403,8 +401,6 @@ func Window(f forensics.Finding, margin time.Duration) (since, until time.Time) 
 	return since.Add(-margin), until.Add(margin)
 }
 
-var errTooMany = errors.New("too many events to draw one by one")
-
 // buildSwimlanes reads the events in a finding's window. When there are
 // more than opts.MaxEvents, it reads them again, keeping the evidence and
 // the events that tell the story (every category but "other" and
@@ -413,29 +409,32 @@ var errTooMany = errors.New("too many events to draw one by one")
 func buildSwimlanes(ctx context.Context, f forensics.Finding, components map[string]string, docs map[forensics.Kind]forensics.KindDoc, opts HTMLOptions) (*swimlanes, error) {
 	since, until := Window(f, opts.Margin)
 	b := newLaneBuilder(f, since, until, components, docs)
-	if opts.Events != nil {
+	if opts.Timeline != nil {
 		q := forensics.Query{Since: since, Until: until}
-		err := opts.Events(ctx, q, func(e *forensics.Event) error {
+		tooMany := false
+		for e, err := range opts.Timeline.Events(ctx, q) {
+			if err != nil {
+				return nil, err
+			}
 			if b.sl.Total >= opts.MaxEvents {
-				return errTooMany
+				tooMany = true
+				break
 			}
 			b.add(e, true)
-			return nil
-		})
-		if errors.Is(err, errTooMany) {
+		}
+		if tooMany {
 			b = newLaneBuilder(f, since, until, components, docs)
 			kept := 0
-			err = opts.Events(ctx, q, func(e *forensics.Event) error {
+			for e, err := range opts.Timeline.Events(ctx, q) {
+				if err != nil {
+					return nil, err
+				}
 				keep := b.isEvidence(e) || (kept < opts.MaxEvents && storyCategory(b.style(e.Kind).Category))
 				if keep {
 					kept++
 				}
 				b.add(e, keep)
-				return nil
-			})
-		}
-		if err != nil {
-			return nil, err
+			}
 		}
 	}
 	b.addMissingEvidence()

@@ -82,7 +82,7 @@ func externalRefs(page string) []string {
 }
 
 func TestHTMLSelfContained(t *testing.T) {
-	page := writeFixtureHTML(t, HTMLOptions{Events: sliceReader(fixtureEvents())})
+	page := writeFixtureHTML(t, HTMLOptions{Timeline: sliceTimeline(fixtureEvents())})
 	if !strings.Contains(page, `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">`) {
 		t.Error("no content security policy that forbids loading anything")
 	}
@@ -111,7 +111,7 @@ func TestHTMLSelfContained(t *testing.T) {
 // Log lines and rule text are shown as text: nothing in them becomes markup
 // or ends the script element that holds the data.
 func TestHTMLEscapes(t *testing.T) {
-	page := writeFixtureHTML(t, HTMLOptions{Events: sliceReader(fixtureEvents())})
+	page := writeFixtureHTML(t, HTMLOptions{Timeline: sliceTimeline(fixtureEvents())})
 	for _, bad := range []string{"<script>alert(1)</script>", "<img src=x", "<b>tags</b>", "</script><b>x</b>", "\x1b", "b<script>"} {
 		if strings.Contains(page, bad) {
 			t.Errorf("the page carries %q as markup", bad)
@@ -133,7 +133,7 @@ func TestHTMLEscapes(t *testing.T) {
 
 func TestHTMLContent(t *testing.T) {
 	r := fixtureReport()
-	page := writeFixtureHTML(t, HTMLOptions{Events: sliceReader(fixtureEvents())})
+	page := writeFixtureHTML(t, HTMLOptions{Timeline: sliceTimeline(fixtureEvents())})
 	for _, f := range r.Findings {
 		if !strings.Contains(page, `<section class="finding" id="f-`+f.ID+`" data-finding="`+f.ID+`">`) {
 			t.Errorf("no section for finding %s", f.ID)
@@ -170,7 +170,7 @@ func TestHTMLContent(t *testing.T) {
 }
 
 func TestSwimlanes(t *testing.T) {
-	page := writeFixtureHTML(t, HTMLOptions{Events: sliceReader(fixtureEvents())})
+	page := writeFixtureHTML(t, HTMLOptions{Timeline: sliceTimeline(fixtureEvents())})
 	data := pageData(t, page)
 	kv := data[0]
 	if kv.Finding != "849cb65fdd33" {
@@ -230,7 +230,7 @@ func TestSwimlanes(t *testing.T) {
 // evidence one by one; under it, every event is a marker.
 func TestSwimlanesDense(t *testing.T) {
 	pingpong := func(max int) swimlaneJSON {
-		page := writeFixtureHTML(t, HTMLOptions{Events: sliceReader(fixtureEvents()), MaxEvents: max})
+		page := writeFixtureHTML(t, HTMLOptions{Timeline: sliceTimeline(fixtureEvents()), MaxEvents: max})
 		return pageData(t, page)[1]
 	}
 	// 700 redirects, and the trace.txt evidence line, which is no event.
@@ -261,7 +261,7 @@ func TestSwimlanesDense(t *testing.T) {
 		t.Error("the evidence line was counted into a band")
 	}
 	// The page stays small: 700 events with their text.
-	page := writeFixtureHTML(t, HTMLOptions{Events: sliceReader(fixtureEvents())})
+	page := writeFixtureHTML(t, HTMLOptions{Timeline: sliceTimeline(fixtureEvents())})
 	if len(page) > 400<<10 {
 		t.Errorf("page of %d bytes", len(page))
 	}
@@ -276,7 +276,7 @@ func TestSwimlanesBounded(t *testing.T) {
 		ts := f.Start.Add(time.Duration(i) * 3 * time.Microsecond)
 		evs = append(evs, forensics.Event{Stamp: forensics.Stamp{Time: ts}, Node: fmt.Sprintf("n%d", 1+i%3), Source: crdbLog, Line: int64(31 + i), Kind: "distsender.rpc", Text: "sending request to local client"})
 	}
-	sl, err := buildSwimlanes(context.Background(), f, nil, kindDocs(parsers.Kinds()), HTMLOptions{Events: sliceReader(evs), MaxEvents: 1000})
+	sl, err := buildSwimlanes(context.Background(), f, nil, kindDocs(parsers.Kinds()), HTMLOptions{Timeline: sliceTimeline(evs), MaxEvents: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -387,7 +387,7 @@ func TestHTMLManyFindings(t *testing.T) {
 		r.Findings = append(r.Findings, f)
 	}
 	var b bytes.Buffer
-	if err := WriteHTML(context.Background(), &b, r, HTMLOptions{Events: sliceReader(fixtureEvents()), Kinds: parsers.Kinds()}); err != nil {
+	if err := WriteHTML(context.Background(), &b, r, HTMLOptions{Timeline: sliceTimeline(fixtureEvents()), Kinds: parsers.Kinds()}); err != nil {
 		t.Fatal(err)
 	}
 	data := pageData(t, b.String())

@@ -187,14 +187,14 @@ func writeMarkdownFinding(b *strings.Builder, n int, f forensics.Finding) {
 func writeMarkdownInputs(b *strings.Builder, r *Report) {
 	b.WriteString("\n## Inputs\n\n")
 	if len(r.Sources) > 0 {
-		b.WriteString("| Source | Node | Format | Lines | Events | First (UTC) | Last (UTC) |\n")
-		b.WriteString("|---|---|---|---:|---:|---|---|\n")
+		b.WriteString("| Source | Node | Format | Release | Lines | Events | First (UTC) | Last (UTC) |\n")
+		b.WriteString("|---|---|---|---|---:|---:|---|---|\n")
 		for _, s := range r.Sources {
 			first, last := "", ""
 			if s.First != nil {
 				first, last = s.First.UTC().Format(TimeFormat), s.Last.UTC().Format(TimeFormat)
 			}
-			fmt.Fprintf(b, "| %s | %s | %s | %d | %d | %s | %s |\n", mdCodeCell(s.Path), mdCell(s.Node), s.Format, s.Lines, s.Events, first, last)
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %d | %d | %s | %s |\n", mdCodeCell(s.Path), mdCell(s.Node), s.Format, mdCell(s.Release), s.Lines, s.Events, first, last)
 		}
 		b.WriteString("\n")
 	}

@@ -32,7 +32,7 @@ func TestMarkdownStructure(t *testing.T) {
 		// Fix commands in a shell block under their fix.
 		"   ```sh\n   cbstats 172.23.100.15:11210 -u Administrator -p PASSWORD -b test3 warmup\n   curl -s -u Administrator:PASSWORD http://172.23.100.16:8091/pools/default/buckets/test3 | jq '.nodes[] | {hostname, status}'\n   ```\n",
 		"- ns_1@172.23.100.15 reads at least 9ms ahead of ns_1@172.23.100.19",
-		"| `" + memcachedLog + "` | ns_1@172.23.100.15 | memcached | 283 | 40 |",
+		"| `" + memcachedLog + "` | ns_1@172.23.100.15 | memcached |  | 283 | 40 |",
 		"- Skipped 2 files: not a log format forensics reads",
 		"- `collectinfo-2022-07-22T004733-ns_1@172.23.100.17.zip`: archive cut short, members after this point lost: unexpected EOF (content lost)",
 		"- `" + crdbLog + ":77`: line looks like crdb-v2 but has no timestamp",
@@ -96,6 +96,29 @@ func TestMarkdownHostileText(t *testing.T) {
 	}
 	if opened != "" {
 		t.Errorf("a %s fence is never closed", opened)
+	}
+}
+
+// The inputs table names the release each source says wrote it, as the
+// terminal table does, escaped like any text from a log.
+func TestMarkdownRelease(t *testing.T) {
+	r := fixtureReport()
+	r.Sources[0].Release = "7.0.2-6703"
+	r.Sources[4].Release = "v23.1.14|<b>"
+	var b bytes.Buffer
+	if err := WriteMarkdown(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	md := b.String()
+	for _, want := range []string{
+		"| Source | Node | Format | Release | Lines | Events | First (UTC) | Last (UTC) |\n|---|---|---|---|---:|---:|---|---|\n",
+		"| `" + memcachedLog + "` | ns_1@172.23.100.15 | memcached | 7.0.2-6703 | 283 | 40 |",
+		"| `" + crdbLog + "` | n2 | crdb-v2 | v23.1.14\\|\\<b\\> | 512 | 300 |",
+		"| `" + nsInfoLog + "` | ns_1@172.23.100.15 | nsserver |  | 136 | 13 |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q", want)
+		}
 	}
 }
 

@@ -191,9 +191,9 @@ func escapeURIPath(p string) string {
 // error, what could go wrong a warning, the rest a note.
 func sarifLevel(s forensics.Severity) string {
 	switch {
-	case s.Rank() >= forensics.High.Rank():
+	case s >= forensics.High:
 		return "error"
-	case s.Rank() >= forensics.Medium.Rank():
+	case s >= forensics.Medium:
 		return "warning"
 	}
 	return "note"

@@ -160,6 +160,18 @@ type Writer interface {
 	Close() error
 }
 
+// LineTextWriter is a Writer that stores the text of an event only once
+// when it is the whole text of the line the event was recognised on: the
+// stored line gives it back, and readers see the same Text. Ingest uses it
+// when the backend offers it; AddEvents stays for everything else.
+type LineTextWriter interface {
+	Writer
+	// AddEventsOnLines stores events like AddEvents. onLine[i] says that
+	// evs[i].Text is the whole text of line evs[i].Line, as handed to the
+	// source's LineBuffer; onLine may be shorter than evs (false for the rest).
+	AddEventsOnLines(src int64, evs []forensics.Event, onLine []bool) error
+}
+
 // LineBuffer collects consecutive lines of one source, as read.
 type LineBuffer interface {
 	// Add appends line n. Text is copied; a cut line (Flags.Cut) goes on

@@ -50,12 +50,7 @@ prints the findings.
 Zips are read in place, never extracted. Content already in the timeline is
 recognised and not read again, so analyze can be re-run on the same input.
 
-Formats: table (for a terminal), json (for programs; the field names are a
-contract), markdown (to paste into a ticket or issue), sarif (SARIF 2.1.0,
-for code-scanning dashboards: one result per finding, fingerprinted by the
-finding's id), html (the self-contained report of 'forensics report', with a
-swimlane timeline per finding).
-
+` + analyzeFormatsHelp() + `
 Exit status: 0 when the analysis ran, whatever it found; 1 when nothing could
 be analysed (or, with --strict, when anything could not be read); 2 for a
 usage error; 3 when --fail-on is given and a finding is at or above that
@@ -77,7 +72,7 @@ severity (the output is written all the same).`,
 		},
 	}
 	addDBFlag(cmd, &opts.db, "`FILE` to keep the timeline in, for findings, show and timeline query")
-	opts.format = newFormatFlag("table", analyzeFormats...)
+	opts.format = newFormatFlag("table", analyzeFormatNames()...)
 	opts.format.register(cmd)
 	cmd.Flags().StringVar(&opts.failOn, "fail-on", "", "exit 3 when a finding is at or above this `SEVERITY`: low, medium (= warning), high or critical")
 	cmd.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"low", "medium", "warning", "high", "critical"}, cobra.ShellCompDirectiveNoFileComp))
@@ -98,7 +93,76 @@ severity (the output is written all the same).`,
 	return cmd
 }
 
-var analyzeFormats = []string{"table", "json", "markdown", "sarif", "html"}
+// analyzeOutput is one value of analyze --format: what it is for (the help
+// lists it) and how the report is written in it.
+type analyzeOutput struct {
+	name  string
+	use   string
+	write func(ctx context.Context, opts *analyzeOptions, res *analysis.Result, selected []*forensics.Rule) error
+	// readsTimeline keeps the progress display up while the output is
+	// written: the HTML report reads the timeline again.
+	readsTimeline bool
+}
+
+// analyzeFormats are analyze's outputs, in the order --help lists them; the
+// first is the default.
+var analyzeFormats = []analyzeOutput{
+	{name: "table", use: "for a terminal", write: writeAnalyzeTable},
+	{name: "json", use: "for programs; the field names are a contract", write: func(_ context.Context, opts *analyzeOptions, res *analysis.Result, _ []*forensics.Rule) error {
+		return report.WriteJSON(opts.stdout, res.Report)
+	}},
+	{name: "markdown", use: "to paste into a ticket or issue", write: func(_ context.Context, opts *analyzeOptions, res *analysis.Result, _ []*forensics.Rule) error {
+		return report.WriteMarkdown(opts.stdout, res.Report)
+	}},
+	{name: "sarif", use: "SARIF 2.1.0, for code-scanning dashboards: one result per finding, fingerprinted by the finding's id", write: func(_ context.Context, opts *analyzeOptions, res *analysis.Result, selected []*forensics.Rule) error {
+		return report.WriteSARIF(opts.stdout, res.Report, selected)
+	}},
+	{name: "html", use: "the self-contained report of 'forensics report', with a swimlane timeline per finding", write: func(ctx context.Context, opts *analyzeOptions, res *analysis.Result, _ []*forensics.Rule) error {
+		return analyzeHTML(ctx, opts, res.Run, res.Report)
+	}, readsTimeline: true},
+}
+
+func analyzeFormatNames() []string {
+	var out []string
+	for _, f := range analyzeFormats {
+		out = append(out, f.name)
+	}
+	return out
+}
+
+func lookupAnalyzeFormat(name string) analyzeOutput {
+	for _, f := range analyzeFormats {
+		if f.name == name {
+			return f
+		}
+	}
+	return analyzeFormats[0] // the flag allows only the names above
+}
+
+// analyzeFormatsHelp is the paragraph of analyze --help that lists the
+// formats.
+func analyzeFormatsHelp() string {
+	var parts []string
+	for _, f := range analyzeFormats {
+		parts = append(parts, f.name+" ("+f.use+")")
+	}
+	var b strings.Builder
+	wrapText(&b, "Formats: "+strings.Join(parts, ", ")+".", "", 76)
+	return b.String()
+}
+
+// writeAnalyzeTable writes the findings as a table on stdout and, unless
+// -q, the summary of the inputs on stderr.
+func writeAnalyzeTable(_ context.Context, opts *analyzeOptions, res *analysis.Result, _ []*forensics.Rule) error {
+	if err := report.WriteFindings(opts.stdout, res.Report.Findings, layoutFor(opts.stdout, false)); err != nil {
+		return err
+	}
+	if opts.quiet {
+		return nil
+	}
+	fmt.Fprintln(opts.stderr)
+	return report.WriteSources(opts.stderr, res.Report, layoutFor(opts.stderr, opts.verbose))
+}
 
 func runAnalyze(cmd *cobra.Command, opts *analyzeOptions, paths []string) error {
 	var threshold *forensics.Severity
@@ -135,8 +199,9 @@ func runAnalyze(cmd *cobra.Command, opts *analyzeOptions, paths []string) error 
 		stop = showProgress(opts.stderr, prog)
 		defer stop()
 	}
+	format := lookupAnalyzeFormat(opts.format.String())
 	res, err := analyze(cmd.Context(), opts.db, opts.incident, paths, selected, opts.limits, prog)
-	if opts.format.String() != "html" {
+	if !format.readsTimeline {
 		stop() // the output follows; the HTML report still reads the timeline
 	}
 	if err != nil {
@@ -155,33 +220,8 @@ func runAnalyze(cmd *cobra.Command, opts *analyzeOptions, paths []string) error 
 		}
 		return &exitError{exitFailed, fmt.Errorf("nothing could be analysed in %s", strings.Join(paths, ", "))}
 	}
-	switch opts.format.String() {
-	case "json":
-		if err := report.WriteJSON(opts.stdout, rep); err != nil {
-			return err
-		}
-	case "markdown":
-		if err := report.WriteMarkdown(opts.stdout, rep); err != nil {
-			return err
-		}
-	case "sarif":
-		if err := report.WriteSARIF(opts.stdout, rep, selected); err != nil {
-			return err
-		}
-	case "html":
-		if err := analyzeHTML(cmd.Context(), opts, res.Run, rep); err != nil {
-			return err
-		}
-	default:
-		if err := report.WriteFindings(opts.stdout, rep.Findings, layoutFor(opts.stdout, false)); err != nil {
-			return err
-		}
-		if !opts.quiet {
-			fmt.Fprintln(opts.stderr)
-			if err := report.WriteSources(opts.stderr, rep, layoutFor(opts.stderr, opts.verbose)); err != nil {
-				return err
-			}
-		}
+	if err := format.write(cmd.Context(), opts, res, selected); err != nil {
+		return err
 	}
 	if len(ruleErrs) > 0 {
 		return &exitError{exitFailed, fmt.Errorf("%s failed", report.Plural(len(ruleErrs), "rule", "rules"))}
@@ -212,7 +252,7 @@ func runAnalyze(cmd *cobra.Command, opts *analyzeOptions, paths []string) error 
 	if threshold != nil {
 		n := 0
 		for _, f := range rep.Findings {
-			if f.Severity.Rank() >= threshold.Rank() {
+			if f.Severity >= *threshold {
 				n++
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"iter"
 	"net/url"
 	"os"
 	"os/exec"
@@ -225,19 +226,9 @@ func denseReport(t *testing.T, work string) string {
 			Text: fmt.Sprintf("r52: application error: [NotLeaseHolderError] redirect %d", i),
 		})
 	}
-	reader := func(ctx context.Context, q forensics.Query, fn func(*forensics.Event) error) error {
-		for i := range evs {
-			if !evs[i].Time.Before(q.Since) && evs[i].Time.Before(q.Until) {
-				if err := fn(&evs[i]); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	}
 	rep := &report.Report{Findings: []forensics.Finding{f}, Sources: []report.Source{{Path: src, Node: "n1", Format: "crdb-v1", Component: "cockroach", Lines: 20000, Events: 20000}}}
 	var b bytes.Buffer
-	if err := report.WriteHTML(context.Background(), &b, rep, report.HTMLOptions{Events: reader, Kinds: parsers.Kinds()}); err != nil {
+	if err := report.WriteHTML(context.Background(), &b, rep, report.HTMLOptions{Timeline: windowTimeline(evs), Kinds: parsers.Kinds()}); err != nil {
 		t.Fatal(err)
 	}
 	page := filepath.Join(work, "dense.html")
@@ -446,4 +437,18 @@ func grab(s, from string, n int) string {
 		return "(not found)"
 	}
 	return s[i:min(len(s), i+n)]
+}
+
+// windowTimeline serves the events of a slice in the query's window, in
+// the slice's order.
+type windowTimeline []forensics.Event
+
+func (tl windowTimeline) Events(ctx context.Context, q forensics.Query) iter.Seq2[*forensics.Event, error] {
+	return func(yield func(*forensics.Event, error) bool) {
+		for i := range tl {
+			if !tl[i].Time.Before(q.Since) && tl[i].Time.Before(q.Until) && !yield(&tl[i], nil) {
+				return
+			}
+		}
+	}
 }

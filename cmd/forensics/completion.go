@@ -46,7 +46,7 @@ func completeKinds(cmd *cobra.Command, args []string, toComplete string) ([]stri
 
 // timelineFor opens the timeline named by the command's --db, or nil.
 func timelineFor(cmd *cobra.Command) store.Reader {
-	path := "forensics.db"
+	path := defaultDB
 	if f := cmd.Flags().Lookup("db"); f != nil {
 		path = f.Value.String()
 	}
@@ -104,11 +104,15 @@ func completeNodes(cmd *cobra.Command, args []string, toComplete string) ([]stri
 	return out, cobra.ShellCompDirectiveNoFileComp
 }
 
+// defaultDB is the timeline a command reads and writes when --db (and
+// FORENSICS_STORE) does not name one.
+const defaultDB = "forensics.db"
+
 // addDBFlag adds --db, the timeline file, completed with SQLite files.
 // A shared store (postgres://…) is named the same way; --store is its
 // other name, and FORENSICS_STORE the default.
 func addDBFlag(cmd *cobra.Command, p *string, usage string) {
-	cmd.Flags().StringVar(p, "db", storeFromEnv("forensics.db"), usage)
+	cmd.Flags().StringVar(p, "db", storeFromEnv(defaultDB), usage)
 	cmd.Flags().SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
 		if name == "store" {
 			name = "db"

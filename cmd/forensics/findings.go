@@ -16,7 +16,7 @@ import (
 func newFindingsCmd() *cobra.Command {
 	var dbPath, incident string
 	var run int64
-	format := newFormatFlag("table", "table", "json")
+	format := newFormatFlag("table")
 	cmd := &cobra.Command{
 		Use:   "findings",
 		Short: "List the findings of the latest analysis of an incident",

@@ -16,7 +16,16 @@ type enumFlag struct {
 	meta    string // the placeholder in --help
 }
 
+// tableOrJSON is what a command prints unless it says otherwise: a table
+// for people, JSON for programs.
+var tableOrJSON = []string{"table", "json"}
+
+// newFormatFlag is every command's --format: def and the allowed values,
+// tableOrJSON when none are given.
 func newFormatFlag(def string, allowed ...string) *enumFlag {
+	if len(allowed) == 0 {
+		allowed = tableOrJSON
+	}
 	return &enumFlag{value: def, allowed: allowed, meta: "FORMAT"}
 }
 

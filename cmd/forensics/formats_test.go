@@ -14,21 +14,14 @@ import (
 // and want.sarif (rewritten with -update; TestScenariosSARIFSchema validates
 // them).
 func TestScenariosFormats(t *testing.T) {
-	dirs, err := expect.Find("../../testdata")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, dir := range dirs {
-		name, _ := filepath.Rel("../../testdata", dir)
-		t.Run(name, func(t *testing.T) {
-			abs, inputs := caseInputs(t, dir)
-			t.Chdir(abs)
-			db := filepath.Join(t.TempDir(), "timeline.db")
-			md := analyzeFormat(t, db, "markdown", inputs)
-			golden(t, "want.md", md)
-			golden(t, "want.sarif", analyzeFormat(t, db, "sarif", inputs))
-		})
-	}
+	forEachCase(t, func(t *testing.T, dir string) {
+		abs, inputs := caseInputs(t, dir)
+		t.Chdir(abs)
+		db := filepath.Join(t.TempDir(), "timeline.db")
+		md := analyzeFormat(t, db, "markdown", inputs)
+		golden(t, "want.md", md)
+		golden(t, "want.sarif", analyzeFormat(t, db, "sarif", inputs))
+	})
 }
 
 // caseInputs returns a case folder's absolute path and its inputs relative

@@ -79,7 +79,7 @@ func (s scope) note(w io.Writer) {
 
 func newIncidentsCmd() *cobra.Command {
 	var dbPath string
-	format := newFormatFlag("table", "table", "json")
+	format := newFormatFlag("table")
 	cmd := &cobra.Command{
 		Use:   "incidents",
 		Short: "List the incidents analysed into the timeline",

@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"forensics"
 	"forensics/analysis"
 	"forensics/parsers"
 	"forensics/report"
@@ -106,8 +105,5 @@ func writeReportFile(ctx context.Context, dbPath, incident string, run int64, pa
 // writeHTML writes the HTML report, reading the swimlanes' events of the
 // run's sources from the timeline.
 func writeHTML(ctx context.Context, w io.Writer, db store.Reader, run int64, rep *report.Report) error {
-	events := func(ctx context.Context, q forensics.Query, fn func(*forensics.Event) error) error {
-		return each(db.Events(ctx, store.EventFilter{Query: q, Run: run}), fn)
-	}
-	return report.WriteHTML(ctx, w, rep, report.HTMLOptions{Events: events, Kinds: parsers.Kinds()})
+	return report.WriteHTML(ctx, w, rep, report.HTMLOptions{Timeline: store.Timeline(db, run), Kinds: parsers.Kinds()})
 }

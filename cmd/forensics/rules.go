@@ -53,7 +53,7 @@ type ruleDoc struct {
 }
 
 func newRulesListCmd() *cobra.Command {
-	format := newFormatFlag("table", "table", "json")
+	format := newFormatFlag("table")
 	var full bool
 	cmd := &cobra.Command{
 		Use:   "list",

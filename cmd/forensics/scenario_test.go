@@ -24,64 +24,71 @@ var update = flag.Bool("update", false, "rewrite golden files with the current o
 // JSON output must equal the case's want.json, the findings must satisfy
 // its expect.json, and the accounting of every source must add up.
 func TestScenarios(t *testing.T) {
+	forEachCase(t, func(t *testing.T, dir string) {
+		abs, _ := filepath.Abs(dir)
+		c, err := expect.Load(abs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Chdir(abs)
+		inputs, err := c.InputPaths()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range inputs {
+			inputs[i], _ = filepath.Rel(abs, inputs[i])
+		}
+		db := filepath.Join(t.TempDir(), "timeline.db")
+		out := analyzeJSON(t, db, inputs...)
+		golden(t, "want.json", out)
+
+		var rep report.Report
+		if err := json.Unmarshal(out, &rep); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range c.Check(rep.Findings) {
+			t.Error(p)
+		}
+		for _, s := range rep.Sources {
+			if s.Lines != s.Events+s.Plain+s.Skipped {
+				t.Errorf("%s: lines %d != events %d + plain %d + skipped %d", s.Path, s.Lines, s.Events, s.Plain, s.Skipped)
+			}
+		}
+
+		// Analyzing the same input again reads nothing new and finds the same.
+		again := analyzeJSON(t, db, inputs...)
+		var rep2 report.Report
+		json.Unmarshal(again, &rep2)
+		if rep2.Summary.Read != 0 || rep2.Summary.Reused != rep.Summary.Read+rep.Summary.Reused {
+			t.Errorf("re-run read %d and reused %d sources; want 0 and %d", rep2.Summary.Read, rep2.Summary.Reused, rep.Summary.Read)
+		}
+		if a, b := findingsJSON(rep.Findings), findingsJSON(rep2.Findings); a != b {
+			t.Errorf("re-run findings differ:\n%s\nwant\n%s", b, a)
+		}
+
+		// The same evidence zipped, as cbcollect_info delivers it, gives the same findings.
+		if zips := zipCollections(t, abs, inputs); len(zips) > 0 {
+			zipped := analyzeJSON(t, filepath.Join(t.TempDir(), "zip.db"), zips...)
+			var rep3 report.Report
+			json.Unmarshal(zipped, &rep3)
+			if a, b := normalisePaths(findingsJSON(rep.Findings)), normalisePaths(findingsJSON(rep3.Findings)); a != b {
+				t.Errorf("findings from zips differ from findings from folders:\n%s\nwant\n%s", b, a)
+			}
+		}
+	})
+}
+
+// forEachCase runs fn as a subtest, named by its folder, for every bundled
+// incident case under testdata/.
+func forEachCase(t *testing.T, fn func(t *testing.T, dir string)) {
+	t.Helper()
 	dirs, err := expect.Find("../../testdata")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, dir := range dirs {
 		name, _ := filepath.Rel("../../testdata", dir)
-		t.Run(name, func(t *testing.T) {
-			abs, _ := filepath.Abs(dir)
-			c, err := expect.Load(abs)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Chdir(abs)
-			inputs, err := c.InputPaths()
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i := range inputs {
-				inputs[i], _ = filepath.Rel(abs, inputs[i])
-			}
-			db := filepath.Join(t.TempDir(), "timeline.db")
-			out := analyzeJSON(t, db, inputs...)
-			golden(t, "want.json", out)
-
-			var rep report.Report
-			if err := json.Unmarshal(out, &rep); err != nil {
-				t.Fatal(err)
-			}
-			for _, p := range c.Check(rep.Findings) {
-				t.Error(p)
-			}
-			for _, s := range rep.Sources {
-				if s.Lines != s.Events+s.Plain+s.Skipped {
-					t.Errorf("%s: lines %d != events %d + plain %d + skipped %d", s.Path, s.Lines, s.Events, s.Plain, s.Skipped)
-				}
-			}
-
-			// Analyzing the same input again reads nothing new and finds the same.
-			again := analyzeJSON(t, db, inputs...)
-			var rep2 report.Report
-			json.Unmarshal(again, &rep2)
-			if rep2.Summary.Read != 0 || rep2.Summary.Reused != rep.Summary.Read+rep.Summary.Reused {
-				t.Errorf("re-run read %d and reused %d sources; want 0 and %d", rep2.Summary.Read, rep2.Summary.Reused, rep.Summary.Read)
-			}
-			if a, b := findingsJSON(rep.Findings), findingsJSON(rep2.Findings); a != b {
-				t.Errorf("re-run findings differ:\n%s\nwant\n%s", b, a)
-			}
-
-			// The same evidence zipped, as cbcollect_info delivers it, gives the same findings.
-			if zips := zipCollections(t, abs, inputs); len(zips) > 0 {
-				zipped := analyzeJSON(t, filepath.Join(t.TempDir(), "zip.db"), zips...)
-				var rep3 report.Report
-				json.Unmarshal(zipped, &rep3)
-				if a, b := normalisePaths(findingsJSON(rep.Findings)), normalisePaths(findingsJSON(rep3.Findings)); a != b {
-					t.Errorf("findings from zips differ from findings from folders:\n%s\nwant\n%s", b, a)
-				}
-			}
-		})
+		t.Run(name, func(t *testing.T) { fn(t, dir) })
 	}
 }
 

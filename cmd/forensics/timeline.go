@@ -584,7 +584,7 @@ func oneOf(v string, set []string) bool {
 }
 
 func newTimelineKindsCmd() *cobra.Command {
-	format := newFormatFlag("table", "table", "json")
+	format := newFormatFlag("table")
 	cmd := &cobra.Command{
 		Use:   "kinds",
 		Short: "List the event kinds forensics recognises, with their meaning",

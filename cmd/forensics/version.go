@@ -82,7 +82,7 @@ func (b buildInfo) String() string {
 }
 
 func newVersionCmd() *cobra.Command {
-	format := newFormatFlag("table", "table", "json")
+	format := newFormatFlag("table")
 	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print the version of forensics, its commit, Go and SQLite",

@@ -15,43 +15,7 @@ func parse(input string) parsertest.Result {
 	return parsertest.Parse(Format, origin, []byte(input))
 }
 
-// want is one expected event: its kind, line, vbucket, bucket and the attrs
-// that must be there with these values (others may be too).
-type want struct {
-	kind   forensics.Kind
-	line   int64
-	vb     int
-	bucket string
-	attrs  map[string]string
-}
-
-func check(t *testing.T, res parsertest.Result, wants []want) {
-	t.Helper()
-	if len(res.Errors) > 0 {
-		t.Errorf("errors: %v", res.Errors)
-	}
-	if len(res.Events) != len(wants) {
-		for _, e := range res.Events {
-			t.Logf("got %s line %d vb %d %v", e.Kind, e.Line, e.VB, e.Attrs)
-		}
-		t.Fatalf("got %d events, want %d", len(res.Events), len(wants))
-	}
-	for i, w := range wants {
-		e := res.Events[i]
-		if e.Kind != w.kind || e.Line != w.line || e.VB != w.vb || e.Bucket != w.bucket {
-			t.Errorf("event %d: got %s line %d vb %d bucket %q, want %s line %d vb %d bucket %q",
-				i, e.Kind, e.Line, e.VB, e.Bucket, w.kind, w.line, w.vb, w.bucket)
-		}
-		for k, v := range w.attrs {
-			if got := e.Attr(k); got != v {
-				t.Errorf("event %d (%s): attr %s = %q, want %q", i, e.Kind, k, got, v)
-			}
-		}
-		if e.Node != "" {
-			t.Errorf("event %d: node %q; the pipeline sets it", i, e.Node)
-		}
-	}
-}
+type want = parsertest.Want
 
 func TestSeed(t *testing.T) {
 	// The indexer lines of the seed incident, verbatim (the ticket puts blank
@@ -65,12 +29,12 @@ func TestSeed(t *testing.T) {
 {  141     46674030171a       4168       4163       4168}
 `
 	res := parse(input)
-	check(t, res, []want{
-		{StreamEnd, 1, 141, "test3", map[string]string{"stream": "MAINT_STREAM", "keyspace": "test3", "vbuuid": "77409272469274", "seqno": "4168"}},
-		{StreamRepair, 2, forensics.NoVB, "test3", map[string]string{"stream": "MAINT_STREAM", "keyspace": "test3", "session": "1"}},
-		{StreamRestart, 3, forensics.NoVB, "test3", map[string]string{"stream": "MAINT_STREAM", "keyspace": "test3", "session": "1"}},
+	parsertest.Expect(t, res, []want{
+		{Kind: StreamEnd, Line: 1, VB: 141, Bucket: "test3", Attrs: map[string]string{"stream": "MAINT_STREAM", "keyspace": "test3", "vbuuid": "77409272469274", "seqno": "4168"}},
+		{Kind: StreamRepair, Line: 2, VB: forensics.NoVB, Bucket: "test3", Attrs: map[string]string{"stream": "MAINT_STREAM", "keyspace": "test3", "session": "1"}},
+		{Kind: StreamRestart, Line: 3, VB: forensics.NoVB, Bucket: "test3", Attrs: map[string]string{"stream": "MAINT_STREAM", "keyspace": "test3", "session": "1"}},
 		// 0x46674030171a is the decimal uuid memcached prints for this stream request.
-		{RestartTS, 7, 141, "test3", map[string]string{"stream": "MAINT_STREAM", "keyspace": "test3", "session": "1",
+		{Kind: RestartTS, Line: 7, VB: 141, Bucket: "test3", Attrs: map[string]string{"stream": "MAINT_STREAM", "keyspace": "test3", "session": "1",
 			"vbuuid_hex": "46674030171a", "vbuuid": "77409272469274", "seqno": "4168", "snap_start": "4163", "snap_end": "4168", "manifest": ""}},
 	})
 	end := res.Events[0]
@@ -101,48 +65,48 @@ func TestEvents(t *testing.T) {
 	}{{
 		name:  "7.x stream begin names the KV node and the high-water mark",
 		input: "2022-07-21T17:39:17.712-07:00 [Info] TK StreamBegin MAINT_STREAM test3 141 77409272469274 4109 1 172.23.100.15:8091. HWT [4163-4168,4168].\n",
-		want: []want{{StreamBegin, 1, 141, "test3", map[string]string{"stream": "MAINT_STREAM", "keyspace": "test3",
+		want: []want{{Kind: StreamBegin, Line: 1, VB: 141, Bucket: "test3", Attrs: map[string]string{"stream": "MAINT_STREAM", "keyspace": "test3",
 			"vbuuid": "77409272469274", "seqno": "4109", "session": "1", "kv_node": "172.23.100.15:8091", "kv_host": "172.23.100.15",
 			"hwt_snap_start": "4163", "hwt_snap_end": "4168", "hwt_seqno": "4168"}}},
 	}, {
 		name:  "7.x stream begin from a node the indexer cannot name",
 		input: "2023-03-02T10:00:00.001+05:30 [Info] TK StreamBegin INIT_STREAM travel-sample:inventory:airline 7 125 0 3 . HWT [0-0,0].\n",
-		want: []want{{StreamBegin, 1, 7, "travel-sample", map[string]string{"keyspace": "travel-sample:inventory:airline",
+		want: []want{{Kind: StreamBegin, Line: 1, VB: 7, Bucket: "travel-sample", Attrs: map[string]string{"keyspace": "travel-sample:inventory:airline",
 			"session": "3", "kv_node": "", "kv_host": "", "seqno": "0"}}},
 	}, {
 		name:  "7.x stream begin from an IPv6 node",
 		input: "2023-03-02T10:00:00.001Z [Info] TK StreamBegin MAINT_STREAM default 1023 2 10 4 [fd63:6f75:6368:2068::1004]:8091. HWT [9-10,10].\n",
-		want:  []want{{StreamBegin, 1, 1023, "default", map[string]string{"kv_node": "[fd63:6f75:6368:2068::1004]:8091", "kv_host": "fd63:6f75:6368:2068::1004"}}},
+		want:  []want{{Kind: StreamBegin, Line: 1, VB: 1023, Bucket: "default", Attrs: map[string]string{"kv_node": "[fd63:6f75:6368:2068::1004]:8091", "kv_host": "fd63:6f75:6368:2068::1004"}}},
 	}, {
 		name:  "6.5 stream begin has the session but no node",
 		input: "2020-01-10T08:00:00.000+00:00 [Info] TK StreamBegin MAINT_STREAM default 7 201523403720145 5813 2\n",
-		want:  []want{{StreamBegin, 1, 7, "default", map[string]string{"session": "2", "seqno": "5813", "kv_node": ""}}},
+		want:  []want{{Kind: StreamBegin, Line: 1, VB: 7, Bucket: "default", Attrs: map[string]string{"session": "2", "seqno": "5813", "kv_node": ""}}},
 	}, {
 		name:  "5.x stream begin",
 		input: "2018-01-10T08:00:00.000+00:00 [Info] TK StreamBegin MAINT_STREAM default 7 201523403720145 5813\n",
-		want:  []want{{StreamBegin, 1, 7, "default", map[string]string{"vbuuid": "201523403720145", "session": ""}}},
+		want:  []want{{Kind: StreamBegin, Line: 1, VB: 7, Bucket: "default", Attrs: map[string]string{"vbuuid": "201523403720145", "session": ""}}},
 	}, {
 		name:  "7.x rollback",
 		input: "2022-07-21T17:39:17.712-07:00 [Warn] Timekeeper::handleStreamBegin StreamBegin rollback for StreamId MAINT_STREAM KeyspaceId test3 vbucket 141. Rollback (4109,     46674030171a). \n",
-		want: []want{{Rollback, 1, 141, "test3", map[string]string{"stream": "MAINT_STREAM", "keyspace": "test3",
+		want: []want{{Kind: Rollback, Line: 1, VB: 141, Bucket: "test3", Attrs: map[string]string{"stream": "MAINT_STREAM", "keyspace": "test3",
 			"rollback_seqno": "4109", "vbuuid_hex": "46674030171a", "vbuuid": "77409272469274"}}},
 	}, {
 		name:  "6.5 rollback to zero with a full-width vbuuid",
 		input: "2020-01-10T08:00:00.000+00:00 [Warn] Timekeeper::handleStreamBegin StreamBegin rollback for StreamId MAINT_STREAM Bucket default vbucket 7. Rollback (0, ffffffffffffffff). \n",
-		want: []want{{Rollback, 1, 7, "default", map[string]string{"rollback_seqno": "0", "vbuuid_hex": "ffffffffffffffff",
+		want: []want{{Kind: Rollback, Line: 1, VB: 7, Bucket: "default", Attrs: map[string]string{"rollback_seqno": "0", "vbuuid_hex": "ffffffffffffffff",
 			"vbuuid": "18446744073709551615"}}},
 	}, {
 		name:  "repair gives up and rolls back",
 		input: "2022-07-21T17:39:19.500-07:00 [Info] Timekeeper::repairStream need rollback for MAINT_STREAM test3 1. Sending Init Prepare.\n",
-		want:  []want{{RepairRollback, 1, forensics.NoVB, "test3", map[string]string{"stream": "MAINT_STREAM", "keyspace": "test3", "session": "1"}}},
+		want:  []want{{Kind: RepairRollback, Line: 1, VB: forensics.NoVB, Bucket: "test3", Attrs: map[string]string{"stream": "MAINT_STREAM", "keyspace": "test3", "session": "1"}}},
 	}, {
 		name:  "7.x stream repair",
 		input: "2022-07-21T17:39:16.284-07:00 [Info] Indexer::handleKVStreamRepair Initiate Stream Repair INIT_STREAM KeyspaceId b1:s1:c1 StreamId 4\n",
-		want:  []want{{StreamRepair, 1, forensics.NoVB, "b1", map[string]string{"stream": "INIT_STREAM", "keyspace": "b1:s1:c1", "session": "4"}}},
+		want:  []want{{Kind: StreamRepair, Line: 1, VB: forensics.NoVB, Bucket: "b1", Attrs: map[string]string{"stream": "INIT_STREAM", "keyspace": "b1:s1:c1", "session": "4"}}},
 	}, {
 		name:  "5.x stream repair has no session",
 		input: "2018-01-10T08:00:00.000+00:00 [Info] Indexer::handleKVStreamRepair Initiate Stream Repair MAINT_STREAM Bucket default\n",
-		want:  []want{{StreamRepair, 1, forensics.NoVB, "default", map[string]string{"stream": "MAINT_STREAM", "session": ""}}},
+		want:  []want{{Kind: StreamRepair, Line: 1, VB: forensics.NoVB, Bucket: "default", Attrs: map[string]string{"stream": "MAINT_STREAM", "session": ""}}},
 	}, {
 		name: "7.1 restart with manifest column",
 		input: "2022-07-21T17:39:16.284-07:00 [Info] Indexer::startKeyspaceIdStream Stream: MAINT_STREAM KeyspaceId: test3 SessionId 2 RestartTS bucket: test3, scopeId: , collectionId: , vbuckets: 2 Crc64: 0 snapType NO_SNAP OpenOSOSnap false -\n" +
@@ -152,9 +116,9 @@ func TestEvents(t *testing.T) {
 			"2022-07-21T17:39:16.290-07:00 [Info] KVSender::openMutationStream restartTsList <nil>\n" +
 			"    {  142     46674030171a 0       4168       4163       4168}\n",
 		want: []want{
-			{StreamRestart, 1, forensics.NoVB, "test3", map[string]string{"session": "2"}},
-			{RestartTS, 3, 140, "test3", map[string]string{"vbuuid_hex": "9b30ac28ee3f", "vbuuid": "170633349099071", "manifest": "0", "seqno": "4207", "snap_start": "4201", "snap_end": "4207", "session": "2"}},
-			{RestartTS, 4, 141, "test3", map[string]string{"vbuuid": "77409272469274", "seqno": "4168"}},
+			{Kind: StreamRestart, Line: 1, VB: forensics.NoVB, Bucket: "test3", Attrs: map[string]string{"session": "2"}},
+			{Kind: RestartTS, Line: 3, VB: 140, Bucket: "test3", Attrs: map[string]string{"vbuuid_hex": "9b30ac28ee3f", "vbuuid": "170633349099071", "manifest": "0", "seqno": "4207", "snap_start": "4201", "snap_end": "4207", "session": "2"}},
+			{Kind: RestartTS, Line: 4, VB: 141, Bucket: "test3", Attrs: map[string]string{"vbuuid": "77409272469274", "seqno": "4168"}},
 		},
 	}, {
 		name: "7.x restart with OSO counts and an empty manifest",
@@ -163,18 +127,18 @@ func TestEvents(t *testing.T) {
 			"    {    0     5ee1d2c4a13c 1a        120         40          0        120}\n" +
 			"    {    1     5ee1d2c4a13d         99          3          0         99}\n",
 		want: []want{
-			{StreamRestart, 1, forensics.NoVB, "b", map[string]string{"keyspace": "b:s:c"}},
-			{RestartTS, 3, 0, "b", map[string]string{"manifest": "1a", "seqno": "120", "oso_count": "40", "snap_start": "0", "snap_end": "120"}},
-			{RestartTS, 4, 1, "b", map[string]string{"manifest": "", "seqno": "99", "oso_count": "3", "snap_end": "99"}},
+			{Kind: StreamRestart, Line: 1, VB: forensics.NoVB, Bucket: "b", Attrs: map[string]string{"keyspace": "b:s:c"}},
+			{Kind: RestartTS, Line: 3, VB: 0, Bucket: "b", Attrs: map[string]string{"manifest": "1a", "seqno": "120", "oso_count": "40", "snap_start": "0", "snap_end": "120"}},
+			{Kind: RestartTS, Line: 4, VB: 1, Bucket: "b", Attrs: map[string]string{"manifest": "", "seqno": "99", "oso_count": "3", "snap_end": "99"}},
 		},
 	}, {
 		name:  "restart without a timestamp has no rows",
 		input: "2022-07-21T17:39:16.284-07:00 [Info] Indexer::startKeyspaceIdStream Stream: MAINT_STREAM KeyspaceId: test3 SessionId 2 RestartTS <nil>\n    {  141     46674030171a 0       4168       4163       4168}\n",
-		want:  []want{{StreamRestart, 1, forensics.NoVB, "test3", nil}},
+		want:  []want{{Kind: StreamRestart, Line: 1, VB: forensics.NoVB, Bucket: "test3", Attrs: nil}},
 	}, {
 		name:  "5.x restart",
 		input: "2018-01-10T08:00:00.000+00:00 [Info] Indexer::startBucketStream Stream: MAINT_STREAM Bucket: default RestartTS <nil>\n",
-		want:  []want{{StreamRestart, 1, forensics.NoVB, "default", map[string]string{"session": ""}}},
+		want:  []want{{Kind: StreamRestart, Line: 1, VB: forensics.NoVB, Bucket: "default", Attrs: map[string]string{"session": ""}}},
 	}, {
 		name: "storage rollback with its rollback timestamp",
 		input: "2022-07-21T17:39:20.001-07:00 [Info] StorageMgr::handleRollback MAINT_STREAM test3 rollbackTs bucket: test3, scopeId: , collectionId: , vbuckets: 1 Crc64: 0 snapType NO_SNAP OpenOSOSnap false -\n" +
@@ -182,9 +146,9 @@ func TestEvents(t *testing.T) {
 			"    {  141     46674030171a 0       4109       4109       4109}\n" +
 			"2022-07-21T17:39:20.002-07:00 [Info] StorageMgr::rollbackAllToZero MAINT_STREAM test3\n",
 		want: []want{
-			{StorageRB, 1, forensics.NoVB, "test3", map[string]string{"stream": "MAINT_STREAM"}},
-			{RollbackTS, 3, 141, "test3", map[string]string{"stream": "MAINT_STREAM", "seqno": "4109", "vbuuid": "77409272469274"}},
-			{RollbackToZero, 4, forensics.NoVB, "test3", map[string]string{"stream": "MAINT_STREAM", "keyspace": "test3"}},
+			{Kind: StorageRB, Line: 1, VB: forensics.NoVB, Bucket: "test3", Attrs: map[string]string{"stream": "MAINT_STREAM"}},
+			{Kind: RollbackTS, Line: 3, VB: 141, Bucket: "test3", Attrs: map[string]string{"stream": "MAINT_STREAM", "seqno": "4109", "vbuuid": "77409272469274"}},
+			{Kind: RollbackToZero, Line: 4, VB: forensics.NoVB, Bucket: "test3", Attrs: map[string]string{"stream": "MAINT_STREAM", "keyspace": "test3"}},
 		},
 	}, {
 		name: "6.5 storage rollback names the bucket in the timestamp",
@@ -192,26 +156,26 @@ func TestEvents(t *testing.T) {
 			"    {vbno, vbuuid, seqno, snapshot-start, snapshot-end}\n" +
 			"    {    7     b748f2b1a25f       5813       5813       5813}\n",
 		want: []want{
-			{StorageRB, 1, forensics.NoVB, "default", map[string]string{"stream": ""}},
-			{RollbackTS, 3, 7, "default", map[string]string{"seqno": "5813", "vbuuid_hex": "b748f2b1a25f"}},
+			{Kind: StorageRB, Line: 1, VB: forensics.NoVB, Bucket: "default", Attrs: map[string]string{"stream": ""}},
+			{Kind: RollbackTS, Line: 3, VB: 7, Bucket: "default", Attrs: map[string]string{"seqno": "5813", "vbuuid_hex": "b748f2b1a25f"}},
 		},
 	}, {
 		name:  "conn error with one vbucket",
 		input: "2022-07-21T17:39:12.200-07:00 [Info] TK ConnError MAINT_STREAM test3 [141]\n",
-		want:  []want{{ConnError, 1, 141, "test3", map[string]string{"vbuckets": "141"}}},
+		want:  []want{{Kind: ConnError, Line: 1, VB: 141, Bucket: "test3", Attrs: map[string]string{"vbuckets": "141"}}},
 	}, {
 		name:  "conn error with several vbuckets",
 		input: "2022-07-21T17:39:12.200-07:00 [Info] TK ConnError MAINT_STREAM test3 [140 141 512]\n",
-		want:  []want{{ConnError, 1, forensics.NoVB, "test3", map[string]string{"vbuckets": "140 141 512", "stream": "MAINT_STREAM"}}},
+		want:  []want{{Kind: ConnError, Line: 1, VB: forensics.NoVB, Bucket: "test3", Attrs: map[string]string{"vbuckets": "140 141 512", "stream": "MAINT_STREAM"}}},
 	}, {
 		name:  "a projector refuses a vbucket restart",
 		input: "2022-07-21T17:39:16.900-07:00 [Error] KVSender::restartVbuckets MAINT_STREAM test3 Error Received feed.invalidBucket from 172.23.100.15:9999\n",
-		want: []want{{ProjectorError, 1, forensics.NoVB, "test3", map[string]string{"op": "restartVbuckets", "error": "feed.invalidBucket",
+		want: []want{{Kind: ProjectorError, Line: 1, VB: forensics.NoVB, Bucket: "test3", Attrs: map[string]string{"op": "restartVbuckets", "error": "feed.invalidBucket",
 			"projector": "172.23.100.15:9999", "kv_host": "172.23.100.15"}}},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			check(t, parse(tt.input), tt.want)
+			parsertest.Expect(t, parse(tt.input), tt.want)
 		})
 	}
 }

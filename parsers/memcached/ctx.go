@@ -209,7 +209,7 @@ func (p *parser) structured(l *line, text, ctx []byte, prevClosing bool, emit fo
 		known = scan.HasPrefix(text, "noop is mandatory for ")
 	}
 	if !known {
-		if len(p.pending) > 0 {
+		if p.live > 0 {
 			p.resolveStructured(ctx, emit)
 		}
 		return false, nil
@@ -228,7 +228,7 @@ func (p *parser) structured(l *line, text, ctx []byte, prevClosing bool, emit fo
 	if len(l.cid) == 0 {
 		l.cid = nil
 	}
-	if len(p.pending) > 0 && l.cid != nil {
+	if p.live > 0 && l.cid != nil {
 		if name := c.str("dcp_name"); name != "" && c.str("dcp") == "producer" {
 			p.resolve(l.cid, l.bucket, []byte(strings.TrimPrefix(name, "eq_dcpq:")), emit)
 		}

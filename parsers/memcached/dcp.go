@@ -15,8 +15,9 @@ const maxPending = 512
 // openProducer is a DCP producer connection whose open line was read but
 // whose name was not logged yet.
 type openProducer struct {
-	cid string
-	ev  forensics.Event
+	cid  string
+	ev   forensics.Event
+	done bool // emitted when a later line named it; its slot waits to be compacted
 }
 
 // dcpOpen reads daemon/protocol/mcbp/dcp_open_executor.cc's "{cid}: DCP
@@ -58,12 +59,13 @@ func (p *parser) dcpOpen(l *line, msg []byte, emit forensics.Emit) error {
 // wait holds e, the open line of producer connection l.cid, until a line
 // of the connection names it.
 func (p *parser) wait(l *line, e *forensics.Event, emit forensics.Emit) {
-	if len(p.pending) >= maxPending {
+	if p.live >= maxPending {
 		p.flushPending(emit, 1)
 	}
 	op := openProducer{cid: l.txt.Str(l.cid), ev: *e}
 	op.ev.Attrs = append([]forensics.Attr(nil), e.Attrs...)
 	p.pending = append(p.pending, op)
+	p.live++
 	p.waiting[op.cid]++
 }
 
@@ -73,19 +75,44 @@ func (p *parser) wait(l *line, e *forensics.Event, emit forensics.Emit) {
 // lookup rather than a scan of the pending list.
 func (p *parser) isWaiting(cid []byte) bool { return p.waiting[string(cid)] > 0 }
 
-func (p *parser) unwait(cid string) {
-	if p.waiting[cid]--; p.waiting[cid] <= 0 {
-		delete(p.waiting, cid)
+// settle marks a pending connection emitted. The list is a queue from
+// p.head: a busy log opens producers for hours while hundreds stay
+// unnamed, so taking one out must not shift all the others.
+func (p *parser) settle(op *openProducer) {
+	if p.waiting[op.cid]--; p.waiting[op.cid] <= 0 {
+		delete(p.waiting, op.cid)
+	}
+	op.done, op.ev = true, forensics.Event{}
+	p.live--
+	for p.head < len(p.pending) && p.pending[p.head].done {
+		p.head++
+	}
+	if p.head == len(p.pending) {
+		p.pending, p.head = p.pending[:0], 0
+		return
+	}
+	// Slots of emitted connections, before head or behind a connection
+	// that stays unnamed, are dropped once they outnumber the waiting
+	// ones, so the list stays within a small multiple of maxPending.
+	if dead := len(p.pending) - p.live; dead > maxPending && dead > p.live {
+		kept := p.pending[:0]
+		for _, op := range p.pending[p.head:] {
+			if !op.done {
+				kept = append(kept, op)
+			}
+		}
+		clear(p.pending[len(kept):])
+		p.pending, p.head = kept, 0
 	}
 }
 
 // flushPending emits the first n waiting producer connections without a name.
 func (p *parser) flushPending(emit forensics.Emit, n int) {
-	for i := 0; i < n; i++ {
-		emit(&p.pending[i].ev)
-		p.unwait(p.pending[i].cid)
+	for ; n > 0 && p.live > 0; n-- {
+		op := &p.pending[p.head] // settle keeps head on a live entry
+		emit(&op.ev)
+		p.settle(op)
 	}
-	p.pending = append(p.pending[:0], p.pending[n:]...)
 }
 
 // resolve emits the waiting producer connection with id cid, now that one
@@ -94,9 +121,9 @@ func (p *parser) resolve(cid, bucket, name []byte, emit forensics.Emit) {
 	if !p.isWaiting(cid) {
 		return
 	}
-	for i := range p.pending {
+	for i := p.head; i < len(p.pending); i++ {
 		op := &p.pending[i]
-		if op.cid != string(cid) {
+		if op.done || op.cid != string(cid) {
 			continue
 		}
 		op.ev.Bucket = string(bucket)
@@ -106,8 +133,7 @@ func (p *parser) resolve(cid, bucket, name []byte, emit forensics.Emit) {
 			op.ev.Set("consumer_kind", consumerKind(consumer))
 		}
 		emit(&op.ev)
-		p.unwait(op.cid)
-		p.pending = append(p.pending[:i], p.pending[i+1:]...)
+		p.settle(op)
 		return
 	}
 }
@@ -126,7 +152,7 @@ func (p *parser) dcpLine(l *line, emit forensics.Emit) error {
 		}
 		name, msg = r[:i], r[i+3:]
 		name, _ = scan.Cut(name, "eq_dcpq:")
-		if len(p.pending) > 0 && l.cid != nil {
+		if p.live > 0 && l.cid != nil {
 			p.resolve(l.cid, l.bucket, name, emit)
 		}
 	} else if r, ok := scan.Cut(l.body, "DCP (Producer): **Deleted conn**"); ok {

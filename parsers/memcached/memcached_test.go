@@ -634,3 +634,58 @@ func TestRelease(t *testing.T) {
 		t.Errorf("release = %q, want 7.6.4-5146", got)
 	}
 }
+
+// A producer that never says its name must not make every later one cost
+// more: the waiting list stays within a few times maxPending however many
+// producers are opened and named behind it, and each is emitted once, named
+// when its line named it.
+func TestPendingProducersStayBounded(t *testing.T) {
+	p := newParser(origin).(*parser)
+	var evs []forensics.Event
+	emit := func(e *forensics.Event) { evs = append(evs, *e) }
+	n := int64(0)
+	line := func(s string) {
+		n++
+		if _, err := p.Line(n, []byte(s), emit); err != nil {
+			t.Fatalf("line %d: %v", n, err)
+		}
+		if len(p.pending) > 3*maxPending {
+			t.Fatalf("line %d: %d producers held, %d of them waiting", n, len(p.pending), p.live)
+		}
+	}
+	ts := "2022-07-21T17:39:17.100000-07:00"
+	open := func(cid int) {
+		line(fmt.Sprintf(`%s INFO %d: DCP connection opened successfully. PRODUCER [ {"ip":"10.0.0.2","port":40112} - {"ip":"10.0.0.1","port":11209} (System, <ud>@ns_server</ud>) ]`, ts, cid))
+	}
+	open(7)
+	const named, silent = 5000, 1000
+	for i := 0; i < named; i++ {
+		open(10000 + i)
+		if i%5 == 0 {
+			open(90000 + i) // never named
+		}
+		line(fmt.Sprintf("%s INFO %d: (default) DCP (Producer) eq_dcpq:%s - (vb:7) ActiveStream::transitionState: Transitioning from backfilling to in-memory", ts, 10000+i, replication))
+	}
+	if err := p.End(emit); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	consumers := 0
+	for _, e := range evs {
+		if e.Kind != DCPProducer {
+			continue
+		}
+		seen[e.Attr(AttrConnID)]++
+		if e.Attr(AttrConsumer) == replication {
+			consumers++
+		}
+	}
+	if len(seen) != 1+named+silent || consumers != named {
+		t.Errorf("%d producers emitted, %d named; want %d and %d", len(seen), consumers, 1+named+silent, named)
+	}
+	for cid, k := range seen {
+		if k != 1 {
+			t.Errorf("producer %s emitted %d times", cid, k)
+		}
+	}
+}

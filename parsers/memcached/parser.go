@@ -25,7 +25,9 @@ type parser struct {
 	openedClean bool   // the last "Opening logfile" came right after a "Closing logfile"
 
 	traffic map[string]traffic
-	pending []openProducer
+	pending []openProducer // producers waiting for their name, from head on
+	head    int
+	live    int            // entries of pending not yet emitted
 	waiting map[string]int // how many of pending have each connection id
 	ctx     lineContext    // scratch for the context of an 8.0 line
 
@@ -153,7 +155,7 @@ func (p *parser) stamp(b []byte) (forensics.Stamp, int, bool) {
 func (p *parser) Release() string { return p.release }
 
 func (p *parser) End(emit forensics.Emit) error {
-	p.flushPending(emit, len(p.pending))
+	p.flushPending(emit, p.live)
 	return nil
 }
 
@@ -280,7 +282,7 @@ func (p *parser) core(l *line, msg []byte, prevClosing bool, emit forensics.Emit
 // logfile" only after a clean exit (or a rotation, which the old process
 // outlived: its later lines make the last Opening a different one).
 func (p *parser) start(l *line, version []byte, prevClosing bool, emit forensics.Emit) {
-	p.flushPending(emit, len(p.pending))
+	p.flushPending(emit, p.live)
 	clear(p.traffic)
 	e := p.event(l, Start)
 	p.release = string(version)

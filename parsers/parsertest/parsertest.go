@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -155,4 +156,60 @@ func Bench(b *testing.B, f forensics.Format, origin forensics.Origin, input []by
 		p.End(emit)
 	}
 	b.ReportMetric(float64(events)/float64(b.N), "events/op")
+}
+
+// Plain keeps the lines of input that event does not pick out, for a
+// benchmark of the lines a parser must pass over without allocating.
+func Plain(input []byte, event func(line string) bool) []byte {
+	var kept []string
+	for _, l := range strings.Split(string(input), "\n") {
+		if !event(l) {
+			kept = append(kept, l)
+		}
+	}
+	return []byte(strings.Join(kept, "\n"))
+}
+
+// Want is one expected event of a parser that leaves the node to the
+// pipeline: its kind, line, vbucket and bucket, and the attrs that must be
+// there with these values (others may be too; "" is the same as absent).
+type Want struct {
+	Kind   forensics.Kind
+	Line   int64
+	VB     int
+	Bucket string
+	Attrs  map[string]string
+}
+
+// Expect checks that res has no errors and exactly the events wants
+// describes, in order, each with a time and text and no node.
+func Expect(t testing.TB, res Result, wants []Want) {
+	t.Helper()
+	if len(res.Errors) > 0 {
+		t.Errorf("errors: %v", res.Errors)
+	}
+	if len(res.Events) != len(wants) {
+		for _, e := range res.Events {
+			t.Logf("got %s line %d vb %d %v", e.Kind, e.Line, e.VB, e.Attrs)
+		}
+		t.Fatalf("got %d events, want %d", len(res.Events), len(wants))
+	}
+	for i, w := range wants {
+		e := res.Events[i]
+		if e.Kind != w.Kind || e.Line != w.Line || e.VB != w.VB || e.Bucket != w.Bucket {
+			t.Errorf("event %d: got %s line %d vb %d bucket %q, want %s line %d vb %d bucket %q",
+				i, e.Kind, e.Line, e.VB, e.Bucket, w.Kind, w.Line, w.VB, w.Bucket)
+		}
+		for k, v := range w.Attrs {
+			if got := e.Attr(k); got != v {
+				t.Errorf("event %d (%s): attr %s = %q, want %q", i, e.Kind, k, got, v)
+			}
+		}
+		if e.Node != "" {
+			t.Errorf("event %d: node %q; the pipeline sets it from the file's origin", i, e.Node)
+		}
+		if e.Time.IsZero() || e.Text == "" {
+			t.Errorf("event %d: no time or text", i)
+		}
+	}
 }

@@ -23,44 +23,7 @@ const (
 	kvdtPfx  = "KVDT[<-test3<-127.0.0.1:8091 #" + topic + "]"
 )
 
-type want struct {
-	kind   forensics.Kind
-	line   int64
-	vb     int
-	bucket string
-	attrs  map[string]string
-}
-
-func check(t *testing.T, res parsertest.Result, wants []want) {
-	t.Helper()
-	if len(res.Errors) > 0 {
-		t.Errorf("errors: %v", res.Errors)
-	}
-	if len(res.Events) != len(wants) {
-		for _, e := range res.Events {
-			t.Logf("got %s line %d vb %d %v", e.Kind, e.Line, e.VB, e.Attrs)
-		}
-		t.Fatalf("got %d events, want %d", len(res.Events), len(wants))
-	}
-	for i, w := range wants {
-		e := res.Events[i]
-		if e.Kind != w.kind || e.Line != w.line || e.VB != w.vb || e.Bucket != w.bucket {
-			t.Errorf("event %d: got %s line %d vb %d bucket %q, want %s line %d vb %d bucket %q",
-				i, e.Kind, e.Line, e.VB, e.Bucket, w.kind, w.line, w.vb, w.bucket)
-		}
-		for k, v := range w.attrs {
-			if got := e.Attr(k); got != v {
-				t.Errorf("event %d (%s): attr %s = %q, want %q", i, e.Kind, k, got, v)
-			}
-		}
-		if e.Node != "" {
-			t.Errorf("event %d: node %q; the projector reads its own node's memcached, the pipeline sets it", i, e.Node)
-		}
-		if e.Time.IsZero() || e.Text == "" {
-			t.Errorf("event %d: no time or text", i)
-		}
-	}
-}
+type want = parsertest.Want
 
 // The projector on the failed node, around the seed incident: memcached dies
 // (EOF), the vbucket's stream ends, memcached restarts and the projector
@@ -80,19 +43,19 @@ func TestIncident(t *testing.T) {
 		"2022-07-21T17:39:17.708-07:00 [Info] " + feedPfx + " ##2 backch flush rollback *projector.controlStreamRequest: {controlStreamRequest, ROLLBACK, test3, 141, 46674030171a, 4109, ##2, 8717358306498734085}",
 	}
 	res := parse(strings.Join(lines, "\n") + "\n")
-	check(t, res, []want{
-		{DCPClosed, 1, forensics.NoVB, "test3", map[string]string{"consumer": consumer, "reason": "EOF", "topic": topic, "keyspace": "test3",
+	parsertest.Expect(t, res, []want{
+		{Kind: DCPClosed, Line: 1, VB: forensics.NoVB, Bucket: "test3", Attrs: map[string]string{"consumer": consumer, "reason": "EOF", "topic": topic, "keyspace": "test3",
 			"consumer_short": "secidx:proj-" + topic + "-2556451229124417097/1"}},
-		{StreamEnd, 2, 141, "test3", map[string]string{"keyspace": "test3", "cluster": "127.0.0.1:8091", "topic": topic, "opaque": "1", "session": "1"}},
-		{DCPConnected, 3, forensics.NoVB, "test3", map[string]string{"opaque": "2", "consumer": "secidx:proj-test3-" + topic + "-3019817428290271231/1"}},
-		{VBMap, 4, forensics.NoVB, "test3", map[string]string{"pool": "default", "bucket": "test3", "vbuckets": "128 129 141", "count": "3", "topic": topic}},
-		{StreamRollback, 5, 141, "test3", map[string]string{"consumer": consumer, "opaque": "2", "rollback_seqno": "4109", "keyspace": "test3"}},
-		{StreamRollbackNotice, 6, forensics.NoVB, "test3", map[string]string{"keyspace": "test3", "topic": topic, "cluster": "127.0.0.1:8091", "opaque": "2"}},
-		{StreamBegin, 8, 141, "test3", map[string]string{"opaque": "2", "session": "1"}},
+		{Kind: StreamEnd, Line: 2, VB: 141, Bucket: "test3", Attrs: map[string]string{"keyspace": "test3", "cluster": "127.0.0.1:8091", "topic": topic, "opaque": "1", "session": "1"}},
+		{Kind: DCPConnected, Line: 3, VB: forensics.NoVB, Bucket: "test3", Attrs: map[string]string{"opaque": "2", "consumer": "secidx:proj-test3-" + topic + "-3019817428290271231/1"}},
+		{Kind: VBMap, Line: 4, VB: forensics.NoVB, Bucket: "test3", Attrs: map[string]string{"pool": "default", "bucket": "test3", "vbuckets": "128 129 141", "count": "3", "topic": topic}},
+		{Kind: StreamRollback, Line: 5, VB: 141, Bucket: "test3", Attrs: map[string]string{"consumer": consumer, "opaque": "2", "rollback_seqno": "4109", "keyspace": "test3"}},
+		{Kind: StreamRollbackNotice, Line: 6, VB: forensics.NoVB, Bucket: "test3", Attrs: map[string]string{"keyspace": "test3", "topic": topic, "cluster": "127.0.0.1:8091", "opaque": "2"}},
+		{Kind: StreamBegin, Line: 8, VB: 141, Bucket: "test3", Attrs: map[string]string{"opaque": "2", "session": "1"}},
 		// 0x46674030171a is the uuid memcached names in its rollback answer.
-		{StreamResponse, 9, 141, "test3", map[string]string{"status": "ROLLBACK", "keyspace": "test3", "vbuuid_hex": "46674030171a",
+		{Kind: StreamResponse, Line: 9, VB: 141, Bucket: "test3", Attrs: map[string]string{"status": "ROLLBACK", "keyspace": "test3", "vbuuid_hex": "46674030171a",
 			"vbuuid": "77409272469274", "seqno": "4109", "opaque": "2", "kvdata": "8717358306498734085", "stage": "posted", "topic": topic}},
-		{StreamResponse, 10, 141, "test3", map[string]string{"status": "ROLLBACK", "stage": "flushed", "seqno": "4109"}},
+		{Kind: StreamResponse, Line: 10, VB: 141, Bucket: "test3", Attrs: map[string]string{"status": "ROLLBACK", "stage": "flushed", "seqno": "4109"}},
 	})
 }
 
@@ -104,45 +67,45 @@ func TestEvents(t *testing.T) {
 	}{{
 		name:  "refused while the vbucket is not active here",
 		input: "2022-07-21T17:39:17.001-07:00 [Error] DCPT[" + consumer + "] ##2 STREAMREQ(142) unexpected status: NOT_MY_VBUCKET\n",
-		want:  []want{{StreamError, 1, 142, "test3", map[string]string{"status": "NOT_MY_VBUCKET", "opaque": "2", "consumer": consumer}}},
+		want:  []want{{Kind: StreamError, Line: 1, VB: 142, Bucket: "test3", Attrs: map[string]string{"status": "NOT_MY_VBUCKET", "opaque": "2", "consumer": consumer}}},
 	}, {
 		name:  "7.x collection errors",
 		input: "2023-05-01T10:00:00.000+00:00 [Error] DCPT[secidx:proj-travel-sample:inventory:airline-INIT_STREAM_TOPIC_5b1c9a3e-123/0] ##a3 STREAMREQ(7) with status: UNKNOWN_COLLECTION, stream request value: &{Flags:0 StartSeqno:0}\n",
-		want: []want{{StreamError, 1, 7, "travel-sample", map[string]string{"status": "UNKNOWN_COLLECTION", "opaque": "a3",
+		want: []want{{Kind: StreamError, Line: 1, VB: 7, Bucket: "travel-sample", Attrs: map[string]string{"status": "UNKNOWN_COLLECTION", "opaque": "a3",
 			"keyspace": "travel-sample:inventory:airline", "topic": "INIT_STREAM_TOPIC_5b1c9a3e", "consumer_short": "secidx:proj-INIT_STREAM_TOPIC_5b1c9a3e-123/0"}}},
 	}, {
 		name:  "a rollback to zero on the new active",
 		input: "2022-07-21T17:39:20.100-07:00 [Warn] DCPT[secidx:proj-default-MAINT_STREAM_TOPIC_5b1c9a3e-987/0] ##a3 STREAMREQ(7) with rollback 0\n",
-		want:  []want{{StreamRollback, 1, 7, "default", map[string]string{"rollback_seqno": "0", "opaque": "a3"}}},
+		want:  []want{{Kind: StreamRollback, Line: 1, VB: 7, Bucket: "default", Attrs: map[string]string{"rollback_seqno": "0", "opaque": "a3"}}},
 	}, {
 		name:  "8.0 DCPT prefix",
 		input: "2025-01-10T08:00:00.000+00:00 [Warn] DCPT:MAINT_STREAM_TOPIC_5b1c9a3e:b1:s1:c1:2556451229124417097:##a3:1 ##a3 STREAMREQ(141) with rollback 4109\n",
-		want: []want{{StreamRollback, 1, 141, "b1", map[string]string{"keyspace": "b1:s1:c1", "topic": "MAINT_STREAM_TOPIC_5b1c9a3e",
+		want: []want{{Kind: StreamRollback, Line: 1, VB: 141, Bucket: "b1", Attrs: map[string]string{"keyspace": "b1:s1:c1", "topic": "MAINT_STREAM_TOPIC_5b1c9a3e",
 			"consumer": "DCPT:MAINT_STREAM_TOPIC_5b1c9a3e:b1:s1:c1:2556451229124417097:##a3:1", "consumer_short": ""}}},
 	}, {
 		name:  "a successful stream request handed to the indexer",
 		input: "2022-07-21T17:39:22.000-07:00 [Info] " + feedPfx + " ##3 backch flush success *projector.controlStreamRequest: {controlStreamRequest, SUCCESS, test3, 141, 9b30ac28ee3f, 4109, ##3, 42}\n",
-		want:  []want{{StreamResponse, 1, 141, "test3", map[string]string{"status": "SUCCESS", "vbuuid": "170633349099071", "seqno": "4109", "stage": "flushed"}}},
+		want:  []want{{Kind: StreamResponse, Line: 1, VB: 141, Bucket: "test3", Attrs: map[string]string{"status": "SUCCESS", "vbuuid": "170633349099071", "seqno": "4109", "stage": "flushed"}}},
 	}, {
 		name:  "a stale answer dropped",
 		input: "2022-07-21T17:39:22.000-07:00 [Warn] " + feedPfx + " ##3 ignoring backch message *projector.controlStreamRequest: {controlStreamRequest, NOT_MY_VBUCKET, test3, 142, 0, 0, ##3, 42}\n",
-		want:  []want{{StreamResponse, 1, 142, "test3", map[string]string{"status": "NOT_MY_VBUCKET", "vbuuid": "0", "stage": "ignored"}}},
+		want:  []want{{Kind: StreamResponse, Line: 1, VB: 142, Bucket: "test3", Attrs: map[string]string{"status": "NOT_MY_VBUCKET", "vbuuid": "0", "stage": "ignored"}}},
 	}, {
 		name:  "the connection fails",
 		input: "2022-07-21T17:39:12.109-07:00 [Error] DCPT[" + consumer + "] doReceive(): read tcp 127.0.0.1:52018->127.0.0.1:11210: read: connection reset by peer\n",
-		want:  []want{{DCPClosed, 1, forensics.NoVB, "test3", map[string]string{"reason": "read tcp 127.0.0.1:52018->127.0.0.1:11210: read: connection reset by peer"}}},
+		want:  []want{{Kind: DCPClosed, Line: 1, VB: forensics.NoVB, Bucket: "test3", Attrs: map[string]string{"reason": "read tcp 127.0.0.1:52018->127.0.0.1:11210: read: connection reset by peer"}}},
 	}, {
 		name:  "7.6 feed started wording",
 		input: "2024-03-01T10:00:00.000+00:00 [Info] DCPT[" + consumer + "] ##b feed started. useMutationQueue: true ...\n",
-		want:  []want{{DCPConnected, 1, forensics.NoVB, "test3", map[string]string{"opaque": "b"}}},
+		want:  []want{{Kind: DCPConnected, Line: 1, VB: forensics.NoVB, Bucket: "test3", Attrs: map[string]string{"opaque": "b"}}},
 	}, {
 		name:  "an IPv6 cluster address",
 		input: "2024-03-01T10:00:00.000+00:00 [Info] VBRT[<-7<-b:s:c<-[::1]:8091 #INIT_STREAM_TOPIC_5b1c9a3e] ##1f ##12 StreamEnd\n",
-		want:  []want{{StreamEnd, 1, 7, "b", map[string]string{"keyspace": "b:s:c", "cluster": "[::1]:8091", "topic": "INIT_STREAM_TOPIC_5b1c9a3e", "opaque": "1f", "session": "12"}}},
+		want:  []want{{Kind: StreamEnd, Line: 1, VB: 7, Bucket: "b", Attrs: map[string]string{"keyspace": "b:s:c", "cluster": "[::1]:8091", "topic": "INIT_STREAM_TOPIC_5b1c9a3e", "opaque": "1f", "session": "12"}}},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			check(t, parse(tt.input), tt.want)
+			parsertest.Expect(t, parse(tt.input), tt.want)
 		})
 	}
 }

@@ -105,6 +105,60 @@ func poll(rng *rand.Rand, from, to time.Time, period time.Duration, line func(ti
 	return out
 }
 
+// allDay is what a vtctld logs all day long around the switches: a
+// dashboard polling MoveTables status (vtctld logs the workflow's migration
+// id each time it builds the traffic switcher) and the operator rebuilding
+// the keyspace graphs after reparents (topo/locks.go, rebuild_keyspace.go).
+// Call sites are the release's; timings the deployment's.
+type allDay struct {
+	wf                   string
+	id                   int64
+	idCall               string // server.go:N, where the release logs the migration id
+	polls                [2]time.Time
+	pollEvery            time.Duration
+	rebuilds             [2]time.Time
+	rebuildEvery         time.Duration
+	keyspaces            []string
+	lockCall, unlockCall string
+	lockOpt              string // the lock's options where the release logs them; "" where it does not (v19)
+	rebuildAt            time.Duration
+	cells                []cellUpdate
+	unlockAt, next       time.Duration // the unlock, and the next keyspace's lock, after the lock
+}
+
+// cellUpdate is the serving graph of a keyspace rebuilt in one cell, at
+// its time after the lock.
+type cellUpdate struct {
+	cell string
+	at   time.Duration
+}
+
+func (f *glogFile) allDay(rng *rand.Rand, d allDay) {
+	f.entries = append(f.entries, poll(rng, d.polls[0], d.polls[1], d.pollEvery, func(t time.Time) []entry {
+		return []entry{{at: t, level: 'I', call: d.idCall, msg: fmt.Sprintf("Migration ID for workflow %s: %d", d.wf, d.id)}}
+	})...)
+	f.entries = append(f.entries, poll(rng, d.rebuilds[0], d.rebuilds[1], d.rebuildEvery, func(t time.Time) []entry {
+		var out []entry
+		for _, ks := range d.keyspaces {
+			lock := "Locking keyspace " + ks + " for action RebuildKeyspace"
+			if d.lockOpt != "" {
+				lock += " " + d.lockOpt
+			}
+			out = append(out,
+				entry{at: t, level: 'I', call: d.lockCall, msg: lock},
+				entry{at: t.Add(d.rebuildAt), level: 'I', call: "rebuild_keyspace.go:66", msg: "rebuildKeyspace " + ks})
+			for _, c := range d.cells {
+				out = append(out, entry{at: t.Add(c.at), level: 'I', call: "rebuild_keyspace.go:177", msg: fmt.Sprintf("updating keyspace serving graph in cell %s for %s", c.cell, ks)})
+			}
+			out = append(out, entry{at: t.Add(d.unlockAt), level: 'I', call: d.unlockCall, msg: fmt.Sprintf("Unlocking keyspace %s for successful action RebuildKeyspace", ks)})
+			t = t.Add(d.next)
+		}
+		return out
+	})...)
+}
+
+func span(from, to string) [2]time.Time { return [2]time.Time{at(from), at(to)} }
+
 func at(s string) time.Time {
 	t, err := time.Parse("2006-01-02 15:04:05.000000", s)
 	if err != nil {
@@ -223,22 +277,14 @@ func seedLog() *glogFile {
 
 	// All day: a dashboard polls MoveTables status, the operator rebuilds
 	// the keyspace graphs after reparents.
-	f.entries = append(f.entries, poll(rng, at("2024-12-02 09:13:05.000000"), at("2024-12-02 16:48:30.000000"), time.Minute, func(t time.Time) []entry {
-		return []entry{{at: t, level: 'I', call: "server.go:2906", msg: fmt.Sprintf("Migration ID for workflow %s: %d", wf, id)}}
-	})...)
-	f.entries = append(f.entries, poll(rng, at("2024-12-02 09:20:00.000000"), at("2024-12-02 16:48:30.000000"), 47*time.Minute, func(t time.Time) []entry {
-		var out []entry
-		for _, ks := range []string{"commerce", "customer"} {
-			out = append(out,
-				entry{at: t, level: 'I', call: "locks.go:228", msg: fmt.Sprintf("Locking keyspace %s for action RebuildKeyspace %s", ks, lockOpt)},
-				entry{at: t.Add(4 * time.Millisecond), level: 'I', call: "rebuild_keyspace.go:66", msg: "rebuildKeyspace " + ks},
-				entry{at: t.Add(9 * time.Millisecond), level: 'I', call: "rebuild_keyspace.go:177", msg: fmt.Sprintf("updating keyspace serving graph in cell zone1 for %s", ks)},
-				entry{at: t.Add(23 * time.Millisecond), level: 'I', call: "locks.go:273", msg: fmt.Sprintf("Unlocking keyspace %s for successful action RebuildKeyspace", ks)},
-			)
-			t = t.Add(31 * time.Millisecond)
-		}
-		return out
-	})...)
+	f.allDay(rng, allDay{
+		wf: wf, id: id, idCall: "server.go:2906",
+		polls: span("2024-12-02 09:13:05.000000", "2024-12-02 16:48:30.000000"), pollEvery: time.Minute,
+		rebuilds: span("2024-12-02 09:20:00.000000", "2024-12-02 16:48:30.000000"), rebuildEvery: 47 * time.Minute,
+		keyspaces: []string{"commerce", "customer"}, lockCall: "locks.go:228", unlockCall: "locks.go:273", lockOpt: lockOpt,
+		rebuildAt: 4 * time.Millisecond, cells: []cellUpdate{{"zone1", 9 * time.Millisecond}},
+		unlockAt: 23 * time.Millisecond, next: 31 * time.Millisecond,
+	})
 	return f
 }
 
@@ -307,23 +353,14 @@ func bothDenyLog() *glogFile {
 	s.after(3*time.Millisecond).info("locks.go:271", "Unlocking named payments/%s for action WorkflowSwitchTraffic with error failed to stop writes in the legacy keyspace: etcdserver: leader changed", wf)
 	f.entries = append(f.entries, s.es...)
 
-	f.entries = append(f.entries, poll(rng, at("2025-06-11 08:23:00.000000"), at("2025-06-11 09:16:40.000000"), 20*time.Second, func(t time.Time) []entry {
-		return []entry{{at: t, level: 'I', call: "server.go:3021", msg: fmt.Sprintf("Migration ID for workflow %s: %d", wf, id)}}
-	})...)
-	f.entries = append(f.entries, poll(rng, at("2025-06-11 08:31:00.000000"), at("2025-06-11 09:16:40.000000"), 13*time.Minute, func(t time.Time) []entry {
-		var out []entry
-		for _, ks := range []string{"legacy", "payments"} {
-			out = append(out,
-				entry{at: t, level: 'I', call: "locks.go:228", msg: fmt.Sprintf("Locking keyspace %s for action RebuildKeyspace %s", ks, lockOpt)},
-				entry{at: t.Add(3 * time.Millisecond), level: 'I', call: "rebuild_keyspace.go:66", msg: "rebuildKeyspace " + ks},
-				entry{at: t.Add(8 * time.Millisecond), level: 'I', call: "rebuild_keyspace.go:177", msg: fmt.Sprintf("updating keyspace serving graph in cell zone1 for %s", ks)},
-				entry{at: t.Add(8 * time.Millisecond), level: 'I', call: "rebuild_keyspace.go:177", msg: fmt.Sprintf("updating keyspace serving graph in cell zone2 for %s", ks)},
-				entry{at: t.Add(27 * time.Millisecond), level: 'I', call: "locks.go:273", msg: fmt.Sprintf("Unlocking keyspace %s for successful action RebuildKeyspace", ks)},
-			)
-			t = t.Add(35 * time.Millisecond)
-		}
-		return out
-	})...)
+	f.allDay(rng, allDay{
+		wf: wf, id: id, idCall: "server.go:3021",
+		polls: span("2025-06-11 08:23:00.000000", "2025-06-11 09:16:40.000000"), pollEvery: 20 * time.Second,
+		rebuilds: span("2025-06-11 08:31:00.000000", "2025-06-11 09:16:40.000000"), rebuildEvery: 13 * time.Minute,
+		keyspaces: []string{"legacy", "payments"}, lockCall: "locks.go:228", unlockCall: "locks.go:273", lockOpt: lockOpt,
+		rebuildAt: 3 * time.Millisecond, cells: []cellUpdate{{"zone1", 8 * time.Millisecond}, {"zone2", 8 * time.Millisecond}},
+		unlockAt: 27 * time.Millisecond, next: 35 * time.Millisecond,
+	})
 	return f
 }
 
@@ -393,22 +430,14 @@ func fullySwitchedLog() *glogFile {
 	writes(s, true)
 	f.entries = append(f.entries, s.es...)
 
-	f.entries = append(f.entries, poll(rng, at("2024-05-21 06:01:00.000000"), at("2024-05-21 12:03:00.000000"), 2*time.Minute, func(t time.Time) []entry {
-		return []entry{{at: t, level: 'I', call: "server.go:2511", msg: fmt.Sprintf("Migration ID for workflow %s: %d", wf, id)}}
-	})...)
-	f.entries = append(f.entries, poll(rng, at("2024-05-21 06:30:00.000000"), at("2024-05-21 12:03:00.000000"), time.Hour, func(t time.Time) []entry {
-		var out []entry
-		for _, ks := range []string{"main", "users"} {
-			out = append(out,
-				entry{at: t, level: 'I', call: "locks.go:212", msg: fmt.Sprintf("Locking keyspace %s for action RebuildKeyspace", ks)},
-				entry{at: t.Add(4 * time.Millisecond), level: 'I', call: "rebuild_keyspace.go:66", msg: "rebuildKeyspace " + ks},
-				entry{at: t.Add(9 * time.Millisecond), level: 'I', call: "rebuild_keyspace.go:177", msg: fmt.Sprintf("updating keyspace serving graph in cell cell1 for %s", ks)},
-				entry{at: t.Add(22 * time.Millisecond), level: 'I', call: "locks.go:255", msg: fmt.Sprintf("Unlocking keyspace %s for successful action RebuildKeyspace", ks)},
-			)
-			t = t.Add(30 * time.Millisecond)
-		}
-		return out
-	})...)
+	f.allDay(rng, allDay{
+		wf: wf, id: id, idCall: "server.go:2511",
+		polls: span("2024-05-21 06:01:00.000000", "2024-05-21 12:03:00.000000"), pollEvery: 2 * time.Minute,
+		rebuilds: span("2024-05-21 06:30:00.000000", "2024-05-21 12:03:00.000000"), rebuildEvery: time.Hour,
+		keyspaces: []string{"main", "users"}, lockCall: "locks.go:212", unlockCall: "locks.go:255", lockOpt: "",
+		rebuildAt: 4 * time.Millisecond, cells: []cellUpdate{{"cell1", 9 * time.Millisecond}},
+		unlockAt: 22 * time.Millisecond, next: 30 * time.Millisecond,
+	})
 	return f
 }
 
@@ -439,22 +468,13 @@ func readsSwitchedLog() *glogFile {
 	s.after(4*time.Millisecond).info("locks.go:273", "Unlocking named sales/%s for successful action WorkflowSwitchTraffic", wf)
 	f.entries = append(f.entries, s.es...)
 
-	f.entries = append(f.entries, poll(rng, at("2024-11-19 10:05:00.000000"), at("2024-11-19 14:06:10.000000"), 90*time.Second, func(t time.Time) []entry {
-		return []entry{{at: t, level: 'I', call: "server.go:2960", msg: fmt.Sprintf("Migration ID for workflow %s: %d", wf, id)}}
-	})...)
-	f.entries = append(f.entries, poll(rng, at("2024-11-19 09:55:00.000000"), at("2024-11-19 14:06:10.000000"), 31*time.Minute, func(t time.Time) []entry {
-		var out []entry
-		for _, ks := range []string{"ecommerce", "sales"} {
-			out = append(out,
-				entry{at: t, level: 'I', call: "locks.go:228", msg: fmt.Sprintf("Locking keyspace %s for action RebuildKeyspace %s", ks, lockOpt)},
-				entry{at: t.Add(3 * time.Millisecond), level: 'I', call: "rebuild_keyspace.go:66", msg: "rebuildKeyspace " + ks},
-				entry{at: t.Add(8 * time.Millisecond), level: 'I', call: "rebuild_keyspace.go:177", msg: fmt.Sprintf("updating keyspace serving graph in cell us_east_1a for %s", ks)},
-				entry{at: t.Add(9 * time.Millisecond), level: 'I', call: "rebuild_keyspace.go:177", msg: fmt.Sprintf("updating keyspace serving graph in cell us_east_1b for %s", ks)},
-				entry{at: t.Add(25 * time.Millisecond), level: 'I', call: "locks.go:273", msg: fmt.Sprintf("Unlocking keyspace %s for successful action RebuildKeyspace", ks)},
-			)
-			t = t.Add(33 * time.Millisecond)
-		}
-		return out
-	})...)
+	f.allDay(rng, allDay{
+		wf: wf, id: id, idCall: "server.go:2960",
+		polls: span("2024-11-19 10:05:00.000000", "2024-11-19 14:06:10.000000"), pollEvery: 90 * time.Second,
+		rebuilds: span("2024-11-19 09:55:00.000000", "2024-11-19 14:06:10.000000"), rebuildEvery: 31 * time.Minute,
+		keyspaces: []string{"ecommerce", "sales"}, lockCall: "locks.go:228", unlockCall: "locks.go:273", lockOpt: lockOpt,
+		rebuildAt: 3 * time.Millisecond, cells: []cellUpdate{{"us_east_1a", 8 * time.Millisecond}, {"us_east_1b", 9 * time.Millisecond}},
+		unlockAt: 25 * time.Millisecond, next: 33 * time.Millisecond,
+	})
 	return f
 }

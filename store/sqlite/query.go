@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
+	"strings"
 	"time"
 
 	"forensics"
@@ -90,7 +91,7 @@ func eventWhere(f store.EventFilter) (string, []any) {
 		w.add("e.tbl = ?", f.Table)
 	}
 	if f.Text != "" {
-		w.add("instr(e.text, ?) > 0", f.Text)
+		w.add("(e.text IS NULL OR instr(e.text, ?) > 0)", f.Text) // see events
 	}
 	return w.String(), w.args
 }
@@ -108,8 +109,15 @@ func (db *DB) Events(ctx context.Context, f store.EventFilter) iter.Seq2[*forens
 
 // events calls fn for each event the filter selects until fn returns false.
 func (db *DB) events(ctx context.Context, f store.EventFilter, fn func(*forensics.Event) bool) error {
+	// The text of most events is in their line's block, not in the row:
+	// a text filter is applied here, after the text is given back, and so
+	// are the limit and offset it would otherwise shift.
+	text, limit, offset := f.Text, f.Limit, f.Offset
+	if text != "" {
+		f.Limit, f.Offset = 0, 0
+	}
 	where, args := eventWhere(f)
-	q := `SELECT s.path, e.line, e.t, e.tz, e.zone, e.node, e.kind, e.bucket, e.vb, e.range_id, e.keyspace, e.shard, e.tbl, e.attrs, e.text
+	q := `SELECT e.source_id, s.path, e.line, e.t, e.tz, e.zone, e.node, e.kind, e.bucket, e.vb, e.range_id, e.keyspace, e.shard, e.tbl, e.attrs, e.text
 		FROM main.events e JOIN main.sources s ON s.id = e.source_id WHERE ` + where + ` ORDER BY e.t, s.path, e.line, e.id`
 	if f.Limit > 0 {
 		q += fmt.Sprintf(" LIMIT %d OFFSET %d", f.Limit, f.Offset)
@@ -119,14 +127,16 @@ func (db *DB) events(ctx context.Context, f store.EventFilter, fn func(*forensic
 		return fmt.Errorf("query events: %w", err)
 	}
 	defer rows.Close()
+	lines := lineTexts{db: db, ctx: ctx}
+	var attrs sql.RawBytes
 	for rows.Next() {
 		var e forensics.Event
-		var t int64
+		var src, t int64
 		var zone int
-		var kind, attrs string
-		var bucket, keyspace, shard, table sql.NullString
+		var kind string
+		var bucket, keyspace, shard, table, etext sql.NullString
 		var vb, rng sql.NullInt64
-		if err := rows.Scan(&e.Source, &e.Line, &t, &e.Offset, &zone, &e.Node, &kind, &bucket, &vb, &rng, &keyspace, &shard, &table, &attrs, &e.Text); err != nil {
+		if err := rows.Scan(&src, &e.Source, &e.Line, &t, &e.Offset, &zone, &e.Node, &kind, &bucket, &vb, &rng, &keyspace, &shard, &table, &attrs, &etext); err != nil {
 			return err
 		}
 		e.Time = time.Unix(0, t).UTC()
@@ -141,8 +151,28 @@ func (db *DB) events(ctx context.Context, f store.EventFilter, fn func(*forensic
 		if e.Attrs, err = decodeAttrs(attrs); err != nil {
 			return fmt.Errorf("event %s:%d: attributes: %w", e.Source, e.Line, err)
 		}
+		e.Text = etext.String
+		if !etext.Valid {
+			if e.Text, err = lines.text(src, e.Line); err != nil {
+				return fmt.Errorf("event %s:%d: %w", e.Source, e.Line, err)
+			}
+		}
+		if text != "" {
+			if !strings.Contains(e.Text, text) {
+				continue
+			}
+			if offset > 0 {
+				offset--
+				continue
+			}
+		}
 		if !fn(&e) {
 			return nil
+		}
+		if text != "" && limit > 0 {
+			if limit--; limit == 0 {
+				return nil
+			}
 		}
 	}
 	return rows.Err()

@@ -32,6 +32,12 @@ var registerReadOnly = sync.OnceFunc(func() {
 			if err := c.RegisterFunc("forensics_block_lines", blockLinesJSON, true); err != nil {
 				return err
 			}
+			if err := c.RegisterFunc("forensics_attrs", attrsJSON, true); err != nil {
+				return err
+			}
+			if err := c.RegisterFunc("forensics_line", new(blockLine).text, true); err != nil {
+				return err
+			}
 			release, err := releaseColumn(c)
 			if err != nil {
 				return err
@@ -94,6 +100,29 @@ func blockLinesJSON(data []byte, firstLine int64) (string, error) {
 	return string(b), err
 }
 
+// blockLine is the events view's forensics_line: the text of an event kept
+// only in its line's block. A query reads events in order, so the block
+// decoded last is kept, for the next event on it.
+type blockLine struct {
+	lt lineTexts
+}
+
+func (bl *blockLine) text(id int64, data []byte, firstLine, n int64) (string, error) {
+	for _, b := range bl.lt.blocks {
+		if b.src == id {
+			if t, ok := b.line(n); ok {
+				return string(t), nil
+			}
+		}
+	}
+	b, err := bl.lt.decode(id, firstLine, data)
+	if err != nil {
+		return "", err
+	}
+	t, _ := b.line(n)
+	return string(t), nil
+}
+
 const zoneName = `CASE %s WHEN 0 THEN 'logged' WHEN 1 THEN 'utc' WHEN 2 THEN 'assumed-utc' ELSE 'inherited' END`
 
 // releaseColumn is what the sources view reads as release: the column, or
@@ -121,7 +150,10 @@ CREATE TEMP VIEW sources AS
 	FROM main.sources WHERE complete = 1;
 CREATE TEMP VIEW events AS
 	SELECT e.id, e.source_id, s.path AS source, e.line, forensics_time(e.t) AS time, e.t, e.tz,
-		%s AS zone, e.node, e.kind, e.bucket, e.vb, e.range_id, e.keyspace, e.shard, e.tbl, e.attrs, e.text
+		%s AS zone, e.node, e.kind, e.bucket, e.vb, e.range_id, e.keyspace, e.shard, e.tbl,
+		forensics_attrs(e.attrs) AS attrs,
+		coalesce(e.text, (SELECT forensics_line(b.id, b.data, b.first_line, e.line) FROM main.blocks b
+			WHERE b.source_id = e.source_id AND b.first_line <= e.line ORDER BY b.first_line DESC LIMIT 1)) AS text
 	FROM main.events e JOIN main.sources s ON s.id = e.source_id WHERE s.complete = 1;
 CREATE TEMP VIEW lines AS
 	SELECT b.source_id, s.path AS source, s.node, json_extract(j.value, '$[0]') AS line,

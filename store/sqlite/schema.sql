@@ -43,8 +43,8 @@ CREATE TABLE IF NOT EXISTS events (
 	keyspace  TEXT,
 	shard     TEXT,
 	tbl       TEXT,
-	attrs     TEXT NOT NULL, -- JSON object of strings
-	text      TEXT NOT NULL
+	attrs     TEXT NOT NULL, -- packed keys and values (attrs.go); JSON in timelines of schema 1; the events view shows JSON
+	text      TEXT           -- NULL: the whole text of the line, kept once, in its block
 );
 CREATE INDEX IF NOT EXISTS events_t ON events(t);
 CREATE INDEX IF NOT EXISTS events_kind_t ON events(kind, t);

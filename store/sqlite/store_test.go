@@ -229,9 +229,9 @@ func TestAttrsRoundTrip(t *testing.T) {
 	} {
 		var b strings.Builder
 		encodeAttrs(&b, attrs)
-		got, err := decodeAttrs(b.String())
+		got, err := decodeAttrsText(b.String())
 		if err != nil || fmt.Sprint(got) != fmt.Sprint(attrs) {
-			t.Errorf("decodeAttrs(%s) = %v, %v; want %v", b.String(), got, err, attrs)
+			t.Errorf("decodeAttrsText(%s) = %v, %v; want %v", b.String(), got, err, attrs)
 		}
 	}
 }

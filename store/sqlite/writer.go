@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"database/sql"
+	"database/sql/driver"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -36,15 +37,20 @@ var noCancel = context.Background()
 // that is interrupted leaves no half-read source behind for queries, and the
 // next run reads that source again.
 type Writer struct {
-	db       *DB
-	ctx      context.Context
-	tx       *sql.Tx
-	insEvent *sql.Stmt
-	insBlock *sql.Stmt
-	bytes    int64
-	events   int
-	run      int64
-	maxSpan  int64 // longest block time span written, kept in meta for window queries
+	db        *DB
+	ctx       context.Context
+	conn      *sql.Conn // the connection of the transaction, held from begin to commit
+	tx        *sql.Tx
+	insEvent  driver.StmtQueryContext // on the driver's connection: see AddEventsOnLines
+	insBlock  *sql.Stmt
+	args      []driver.NamedValue
+	planned   bool // begin has decided whether the run loads without the events' indexes
+	unindexed bool // the events' indexes are dropped until the load is committed
+	bytes     int64
+	events    int
+	run       int64
+	maxSpan   int64 // longest block time span written, kept in meta for window queries
+	attrs     []byte
 }
 
 // NewRun records an analysis run over the given inputs and returns a writer for it.
@@ -69,18 +75,31 @@ func (db *DB) NewRun(ctx context.Context, inputs []string) (store.Writer, error)
 // Run returns the id of the run the writer records.
 func (w *Writer) Run() int64 { return w.run }
 
+const insertEvent = `INSERT INTO main.events
+	(source_id, line, t, tz, zone, node, kind, bucket, vb, range_id, keyspace, shard, tbl, attrs, text)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
 func (w *Writer) begin() error {
 	if w.tx != nil {
 		return nil
 	}
-	tx, err := w.db.sql.BeginTx(w.ctx, nil)
+	conn, err := w.db.sql.Conn(w.ctx)
 	if err != nil {
 		return err
 	}
-	w.tx = tx
-	w.insEvent, err = tx.PrepareContext(w.ctx, `INSERT INTO main.events
-		(source_id, line, t, tz, zone, node, kind, bucket, vb, range_id, keyspace, shard, tbl, attrs, text)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	tx, err := conn.BeginTx(w.ctx, nil)
+	if err != nil {
+		conn.Close()
+		return err
+	}
+	w.conn, w.tx = conn, tx
+	err = conn.Raw(func(dc any) error {
+		st, err := dc.(*sqlite3.SQLiteConn).Prepare(insertEvent)
+		if err == nil {
+			w.insEvent = st.(driver.StmtQueryContext)
+		}
+		return err
+	})
 	if err == nil {
 		w.insBlock, err = tx.PrepareContext(w.ctx, `INSERT INTO main.blocks (source_id, first_line, lines, t_min, t_max, data) VALUES (?, ?, ?, ?, ?, ?)`)
 	}
@@ -95,12 +114,20 @@ func (w *Writer) begin() error {
 
 // closeStmts closes the statements of the transaction, those that were prepared.
 func (w *Writer) closeStmts() {
-	for _, st := range []**sql.Stmt{&w.insEvent, &w.insBlock} {
-		if *st != nil {
-			(*st).Close()
-			*st = nil
-		}
+	if w.insBlock != nil {
+		w.insBlock.Close()
+		w.insBlock = nil
 	}
+	if w.insEvent != nil {
+		w.conn.Raw(func(any) error { return w.insEvent.(driver.Stmt).Close() })
+		w.insEvent = nil
+	}
+}
+
+// endTx lets go of the connection once the transaction has ended.
+func (w *Writer) endTx() {
+	w.conn.Close()
+	w.conn, w.tx, w.bytes, w.events = nil, nil, 0, 0
 }
 
 func (w *Writer) commitIfFull() error {
@@ -122,7 +149,7 @@ func (w *Writer) Commit() error {
 		return fmt.Errorf("commit: %w", describe(err))
 	}
 	err := w.tx.Commit()
-	w.tx, w.bytes, w.events = nil, 0, 0
+	w.endTx()
 	if err != nil {
 		return fmt.Errorf("commit: %w", describe(err))
 	}
@@ -137,7 +164,7 @@ func (w *Writer) Rollback() {
 	if w.tx != nil {
 		w.closeStmts()
 		w.tx.Rollback()
-		w.tx, w.bytes, w.events = nil, 0, 0
+		w.endTx()
 	}
 }
 
@@ -208,25 +235,66 @@ func (w *Writer) AddLines(src int64, lb store.LineBatch) error {
 
 // AddEvents stores events of a source.
 func (w *Writer) AddEvents(src int64, evs []forensics.Event) error {
+	return w.AddEventsOnLines(src, evs, nil)
+}
+
+// AddEventsOnLines stores events of a source. The text of an event that is
+// the whole text of its line (onLine) is not stored again: the line's block
+// holds it, and readers take it from there.
+//
+// The rows go to the driver's statement, not through database/sql: binding
+// fifteen values through it costs a conversion and an allocation each, and
+// a crossing into C each; the driver's query path binds them and steps in
+// one crossing. (The insert runs at its first step; the rows it returns are
+// none.)
+func (w *Writer) AddEventsOnLines(src int64, evs []forensics.Event, onLine []bool) error {
 	if err := w.begin(); err != nil {
 		return err
 	}
-	var attrs strings.Builder
-	for i := range evs {
-		e := &evs[i]
-		attrs.Reset()
-		encodeAttrs(&attrs, e.Attrs)
-		var vb any
-		if e.VB != forensics.NoVB {
-			vb = e.VB
+	packed := w.db.schema >= 2
+	if w.args == nil {
+		w.args = make([]driver.NamedValue, 15)
+		for i := range w.args {
+			w.args[i].Ordinal = i + 1
 		}
-		_, err := w.insEvent.ExecContext(noCancel, src, e.Line, e.Time.UnixNano(), e.Offset, int(e.Zone), e.Node, string(e.Kind),
-			nullString(e.Bucket), vb, nullInt(e.Range), nullString(e.Keyspace), nullString(e.Shard), nullString(e.Table),
-			attrs.String(), e.Text)
-		if err != nil {
-			return fmt.Errorf("store event: %w", describe(err))
+	}
+	a := w.args
+	err := w.conn.Raw(func(any) error {
+		for i := range evs {
+			e := &evs[i]
+			if packed {
+				w.attrs = appendAttrs(w.attrs[:0], e.Attrs)
+				a[13].Value = w.attrs // copied by the driver before the statement runs
+			} else {
+				var b strings.Builder
+				encodeAttrs(&b, e.Attrs)
+				a[13].Value = b.String()
+			}
+			a[0].Value, a[1].Value, a[2].Value, a[3].Value, a[4].Value = src, e.Line, e.Time.UnixNano(), int64(e.Offset), int64(e.Zone)
+			a[5].Value, a[6].Value = e.Node, string(e.Kind)
+			a[7].Value, a[8].Value, a[9].Value = nullString(e.Bucket), nil, nullInt(e.Range)
+			if e.VB != forensics.NoVB {
+				a[8].Value = int64(e.VB)
+			}
+			a[10].Value, a[11].Value, a[12].Value = nullString(e.Keyspace), nullString(e.Shard), nullString(e.Table)
+			a[14].Value = e.Text
+			if packed && i < len(onLine) && onLine[i] {
+				a[14].Value = nil
+			}
+			rows, err := w.insEvent.QueryContext(noCancel, a)
+			if err != nil {
+				return fmt.Errorf("store event: %w", describe(err))
+			}
+			rows.Close()
+			w.bytes += int64(len(e.Text) + len(w.attrs) + 64)
 		}
-		w.bytes += int64(len(e.Text) + attrs.Len() + 64)
+		return nil
+	})
+	for i := range a {
+		a[i].Value = nil // the strings of the events go with them
+	}
+	if err != nil {
+		return err
 	}
 	w.events += len(evs)
 	return w.commitIfFull()
@@ -398,100 +466,6 @@ func describe(err error) error {
 		}
 	}
 	return err
-}
-
-// encodeAttrs writes attributes as a JSON object, keeping their order.
-func encodeAttrs(b *strings.Builder, attrs []forensics.Attr) {
-	b.WriteByte('{')
-	for i, a := range attrs {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		writeJSONString(b, a.Key)
-		b.WriteByte(':')
-		writeJSONString(b, a.Value)
-	}
-	b.WriteByte('}')
-}
-
-// writeJSONString writes s as a JSON string. Most values are plain ASCII and
-// are written as they are; the rest go through encoding/json.
-func writeJSONString(b *strings.Builder, s string) {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
-			v, _ := json.Marshal(s)
-			b.Write(v)
-			return
-		}
-	}
-	b.WriteByte('"')
-	b.WriteString(s)
-	b.WriteByte('"')
-}
-
-// decodeAttrs reads attributes written by encodeAttrs, keeping their order.
-// Rules read events by the hundred thousand, so the common case (keys and
-// values without escapes) is read by hand; anything else goes to encoding/json.
-func decodeAttrs(s string) ([]forensics.Attr, error) {
-	if s == "{}" || s == "" {
-		return nil, nil
-	}
-	var out []forensics.Attr
-	i := 1 // after '{'
-	for i < len(s) && s[i] != '}' {
-		k, n, ok := plainString(s, i)
-		if !ok || n >= len(s) || s[n] != ':' {
-			return decodeAttrsJSON(s)
-		}
-		v, m, ok := plainString(s, n+1)
-		if !ok || m >= len(s) {
-			return decodeAttrsJSON(s)
-		}
-		out = append(out, forensics.Attr{Key: k, Value: v})
-		i = m
-		if s[i] == ',' {
-			i++
-		}
-	}
-	return out, nil
-}
-
-// plainString reads a JSON string without escapes starting at s[i], and
-// returns it with the index after it.
-func plainString(s string, i int) (string, int, bool) {
-	if i >= len(s) || s[i] != '"' {
-		return "", 0, false
-	}
-	for j := i + 1; j < len(s); j++ {
-		switch s[j] {
-		case '"':
-			return s[i+1 : j], j + 1, true
-		case '\\':
-			return "", 0, false
-		}
-	}
-	return "", 0, false
-}
-
-func decodeAttrsJSON(s string) ([]forensics.Attr, error) {
-	dec := json.NewDecoder(strings.NewReader(s))
-	if _, err := dec.Token(); err != nil {
-		return nil, err
-	}
-	var out []forensics.Attr
-	for dec.More() {
-		k, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		var v string
-		if err := dec.Decode(&v); err != nil {
-			return nil, err
-		}
-		key, _ := k.(string)
-		out = append(out, forensics.Attr{Key: key, Value: v})
-	}
-	return out, nil
 }
 
 // Discard removes the run, for a run that read nothing: the latest run
