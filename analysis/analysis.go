@@ -53,7 +53,23 @@ func (r *Result) Analysed() bool { return r.Ingest.Read+r.Ingest.Reused > 0 }
 // content with the same rules), stores the findings and builds the report.
 // A run that reads nothing is discarded, so the latest run stays the latest
 // analysis, and its Result says so (Analysed).
-func Run(ctx context.Context, cfg Config) (*Result, error) {
+func Run(ctx context.Context, cfg Config) (res *Result, err error) {
+	defer func() {
+		// Interrupted after the reading: what was read is stored whole, and
+		// the next run reads none of it again.
+		if err != nil && errors.Is(err, context.Canceled) && !errors.As(err, new(interrupted)) {
+			res, err = nil, interrupted{fmt.Errorf("analyze interrupted (%w) while the rules ran: every file read is stored; run the same command again to finish, it reads none of them again", err)}
+		}
+	}()
+	return run(ctx, cfg)
+}
+
+// interrupted is an analysis stopped by its context, said in words.
+type interrupted struct{ error }
+
+func (e interrupted) Unwrap() error { return e.error }
+
+func run(ctx context.Context, cfg Config) (*Result, error) {
 	db := cfg.Store
 	phase.Mark("ingest")
 	w, err := db.NewRun(ctx, cfg.Inputs)
@@ -80,12 +96,15 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return out, nil
 	}
 	if errors.Is(err, context.Canceled) {
-		return nil, fmt.Errorf("analyze interrupted (%w): the files stored whole so far are kept; run the same command again to finish", err)
+		return nil, interrupted{fmt.Errorf("analyze interrupted (%w): the files stored whole so far are kept; run the same command again to finish", err)}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("analyze: %w", err)
 	}
 	setPhase(cfg.Progress, ingest.Rules)
+	// The reading's buffers are garbage now: handing them back to the
+	// system keeps the rules' peak from stacking on the reading's.
+	debug.FreeOSMemory()
 	phase.Mark("rules")
 	id := cfg.RulesID
 	if id == "" {
@@ -107,6 +126,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 		findings, out.RuleErrors = rules.Run(ctx, store.Timeline(ro, res.Run), cfg.Rules)
 		ro.Close()
+		if err := context.Cause(ctx); err != nil {
+			return nil, err // the findings of rules cut short are not kept
+		}
 	}
 	if err := w.SaveFindings(findings); err != nil {
 		return nil, err

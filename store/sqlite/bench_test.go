@@ -116,7 +116,7 @@ func BenchmarkWindowQuery(b *testing.B) {
 	at := benchStart.Add(time.Hour)
 	window := store.LineFilter{Since: at, Until: at.Add(10 * time.Second)}
 
-	span, _ := db.maxBlockSpan(ctx)
+	span, _ := db.metaInt(ctx, "max_block_span")
 	var plan []string
 	db.QuerySQL(ctx, `EXPLAIN QUERY PLAN SELECT b.id FROM main.blocks b JOIN main.sources s ON s.id = b.source_id
 		WHERE s.complete = 1 AND b.t_min < ? AND b.t_min >= ? AND b.t_max >= ?`,

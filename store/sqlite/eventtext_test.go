@@ -6,12 +6,14 @@ import (
 	_ "embed"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"forensics"
 	"forensics/store"
+	"forensics/store/block"
 )
 
 // loadShared writes one source of n lines ("PATH line I"), long lines cut
@@ -113,22 +115,33 @@ func checkEvents(t *testing.T, r store.Reader, path string, n int) {
 // stored once in the line's block, read back with that text: through the
 // cursor of a timeline open for writing and of a read-only one, through a
 // text filter with a limit, and through the events view of --sql.
+// It does so in a timeline of this schema (events in blocks) and of
+// schema 2 (a row each).
 func TestEventTextFromLines(t *testing.T) {
+	for _, version := range []string{"2", schemaVersion} {
+		t.Run("schema"+version, func(t *testing.T) { testEventTextFromLines(t, version) })
+	}
+}
+
+func testEventTextFromLines(t *testing.T, version string) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "t.db")
+	if version == "2" {
+		createOld(t, path, schema2, version)
+	}
 	db, err := Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
+	if got := strconv.Itoa(db.schema); got != version {
+		t.Fatalf("schema %s, want %s", got, version)
+	}
 	const n = 20000 // several blocks
 	loadShared(t, db, "a.log", n)
 	loadShared(t, db, "b.log", 50)
-	var stored int
-	if err := db.sql.QueryRow(`SELECT count(*) FROM main.events WHERE text IS NOT NULL`).Scan(&stored); err != nil {
-		t.Fatal(err)
-	}
-	if want := n/7 + 1 + 50/7 + 1; stored != want {
+	if want := n/7 + 1 + 50/7 + 1; storedTexts(t, db) != want {
+		stored := storedTexts(t, db)
 		t.Errorf("%d events store their text, want %d (the pieces of cut lines and the entries)", stored, want)
 	}
 	checkEvents(t, db, "a.log", n)
@@ -171,22 +184,68 @@ func TestEventTextFromLines(t *testing.T) {
 //go:embed testdata/schema1.sql
 var schema1 string
 
+//go:embed testdata/schema2.sql
+var schema2 string
+
+// createOld creates an empty timeline of an earlier schema, as the
+// release that wrote that schema did.
+func createOld(t *testing.T, path, schema, version string) {
+	t.Helper()
+	old, err := sql.Open("sqlite3", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer old.Close()
+	for _, q := range []string{`PRAGMA page_size = 65536`, `PRAGMA journal_mode = WAL`, schema,
+		fmt.Sprintf(`PRAGMA application_id = %d`, applicationID), `INSERT INTO meta(key, value) VALUES ('schema', '` + version + `')`} {
+		if _, err := old.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// storedTexts counts the events that keep their own text, not their line's.
+func storedTexts(t *testing.T, db *DB) int {
+	t.Helper()
+	var n int
+	if db.schema < 3 {
+		if err := db.sql.QueryRow(`SELECT count(*) FROM main.events WHERE text IS NOT NULL`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	rows, err := db.sql.Query(`SELECT data FROM main.event_blocks`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var data []byte
+		if err := rows.Scan(&data); err != nil {
+			t.Fatal(err)
+		}
+		_, err := block.DecodeEvents(data, nil, nil, func(se *block.StoredEvent) error {
+			if !se.OnLine {
+				n++
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
 // TestSchema1StillOpens checks that a timeline of schema 1 (attributes as
 // JSON, every event's text in its row) is read, and written to in its own
 // schema, so that the release that wrote it can still read it.
 func TestSchema1StillOpens(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "t.db")
-	old, err := sql.Open("sqlite3", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range []string{`PRAGMA page_size = 65536`, `PRAGMA journal_mode = WAL`, schema1,
-		fmt.Sprintf(`PRAGMA application_id = %d`, applicationID), `INSERT INTO meta(key, value) VALUES ('schema', '1')`} {
-		if _, err := old.Exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	old.Close()
+	createOld(t, path, schema1, "1")
 
 	db, err := Open(path)
 	if err != nil {
@@ -228,7 +287,7 @@ func TestNewerSchemaRefused(t *testing.T) {
 	}
 	db.Close()
 	for name, open := range map[string]func(string) (*DB, error){"read-write": Open, "read-only": OpenReadOnly} {
-		if db, err := open(path); err == nil || !strings.Contains(err.Error(), "timeline schema version 9, this forensics reads versions 1 to 2") {
+		if db, err := open(path); err == nil || !strings.Contains(err.Error(), "timeline schema version 9, this forensics reads versions 1 to "+schemaVersion) {
 			t.Errorf("%s: open = %v; want a refusal naming the versions", name, err)
 			if db != nil {
 				db.Close()

@@ -85,7 +85,7 @@ func (db *DB) candidateBlocks(ctx context.Context, f store.LineFilter) ([]source
 		w.add("b.t_min < ?", f.Until.UnixNano())
 	}
 	if !f.Since.IsZero() {
-		span, err := db.maxBlockSpan(ctx)
+		span, err := db.metaInt(ctx, "max_block_span")
 		if err != nil {
 			return nil, nil, err
 		}
@@ -115,9 +115,10 @@ func (db *DB) candidateBlocks(ctx context.Context, f store.LineFilter) ([]source
 	return srcs, blocks, rows.Err()
 }
 
-func (db *DB) maxBlockSpan(ctx context.Context) (int64, error) {
+// metaInt reads a number kept in meta, 0 when it is not there.
+func (db *DB) metaInt(ctx context.Context, key string) (int64, error) {
 	var v sql.NullString
-	err := db.sql.QueryRowContext(ctx, `SELECT value FROM main.meta WHERE key = 'max_block_span'`).Scan(&v)
+	err := db.sql.QueryRowContext(ctx, `SELECT value FROM main.meta WHERE key = ?`, key).Scan(&v)
 	if err == sql.ErrNoRows || !v.Valid {
 		return 0, nil
 	}
@@ -223,6 +224,13 @@ func (it *sourceLines) load(b blockRef) error {
 // attachKinds marks the lines on which events were recognised.
 func (it *sourceLines) attachKinds() error {
 	first, last := it.lines[0].N, it.lines[len(it.lines)-1].N
+	if it.db.schema >= 3 {
+		kinds, err := it.db.blockLineKinds(it.ctx, it.src.id, first, last)
+		for i := range it.lines {
+			it.lines[i].Kinds = append(it.lines[i].Kinds, kinds[it.lines[i].N]...)
+		}
+		return err
+	}
 	rows, err := it.db.sql.QueryContext(it.ctx, `SELECT line, kind FROM main.events WHERE source_id = ? AND line BETWEEN ? AND ? ORDER BY line, id`, it.src.id, first, last)
 	if err != nil {
 		return err

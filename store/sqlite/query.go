@@ -109,6 +109,9 @@ func (db *DB) Events(ctx context.Context, f store.EventFilter) iter.Seq2[*forens
 
 // events calls fn for each event the filter selects until fn returns false.
 func (db *DB) events(ctx context.Context, f store.EventFilter, fn func(*forensics.Event) bool) error {
+	if db.schema >= 3 {
+		return db.blockEvents(ctx, f, fn)
+	}
 	// The text of most events is in their line's block, not in the row:
 	// a text filter is applied here, after the text is given back, and so
 	// are the limit and offset it would otherwise shift.

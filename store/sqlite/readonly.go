@@ -12,6 +12,7 @@ import (
 
 	sqlite3 "github.com/mattn/go-sqlite3"
 
+	"forensics"
 	"forensics/store/block"
 )
 
@@ -38,11 +39,18 @@ var registerReadOnly = sync.OnceFunc(func() {
 			if err := c.RegisterFunc("forensics_line", new(blockLine).text, true); err != nil {
 				return err
 			}
+			if err := c.RegisterFunc("forensics_event_block", eventBlockJSON, true); err != nil {
+				return err
+			}
 			release, err := releaseColumn(c)
 			if err != nil {
 				return err
 			}
-			if _, err := c.Exec(viewsSQL(release), nil); err != nil {
+			blocks, err := eventsInBlocks(c)
+			if err != nil {
+				return err
+			}
+			if _, err := c.Exec(viewsSQL(release, blocks), nil); err != nil {
 				return fmt.Errorf("create views: %w", err)
 			}
 			if _, err = c.Exec(`PRAGMA query_only = 1`, nil); err != nil {
@@ -139,15 +147,99 @@ func releaseColumn(c *sqlite3.SQLiteConn) (string, error) {
 	return "''", nil
 }
 
-func viewsSQL(release string) string {
-	return fmt.Sprintf(viewsTemplate, release)
+// eventsInBlocks reports whether the timeline keeps its events in blocks
+// (schema 3 and later).
+func eventsInBlocks(c *sqlite3.SQLiteConn) (bool, error) {
+	rows, err := c.Query(`SELECT value FROM main.meta WHERE key = 'schema'`, nil)
+	if err != nil {
+		return false, err
+	}
+	defer rows.Close()
+	v := make([]driver.Value, 1)
+	if rows.Next(v) != nil {
+		return false, nil
+	}
+	s, _ := v[0].(string)
+	if b, ok := v[0].([]byte); ok {
+		s = string(b)
+	}
+	return readsVersions[s] >= 3, nil
 }
 
-var viewsTemplate = fmt.Sprintf(`
-CREATE TEMP VIEW sources AS
-	SELECT id, path, node, format, component, %%s AS release, bytes, lines, events, plain, skipped, errors,
-		forensics_time(first_ns) AS first, forensics_time(last_ns) AS last
-	FROM main.sources WHERE complete = 1;
+// eventBlockJSON decodes a block of events for the events view, as a JSON
+// array of [line, t, tz, zone, node, kind, bucket, vb, range_id, keyspace,
+// shard, tbl, attrs, text] arrays that json_each can walk. attrs is the
+// JSON object as a string; text is null for an event whose text is its
+// line's.
+func eventBlockJSON(data []byte) (string, error) {
+	var b strings.Builder
+	b.WriteByte('[')
+	n := 0
+	var attrs strings.Builder
+	_, err := block.DecodeEvents(data, nil, nil, func(se *block.StoredEvent) error {
+		e := &se.Event
+		if n > 0 {
+			b.WriteByte(',')
+		}
+		n++
+		fmt.Fprintf(&b, "[%d,%d,%d,%d,", e.Line, e.Time.UnixNano(), e.Offset, int(e.Zone))
+		writeJSONString(&b, e.Node)
+		b.WriteByte(',')
+		writeJSONString(&b, string(e.Kind))
+		b.WriteByte(',')
+		jsonNullString(&b, e.Bucket)
+		if e.VB != forensics.NoVB {
+			fmt.Fprintf(&b, ",%d,", e.VB)
+		} else {
+			b.WriteString(",null,")
+		}
+		if e.Range != 0 {
+			fmt.Fprintf(&b, "%d,", e.Range)
+		} else {
+			b.WriteString("null,")
+		}
+		jsonNullString(&b, e.Keyspace)
+		b.WriteByte(',')
+		jsonNullString(&b, e.Shard)
+		b.WriteByte(',')
+		jsonNullString(&b, e.Table)
+		b.WriteByte(',')
+		attrs.Reset()
+		encodeAttrs(&attrs, e.Attrs)
+		writeJSONString(&b, attrs.String())
+		b.WriteByte(',')
+		if se.OnLine {
+			b.WriteString("null")
+		} else {
+			writeJSONString(&b, e.Text)
+		}
+		b.WriteByte(']')
+		return nil
+	})
+	b.WriteByte(']')
+	return b.String(), err
+}
+
+// jsonNullString writes s as a JSON string, or null for "" (the events
+// table's NULL).
+func jsonNullString(b *strings.Builder, s string) {
+	if s == "" {
+		b.WriteString("null")
+		return
+	}
+	writeJSONString(b, s)
+}
+
+func viewsSQL(release string, eventBlocks bool) string {
+	events := eventsTable
+	if eventBlocks {
+		events = eventsBlocks
+	}
+	return fmt.Sprintf(viewsTemplate, release, events)
+}
+
+// The events view of timelines that keep events a row each (schema 1 and 2).
+var eventsTable = fmt.Sprintf(`
 CREATE TEMP VIEW events AS
 	SELECT e.id, e.source_id, s.path AS source, e.line, forensics_time(e.t) AS time, e.t, e.tz,
 		%s AS zone, e.node, e.kind, e.bucket, e.vb, e.range_id, e.keyspace, e.shard, e.tbl,
@@ -155,6 +247,32 @@ CREATE TEMP VIEW events AS
 		coalesce(e.text, (SELECT forensics_line(b.id, b.data, b.first_line, e.line) FROM main.blocks b
 			WHERE b.source_id = e.source_id AND b.first_line <= e.line ORDER BY b.first_line DESC LIMIT 1)) AS text
 	FROM main.events e JOIN main.sources s ON s.id = e.source_id WHERE s.complete = 1;
+`, fmt.Sprintf(zoneName, "e.zone"))
+
+// The events view of timelines that keep events in blocks (schema 3): the
+// same columns, the id numbering the events of a block after its own.
+var eventsBlocks = fmt.Sprintf(`
+CREATE TEMP VIEW events AS
+	SELECT e.block_id * %d + e.i AS id, e.source_id, e.source, e.line, forensics_time(e.t) AS time, e.t, e.tz,
+		%s AS zone, e.node, e.kind, e.bucket, e.vb, e.range_id, e.keyspace, e.shard, e.tbl, e.attrs,
+		coalesce(e.text, (SELECT forensics_line(b.id, b.data, b.first_line, e.line) FROM main.blocks b
+			WHERE b.source_id = e.source_id AND b.first_line <= e.line ORDER BY b.first_line DESC LIMIT 1)) AS text
+	FROM (SELECT eb.id AS block_id, j.key AS i, eb.source_id, s.path AS source,
+			json_extract(j.value, '$[0]') AS line, json_extract(j.value, '$[1]') AS t, json_extract(j.value, '$[2]') AS tz,
+			json_extract(j.value, '$[3]') AS zone, json_extract(j.value, '$[4]') AS node, json_extract(j.value, '$[5]') AS kind,
+			json_extract(j.value, '$[6]') AS bucket, json_extract(j.value, '$[7]') AS vb, json_extract(j.value, '$[8]') AS range_id,
+			json_extract(j.value, '$[9]') AS keyspace, json_extract(j.value, '$[10]') AS shard, json_extract(j.value, '$[11]') AS tbl,
+			json_extract(j.value, '$[12]') AS attrs, json_extract(j.value, '$[13]') AS text
+		FROM main.event_blocks eb JOIN main.sources s ON s.id = eb.source_id, json_each(forensics_event_block(eb.data)) j
+		WHERE s.complete = 1) e;
+`, block.MaxEvents, fmt.Sprintf(zoneName, "e.zone"))
+
+var viewsTemplate = fmt.Sprintf(`
+CREATE TEMP VIEW sources AS
+	SELECT id, path, node, format, component, %%s AS release, bytes, lines, events, plain, skipped, errors,
+		forensics_time(first_ns) AS first, forensics_time(last_ns) AS last
+	FROM main.sources WHERE complete = 1;
+%%s
 CREATE TEMP VIEW lines AS
 	SELECT b.source_id, s.path AS source, s.node, json_extract(j.value, '$[0]') AS line,
 		forensics_time(json_extract(j.value, '$[1]')) AS time, json_extract(j.value, '$[1]') AS t,
@@ -166,7 +284,7 @@ CREATE TEMP VIEW findings AS
 	SELECT id, run_id, rule, severity, forensics_time(start_ns) AS start, forensics_time(end_ns) AS "end",
 		json_extract(body, '$.title') AS title, body
 	FROM main.findings;
-`, fmt.Sprintf(zoneName, "e.zone"), fmt.Sprintf(zoneName, "json_extract(j.value, '$[3]')"))
+`, fmt.Sprintf(zoneName, "json_extract(j.value, '$[3]')"))
 
 // QuerySQL runs a query written by the user on the read-only connection and
 // calls fn with each row. The views above are the documented interface.

@@ -28,6 +28,8 @@ CREATE TABLE IF NOT EXISTS sources (
 	loaded_at TEXT NOT NULL
 );
 
+-- events holds the events of timelines of schema 1 and 2, a row each;
+-- schema 3 keeps them in event_blocks, and this table stays empty.
 CREATE TABLE IF NOT EXISTS events (
 	id        INTEGER PRIMARY KEY,
 	source_id INTEGER NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
@@ -49,6 +51,32 @@ CREATE TABLE IF NOT EXISTS events (
 CREATE INDEX IF NOT EXISTS events_t ON events(t);
 CREATE INDEX IF NOT EXISTS events_kind_t ON events(kind, t);
 CREATE INDEX IF NOT EXISTS events_source_line ON events(source_id, line);
+
+-- Events of schema 3: up to 512 events of a source a block, in the order
+-- the parser emitted them (store/block/events.go for the record layout),
+-- and which kinds each block holds, and when, to find the blocks of a kind.
+CREATE TABLE IF NOT EXISTS event_blocks (
+	id        INTEGER PRIMARY KEY,
+	source_id INTEGER NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+	min_line  INTEGER NOT NULL,
+	max_line  INTEGER NOT NULL,
+	t_min     INTEGER NOT NULL,
+	t_max     INTEGER NOT NULL,
+	events    INTEGER NOT NULL,
+	data      BLOB NOT NULL -- S2
+);
+CREATE INDEX IF NOT EXISTS event_blocks_t ON event_blocks(t_min);
+CREATE INDEX IF NOT EXISTS event_blocks_source ON event_blocks(source_id, min_line);
+
+CREATE TABLE IF NOT EXISTS event_kinds (
+	kind     TEXT NOT NULL,
+	t_min    INTEGER NOT NULL,
+	t_max    INTEGER NOT NULL,
+	block_id INTEGER NOT NULL REFERENCES event_blocks(id) ON DELETE CASCADE,
+	events   INTEGER NOT NULL,
+	PRIMARY KEY (kind, t_min, block_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS event_kinds_block ON event_kinds(block_id);
 
 CREATE TABLE IF NOT EXISTS blocks (
 	id         INTEGER PRIMARY KEY,

@@ -26,13 +26,14 @@ var schema string
 // schemaVersion is bumped when schema.sql changes incompatibly: a program
 // that reads an older version refuses the file with a message rather than
 // misread it. Version 2 keeps attributes packed and the text of an event
-// that is its whole line only in the line's block. Timelines of version 1
-// are still read, and written to as version 1, so that the program that
-// wrote them can go on reading them.
-const schemaVersion = "2"
+// that is its whole line only in the line's block. Version 3 keeps events
+// in blocks (event_blocks) instead of a row each. Timelines of older
+// versions are still read, and written to as the version they are, so that
+// the program that wrote them can go on reading them.
+const schemaVersion = "3"
 
 // readsVersions are the schema versions this program opens.
-var readsVersions = map[string]int{"1": 1, "2": 2}
+var readsVersions = map[string]int{"1": 1, "2": 2, "3": 3}
 
 // Driver opens SQLite timelines: a plain path, or "sqlite:PATH".
 var Driver = store.Driver{

@@ -41,15 +41,17 @@ type Writer struct {
 	ctx       context.Context
 	conn      *sql.Conn // the connection of the transaction, held from begin to commit
 	tx        *sql.Tx
-	insEvent  driver.StmtQueryContext // on the driver's connection: see AddEventsOnLines
+	insEvent  driver.StmtQueryContext // on the driver's connection: see addEventRows
 	insBlock  *sql.Stmt
+	insEvBlk  *sql.Stmt // schema 3: a block of events
+	insEvKind *sql.Stmt // schema 3: a kind of a block of events
 	args      []driver.NamedValue
-	planned   bool // begin has decided whether the run loads without the events' indexes
-	unindexed bool // the events' indexes are dropped until the load is committed
+	events3   block.EventEncoder
 	bytes     int64
 	events    int
 	run       int64
 	maxSpan   int64 // longest block time span written, kept in meta for window queries
+	maxEvSpan int64 // the same for blocks of events
 	attrs     []byte
 }
 
@@ -93,13 +95,20 @@ func (w *Writer) begin() error {
 		return err
 	}
 	w.conn, w.tx = conn, tx
-	err = conn.Raw(func(dc any) error {
-		st, err := dc.(*sqlite3.SQLiteConn).Prepare(insertEvent)
+	if w.db.schema >= 3 {
+		w.insEvBlk, err = tx.PrepareContext(w.ctx, `INSERT INTO main.event_blocks (source_id, min_line, max_line, t_min, t_max, events, data) VALUES (?, ?, ?, ?, ?, ?, ?)`)
 		if err == nil {
-			w.insEvent = st.(driver.StmtQueryContext)
+			w.insEvKind, err = tx.PrepareContext(w.ctx, `INSERT INTO main.event_kinds (kind, t_min, t_max, block_id, events) VALUES (?, ?, ?, ?, ?)`)
 		}
-		return err
-	})
+	} else {
+		err = conn.Raw(func(dc any) error {
+			st, err := dc.(*sqlite3.SQLiteConn).Prepare(insertEvent)
+			if err == nil {
+				w.insEvent = st.(driver.StmtQueryContext)
+			}
+			return err
+		})
+	}
 	if err == nil {
 		w.insBlock, err = tx.PrepareContext(w.ctx, `INSERT INTO main.blocks (source_id, first_line, lines, t_min, t_max, data) VALUES (?, ?, ?, ?, ?, ?)`)
 	}
@@ -114,9 +123,11 @@ func (w *Writer) begin() error {
 
 // closeStmts closes the statements of the transaction, those that were prepared.
 func (w *Writer) closeStmts() {
-	if w.insBlock != nil {
-		w.insBlock.Close()
-		w.insBlock = nil
+	for _, st := range []**sql.Stmt{&w.insBlock, &w.insEvBlk, &w.insEvKind} {
+		if *st != nil {
+			(*st).Close()
+			*st = nil
+		}
 	}
 	if w.insEvent != nil {
 		w.conn.Raw(func(any) error { return w.insEvent.(driver.Stmt).Close() })
@@ -147,6 +158,13 @@ func (w *Writer) Commit() error {
 		ON CONFLICT(key) DO UPDATE SET value = max(CAST(value AS INTEGER), CAST(excluded.value AS INTEGER))`, w.maxSpan); err != nil {
 		w.Rollback()
 		return fmt.Errorf("commit: %w", describe(err))
+	}
+	if w.maxEvSpan > 0 {
+		if _, err := w.tx.ExecContext(w.ctx, `INSERT INTO main.meta(key, value) VALUES ('max_event_block_span', ?)
+			ON CONFLICT(key) DO UPDATE SET value = max(CAST(value AS INTEGER), CAST(excluded.value AS INTEGER))`, w.maxEvSpan); err != nil {
+			w.Rollback()
+			return fmt.Errorf("commit: %w", describe(err))
+		}
 	}
 	err := w.tx.Commit()
 	w.endTx()
@@ -239,18 +257,55 @@ func (w *Writer) AddEvents(src int64, evs []forensics.Event) error {
 }
 
 // AddEventsOnLines stores events of a source. The text of an event that is
-// the whole text of its line (onLine) is not stored again: the line's block
-// holds it, and readers take it from there.
+// the whole text of its line (onLine) is not stored again (schema 2 and
+// later): the line's block holds it, and readers take it from there.
+func (w *Writer) AddEventsOnLines(src int64, evs []forensics.Event, onLine []bool) error {
+	if err := w.begin(); err != nil {
+		return err
+	}
+	w.events += len(evs)
+	if w.db.schema >= 3 {
+		for len(evs) > 0 {
+			n := min(len(evs), block.MaxEvents)
+			if err := w.addEventBlock(src, evs[:n], onLine[:min(n, len(onLine))]); err != nil {
+				return err
+			}
+			evs, onLine = evs[n:], onLine[min(n, len(onLine)):]
+		}
+	} else if err := w.addEventRows(src, evs, onLine); err != nil {
+		return err
+	}
+	return w.commitIfFull()
+}
+
+// addEventBlock stores at most block.MaxEvents events as one block, and a
+// row for each kind in it.
+func (w *Writer) addEventBlock(src int64, evs []forensics.Event, onLine []bool) error {
+	b := w.events3.Encode(evs, onLine)
+	defer b.Release()
+	res, err := w.insEvBlk.ExecContext(noCancel, src, b.MinLine, b.MaxLine, b.TMin, b.TMax, b.Events, b.Data)
+	if err != nil {
+		return fmt.Errorf("store events: %w", describe(err))
+	}
+	id, _ := res.LastInsertId()
+	for _, k := range b.Kinds {
+		if _, err := w.insEvKind.ExecContext(noCancel, string(k.Kind), k.TMin, k.TMax, id, k.Events); err != nil {
+			return fmt.Errorf("store events: %w", describe(err))
+		}
+	}
+	w.bytes += int64(len(b.Data))
+	w.maxEvSpan = max(w.maxEvSpan, b.TMax-b.TMin)
+	return nil
+}
+
+// addEventRows stores events a row each, as timelines of schema 1 and 2 do.
 //
 // The rows go to the driver's statement, not through database/sql: binding
 // fifteen values through it costs a conversion and an allocation each, and
 // a crossing into C each; the driver's query path binds them and steps in
 // one crossing. (The insert runs at its first step; the rows it returns are
 // none.)
-func (w *Writer) AddEventsOnLines(src int64, evs []forensics.Event, onLine []bool) error {
-	if err := w.begin(); err != nil {
-		return err
-	}
+func (w *Writer) addEventRows(src int64, evs []forensics.Event, onLine []bool) error {
 	packed := w.db.schema >= 2
 	if w.args == nil {
 		w.args = make([]driver.NamedValue, 15)
@@ -293,11 +348,7 @@ func (w *Writer) AddEventsOnLines(src int64, evs []forensics.Event, onLine []boo
 	for i := range a {
 		a[i].Value = nil // the strings of the events go with them
 	}
-	if err != nil {
-		return err
-	}
-	w.events += len(evs)
-	return w.commitIfFull()
+	return err
 }
 
 // EndSource records a source's accounting and makes it visible. If its key

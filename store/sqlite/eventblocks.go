@@ -1,0 +1,240 @@
+package sqlite
+
+import (
+	"container/heap"
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"strings"
+
+	"forensics"
+	"forensics/store"
+	"forensics/store/block"
+)
+
+// Events of schema 3 are in blocks (store/block/events.go). A block holds
+// the events of one source in the order they were emitted, which is line
+// order but for late multi-line entries and clocks that go back; so a
+// cursor sorts each block it reads and merges the blocks, reading them in
+// the order they start, and yields an event only once no block still
+// unread can start before it.
+
+// blockEvents calls fn for each event the filter selects, in timeline
+// order, until fn returns false.
+func (db *DB) blockEvents(ctx context.Context, f store.EventFilter, fn func(*forensics.Event) bool) error {
+	var w where
+	w.sources(f.Run, f.Components, f.Paths)
+	since, until := int64(0), int64(0)
+	if !f.Since.IsZero() {
+		since = f.Since.UnixNano()
+	}
+	if !f.Until.IsZero() {
+		until = f.Until.UnixNano()
+	}
+	var span int64
+	if since != 0 {
+		var err error
+		if span, err = db.metaInt(ctx, "max_event_block_span"); err != nil {
+			return err
+		}
+	}
+	// A block can only hold events of the window if it starts at most the
+	// longest block span before it: the index on t_min finds those.
+	window := func(w *where, alias string) {
+		if until != 0 {
+			w.add(alias+".t_min < ?", until)
+		}
+		if since != 0 {
+			w.add(alias+".t_min >= ?", since-span)
+			w.add(alias+".t_max >= ?", since)
+		}
+	}
+	if len(f.Kinds) > 0 {
+		var k where
+		in(&k, "k.kind", f.Kinds)
+		window(&k, "k")
+		w.add("b.id IN (SELECT k.block_id FROM main.event_kinds k WHERE "+k.String()+")", k.args...)
+	} else {
+		window(&w, "b")
+	}
+	q := `SELECT b.id, b.source_id, s.path, b.t_min, b.data FROM main.event_blocks b JOIN main.sources s ON s.id = b.source_id
+		WHERE ` + w.String() + ` ORDER BY b.t_min, b.id`
+	rows, err := db.sql.QueryContext(ctx, q, w.args...)
+	if err != nil {
+		return fmt.Errorf("query events: %w", err)
+	}
+	defer rows.Close()
+
+	keep := eventKeep(f, since, until)
+	lines := lineTexts{db: db, ctx: ctx}
+	offset, limit := f.Offset, f.Limit
+	var h runHeap
+	var buf []byte
+	// emit yields the events of the blocks read so far that come before
+	// next (unix ns), all of them when next is nil.
+	emit := func(next *int64) (bool, error) {
+		for h.Len() > 0 {
+			r := h[0]
+			se := &r.evs[r.i]
+			if next != nil && se.Time.UnixNano() >= *next {
+				return true, nil
+			}
+			if r.i++; r.i == len(r.evs) {
+				heap.Pop(&h)
+			} else {
+				heap.Fix(&h, 0)
+			}
+			// A copy, so that an event a caller keeps does not keep its block.
+			e := new(forensics.Event)
+			*e = se.Event
+			if se.OnLine {
+				var err error
+				if e.Text, err = lines.text(r.src, e.Line); err != nil {
+					return false, fmt.Errorf("event %s:%d: %w", e.Source, e.Line, err)
+				}
+			}
+			if f.Text != "" && !strings.Contains(e.Text, f.Text) {
+				continue
+			}
+			if offset > 0 {
+				offset--
+				continue
+			}
+			if !fn(e) {
+				return false, nil
+			}
+			if limit > 0 {
+				if limit--; limit == 0 {
+					return false, nil
+				}
+			}
+		}
+		return true, nil
+	}
+	for rows.Next() {
+		var r eventRun
+		var tmin int64
+		var data sql.RawBytes
+		if err := rows.Scan(&r.block, &r.src, &r.path, &tmin, &data); err != nil {
+			return err
+		}
+		if ok, err := emit(&tmin); !ok || err != nil {
+			return err
+		}
+		buf, err = block.DecodeEvents(data, buf, keep, func(se *block.StoredEvent) error {
+			if !keepSubject(f, &se.Event) {
+				return nil
+			}
+			r.evs = append(r.evs, *se)
+			r.evs[len(r.evs)-1].Source = r.path
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("read the events of %s (block %d): %w", r.path, r.block, err)
+		}
+		if len(r.evs) > 0 {
+			block.SortEvents(r.evs)
+			heap.Push(&h, &r)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	_, err = emit(nil)
+	return err
+}
+
+// eventKeep is the part of the filter a block decoder checks before it
+// makes an event's strings: its kind and time.
+func eventKeep(f store.EventFilter, since, until int64) func(forensics.Kind, int64, int64) bool {
+	if len(f.Kinds) == 0 && since == 0 && until == 0 {
+		return nil
+	}
+	return func(k forensics.Kind, _, t int64) bool {
+		if len(f.Kinds) > 0 && !slices.Contains(f.Kinds, k) {
+			return false
+		}
+		return (since == 0 || t >= since) && (until == 0 || t < until)
+	}
+}
+
+// keepSubject checks the rest of the filter but the text.
+func keepSubject(f store.EventFilter, e *forensics.Event) bool {
+	switch {
+	case len(f.Nodes) > 0 && !slices.Contains(f.Nodes, e.Node),
+		f.Bucket != "" && e.Bucket != f.Bucket,
+		f.VB != nil && e.VB != *f.VB,
+		f.Range != 0 && e.Range != f.Range,
+		f.Keyspace != "" && e.Keyspace != f.Keyspace,
+		f.Table != "" && e.Table != f.Table:
+		return false
+	}
+	return true
+}
+
+// eventRun is the events of one block, sorted, and the next to yield.
+type eventRun struct {
+	block, src int64
+	path       string
+	evs        []block.StoredEvent
+	i          int
+}
+
+// runHeap orders runs by their next event, in timeline order: time, path,
+// line, then the order events were stored in.
+type runHeap []*eventRun
+
+func (h runHeap) Len() int { return len(h) }
+func (h runHeap) Less(i, j int) bool {
+	a, b := &h[i].evs[h[i].i], &h[j].evs[h[j].i]
+	if c := a.Time.Compare(b.Time); c != 0 {
+		return c < 0
+	}
+	if h[i].path != h[j].path {
+		return h[i].path < h[j].path
+	}
+	if a.Line != b.Line {
+		return a.Line < b.Line
+	}
+	if h[i].block != h[j].block {
+		return h[i].block < h[j].block
+	}
+	return a.Index < b.Index
+}
+func (h runHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *runHeap) Push(x any)   { *h = append(*h, x.(*eventRun)) }
+func (h *runHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// blockLineKinds returns the kinds of the events recognised on lines first
+// to last of a source, by line, in the order they were stored.
+func (db *DB) blockLineKinds(ctx context.Context, src, first, last int64) (map[int64][]forensics.Kind, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT id, data FROM main.event_blocks WHERE source_id = ? AND min_line <= ? AND max_line >= ? ORDER BY id`, src, last, first)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	kinds := map[int64][]forensics.Kind{}
+	var buf []byte
+	for rows.Next() {
+		var id int64
+		var data sql.RawBytes
+		if err := rows.Scan(&id, &data); err != nil {
+			return nil, err
+		}
+		inRange := func(_ forensics.Kind, n, _ int64) bool { return n >= first && n <= last }
+		buf, err = block.DecodeEvents(data, buf, inRange, func(se *block.StoredEvent) error {
+			kinds[se.Line] = append(kinds[se.Line], se.Kind)
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("read the events of source %d (block %d): %w", src, id, err)
+		}
+	}
+	return kinds, rows.Err()
+}

@@ -1,0 +1,94 @@
+-- The timeline. Times are unix nanoseconds, UTC. Tables are the storage;
+-- the documented interface for queries is the set of views created by the
+-- query connection (see forensics timeline schema).
+
+CREATE TABLE IF NOT EXISTS meta (
+	key   TEXT PRIMARY KEY,
+	value TEXT NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS sources (
+	id        INTEGER PRIMARY KEY,
+	key       TEXT NOT NULL UNIQUE,   -- content identity; the same key is not read twice
+	path      TEXT NOT NULL,
+	node      TEXT NOT NULL,
+	format    TEXT NOT NULL,
+	component TEXT NOT NULL,
+	release   TEXT NOT NULL DEFAULT '', -- the release that wrote it, as the file says; added after schema 1 (see store.go addRelease)
+	bytes     INTEGER NOT NULL DEFAULT 0,
+	lines     INTEGER NOT NULL DEFAULT 0,
+	events    INTEGER NOT NULL DEFAULT 0,
+	plain     INTEGER NOT NULL DEFAULT 0,
+	skipped   INTEGER NOT NULL DEFAULT 0,
+	errors    INTEGER NOT NULL DEFAULT 0,
+	first_ns  INTEGER,
+	last_ns   INTEGER,
+	problems  TEXT NOT NULL DEFAULT '[]', -- JSON array of {path, line, reason, lost}
+	complete  INTEGER NOT NULL DEFAULT 0, -- 1 once every line is stored; readers see only complete sources
+	loaded_at TEXT NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS events (
+	id        INTEGER PRIMARY KEY,
+	source_id INTEGER NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+	line      INTEGER NOT NULL,
+	t         INTEGER NOT NULL,
+	tz        INTEGER NOT NULL, -- UTC offset in seconds as logged
+	zone      INTEGER NOT NULL, -- 0 logged, 1 utc, 2 assumed utc, 3 inherited
+	node      TEXT NOT NULL,
+	kind      TEXT NOT NULL,
+	bucket    TEXT,
+	vb        INTEGER,
+	range_id  INTEGER,
+	keyspace  TEXT,
+	shard     TEXT,
+	tbl       TEXT,
+	attrs     TEXT NOT NULL, -- packed keys and values (attrs.go); JSON in timelines of schema 1; the events view shows JSON
+	text      TEXT           -- NULL: the whole text of the line, kept once, in its block
+);
+CREATE INDEX IF NOT EXISTS events_t ON events(t);
+CREATE INDEX IF NOT EXISTS events_kind_t ON events(kind, t);
+CREATE INDEX IF NOT EXISTS events_source_line ON events(source_id, line);
+
+CREATE TABLE IF NOT EXISTS blocks (
+	id         INTEGER PRIMARY KEY,
+	source_id  INTEGER NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+	first_line INTEGER NOT NULL,
+	lines      INTEGER NOT NULL,
+	t_min      INTEGER NOT NULL,
+	t_max      INTEGER NOT NULL,
+	data       BLOB NOT NULL -- S2; see store/block.go for the record layout
+);
+CREATE INDEX IF NOT EXISTS blocks_t ON blocks(t_min);
+CREATE INDEX IF NOT EXISTS blocks_source ON blocks(source_id, first_line);
+
+CREATE TABLE IF NOT EXISTS runs (
+	id        INTEGER PRIMARY KEY,
+	started   TEXT NOT NULL,
+	args      TEXT NOT NULL,          -- JSON array of the inputs
+	signature TEXT NOT NULL DEFAULT '' -- the content read and the rules run: the same signature gives the same findings
+);
+
+CREATE TABLE IF NOT EXISTS run_sources (
+	run_id    INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+	source_id INTEGER NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+	PRIMARY KEY (run_id, source_id)
+);
+
+CREATE TABLE IF NOT EXISTS findings (
+	run_id   INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+	id       TEXT NOT NULL,   -- the finding's fingerprint
+	rule     TEXT NOT NULL,
+	severity TEXT NOT NULL,
+	start_ns INTEGER NOT NULL,
+	end_ns   INTEGER NOT NULL,
+	body     TEXT NOT NULL,   -- the finding as JSON, as printed by --format json
+	PRIMARY KEY (run_id, id)
+);
+
+-- The incident each run analysed: its inputs' name, or analyze --incident.
+-- Runs of the same incident share the name; queries default to the latest.
+CREATE TABLE IF NOT EXISTS run_incidents (
+	run_id   INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
+	incident TEXT NOT NULL
+);
