@@ -1,0 +1,175 @@
+package sqlite
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"forensics"
+	"forensics/store"
+)
+
+// TestEventBlocksMerge checks that events kept in many blocks of several
+// sources, with clocks that go back inside a block and across blocks,
+// entries emitted late and blocks that overlap in time, come back in
+// timeline order (time, path, line, the order stored), through every
+// filter the blocks are chosen by: kinds, a window, and a limit.
+func TestEventBlocksMerge(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(filepath.Join(t.TempDir(), "t.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if db.schema < 3 {
+		t.Fatalf("a new timeline has schema %d", db.schema)
+	}
+	w, err := db.NewRun(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := time.Date(2022, 7, 22, 0, 0, 0, 0, time.UTC)
+	type key struct {
+		t    int64
+		path string
+		line int64
+		seq  int
+	}
+	var all []key
+	kinds := []forensics.Kind{"a.one", "a.two", "b.three"}
+	for s, path := range []string{"b.log", "a.log", "c.log"} {
+		src := &forensics.Source{Path: path, Node: "n1", Format: "test", Component: "test", Key: path}
+		if err := w.BeginSource(src); err != nil {
+			t.Fatal(err)
+		}
+		var evs []forensics.Event
+		n := 1300 + 400*s // three or four blocks each
+		for i := range n {
+			line := int64(i + 1)
+			if i%50 == 49 {
+				line -= 30 // an entry emitted late
+			}
+			// Times advance by source in steps that interleave, go back every
+			// so often, and repeat, so that ties need the path and line.
+			d := time.Duration(i*(3+s)) * time.Millisecond
+			if i%17 == 0 {
+				d -= 400 * time.Millisecond
+			}
+			if i%5 == 0 && i > 0 {
+				d = time.Duration((i-1)*(3+s)) * time.Millisecond
+			}
+			e := forensics.Event{Stamp: forensics.Stamp{Time: base.Add(d), Zone: forensics.ZoneUTC}, Node: "n1", Line: line,
+				Kind: kinds[i%len(kinds)], Subject: forensics.Subject{VB: i % 4}, Text: fmt.Sprintf("%s %d", path, i)}
+			evs = append(evs, e)
+			all = append(all, key{e.Time.UnixNano(), path, line, len(all)})
+		}
+		// In batches of an odd size, as a parser's flushes come.
+		for len(evs) > 0 {
+			k := min(len(evs), 700)
+			if err := w.AddEvents(src.ID, evs[:k]); err != nil {
+				t.Fatal(err)
+			}
+			evs = evs[k:]
+		}
+		src.Lines, src.Events = int64(n), int64(n)
+		if err := w.EndSource(src); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	var blocks int
+	if err := db.sql.QueryRow(`SELECT count(*) FROM main.event_blocks`).Scan(&blocks); err != nil {
+		t.Fatal(err)
+	}
+	if blocks < 9 {
+		t.Fatalf("%d blocks of events, want several a source", blocks)
+	}
+	slices.SortStableFunc(all, func(a, b key) int {
+		return cmp.Or(cmp.Compare(a.t, b.t), cmp.Compare(a.path, b.path), cmp.Compare(a.line, b.line), cmp.Compare(a.seq, b.seq))
+	})
+	wantOf := func(keep func(i int, k key) bool) []string {
+		var out []string
+		for i, k := range all {
+			if keep(i, k) {
+				out = append(out, fmt.Sprintf("%d %s:%d", k.t, k.path, k.line))
+			}
+		}
+		return out
+	}
+	got := func(f store.EventFilter) []string {
+		var out []string
+		for e, err := range db.Events(ctx, f) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, fmt.Sprintf("%d %s:%d", e.Time.UnixNano(), e.Source, e.Line))
+		}
+		return out
+	}
+	check := func(name string, f store.EventFilter, want []string) {
+		t.Helper()
+		g := got(f)
+		if len(g) != len(want) {
+			t.Errorf("%s: %d events, want %d", name, len(g), len(want))
+			return
+		}
+		for i := range g {
+			if g[i] != want[i] {
+				t.Errorf("%s: event %d is %s, want %s", name, i, g[i], want[i])
+				return
+			}
+		}
+	}
+	check("all", store.EventFilter{}, wantOf(func(int, key) bool { return true }))
+
+	kindOf := map[string]map[int64][]forensics.Kind{}
+	for e, err := range db.Events(ctx, store.EventFilter{}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if kindOf[e.Source] == nil {
+			kindOf[e.Source] = map[int64][]forensics.Kind{}
+		}
+		kindOf[e.Source][e.Time.UnixNano()] = append(kindOf[e.Source][e.Time.UnixNano()], e.Kind)
+	}
+	since, until := base.Add(2*time.Second), base.Add(3*time.Second)
+	check("window", store.EventFilter{Query: forensics.Query{Since: since, Until: until}}, wantOf(func(_ int, k key) bool {
+		return k.t >= since.UnixNano() && k.t < until.UnixNano()
+	}))
+	full := wantOf(func(int, key) bool { return true })
+	check("limit and offset", store.EventFilter{Limit: 25, Offset: 1000}, full[1000:1025])
+
+	// One kind in a window: the kind of each event is its index in its
+	// source modulo three, which the order above does not keep, so count.
+	n := 0
+	for e, err := range db.Events(ctx, store.EventFilter{Query: forensics.Query{Kinds: []forensics.Kind{"a.two"}, Since: since, Until: until}}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Kind != "a.two" || e.Time.Before(since) || !e.Time.Before(until) {
+			t.Fatalf("kind and window filter gave %s at %s", e.Kind, e.Time)
+		}
+		n++
+	}
+	want := 0
+	for _, byTime := range kindOf {
+		for ns, ks := range byTime {
+			if ns >= since.UnixNano() && ns < until.UnixNano() {
+				for _, k := range ks {
+					if k == "a.two" {
+						want++
+					}
+				}
+			}
+		}
+	}
+	if n != want || n == 0 {
+		t.Errorf("kind a.two in the window: %d events, want %d", n, want)
+	}
+}
