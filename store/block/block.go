@@ -166,16 +166,9 @@ var ErrCorrupt = errors.New("corrupt block")
 // Decode decompresses a block into buf and calls fn for each line in
 // order, stopping at the first error fn returns. It returns the buffer for reuse.
 func Decode(firstLine int64, data []byte, buf []byte, fn func(*Line) error) ([]byte, error) {
-	n, err := s2.DecodedLen(data)
+	raw, err := decompress(data, buf)
 	if err != nil {
-		return buf, fmt.Errorf("%w: %v", ErrCorrupt, err)
-	}
-	if cap(buf) < n {
-		buf = make([]byte, n)
-	}
-	raw, err := s2.Decode(buf[:n], data)
-	if err != nil {
-		return buf, fmt.Errorf("%w: %v", ErrCorrupt, err)
+		return raw, err
 	}
 	l := Line{N: firstLine}
 	for i := 0; i < len(raw); {
@@ -210,6 +203,23 @@ func Decode(firstLine int64, data []byte, buf []byte, fn func(*Line) error) ([]b
 		if !l.Flags.Cut {
 			l.N++
 		}
+	}
+	return raw, nil
+}
+
+// decompress decompresses a block's data into buf, grown if it is too
+// small, and returns the decoded bytes (or buf, on an error).
+func decompress(data, buf []byte) ([]byte, error) {
+	n, err := s2.DecodedLen(data)
+	if err != nil {
+		return buf, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	if cap(buf) < n {
+		buf = make([]byte, n)
+	}
+	raw, err := s2.Decode(buf[:n], data)
+	if err != nil {
+		return buf, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
 	return raw, nil
 }

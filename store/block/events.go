@@ -1,8 +1,8 @@
 package block
 
 import (
+	"cmp"
 	"encoding/binary"
-	"fmt"
 	"slices"
 	"time"
 
@@ -137,24 +137,16 @@ type StoredEvent struct {
 	OnLine bool // its text is its line's, and was not stored: Text is ""
 }
 
-// DecodeEvents decompresses an event block into buf and calls fn for each event,
-// in the order they were stored, stopping at the first error fn returns.
-// The event passed to fn is valid until fn returns, but its strings are
-// its own, whatever fn keeps.
-// keep, when not nil, is asked first with each event's kind, line and time and
-// skips the events it refuses without making their strings. It returns
-// the buffer for reuse.
+// DecodeEvents decompresses an event block into buf and calls fn for each
+// event, in the order they were stored, stopping at the first error fn
+// returns. keep, when not nil, is asked first with each event's kind, line
+// and time, and the events it refuses are skipped without making their
+// strings. The event passed to fn is valid until fn returns, but its
+// strings are its own, whatever fn keeps. It returns the buffer for reuse.
 func DecodeEvents(data, buf []byte, keep func(k forensics.Kind, line, t int64) bool, fn func(*StoredEvent) error) ([]byte, error) {
-	n, err := s2.DecodedLen(data)
+	raw, err := decompress(data, buf)
 	if err != nil {
-		return buf, fmt.Errorf("%w: %v", ErrCorrupt, err)
-	}
-	if cap(buf) < n {
-		buf = make([]byte, n)
-	}
-	raw, err := s2.Decode(buf[:n], data)
-	if err != nil {
-		return buf, fmt.Errorf("%w: %v", ErrCorrupt, err)
+		return raw, err
 	}
 	return raw, decodeEvents(raw, keep, fn)
 }
@@ -314,19 +306,10 @@ func (d *decoder) skipEvent(onLine bool) {
 	}
 }
 
-// SortEvents sorts events of one block into timeline order: by time, then
-// line, then the order they were stored in.
+// SortEvents sorts events of one block into timeline order
+// (forensics.Position), then the order they were stored in.
 func SortEvents(evs []StoredEvent) {
 	slices.SortFunc(evs, func(a, b StoredEvent) int {
-		if c := a.Time.Compare(b.Time); c != 0 {
-			return c
-		}
-		if a.Line != b.Line {
-			if a.Line < b.Line {
-				return -1
-			}
-			return 1
-		}
-		return a.Index - b.Index
+		return cmp.Or(a.Position().Compare(b.Position()), cmp.Compare(a.Index, b.Index))
 	})
 }

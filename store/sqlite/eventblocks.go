@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"cmp"
 	"container/heap"
 	"context"
 	"database/sql"
@@ -181,26 +182,14 @@ type eventRun struct {
 	i          int
 }
 
-// runHeap orders runs by their next event, in timeline order: time, path,
-// line, then the order events were stored in.
+// runHeap orders runs by their next event, in timeline order
+// (forensics.Position), then the order events were stored in.
 type runHeap []*eventRun
 
 func (h runHeap) Len() int { return len(h) }
 func (h runHeap) Less(i, j int) bool {
 	a, b := &h[i].evs[h[i].i], &h[j].evs[h[j].i]
-	if c := a.Time.Compare(b.Time); c != 0 {
-		return c < 0
-	}
-	if h[i].path != h[j].path {
-		return h[i].path < h[j].path
-	}
-	if a.Line != b.Line {
-		return a.Line < b.Line
-	}
-	if h[i].block != h[j].block {
-		return h[i].block < h[j].block
-	}
-	return a.Index < b.Index
+	return cmp.Or(a.Position().Compare(b.Position()), cmp.Compare(h[i].block, h[j].block), cmp.Compare(a.Index, b.Index)) < 0
 }
 func (h runHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
 func (h *runHeap) Push(x any)   { *h = append(*h, x.(*eventRun)) }
