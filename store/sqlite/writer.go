@@ -46,7 +46,7 @@ type Writer struct {
 	insEvBlk  *sql.Stmt // schema 3: a block of events
 	insEvKind *sql.Stmt // schema 3: a kind of a block of events
 	args      []driver.NamedValue
-	events3   block.EventEncoder
+	evEnc     block.EventEncoder // schema 3
 	bytes     int64
 	events    int
 	run       int64
@@ -281,7 +281,7 @@ func (w *Writer) AddEventsOnLines(src int64, evs []forensics.Event, onLine []boo
 // addEventBlock stores at most block.MaxEvents events as one block, and a
 // row for each kind in it.
 func (w *Writer) addEventBlock(src int64, evs []forensics.Event, onLine []bool) error {
-	b := w.events3.Encode(evs, onLine)
+	b := w.evEnc.Encode(evs, onLine)
 	defer b.Release()
 	res, err := w.insEvBlk.ExecContext(noCancel, src, b.MinLine, b.MaxLine, b.TMin, b.TMax, b.Events, b.Data)
 	if err != nil {
