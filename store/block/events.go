@@ -67,8 +67,8 @@ func (enc *EventEncoder) Encode(evs []forensics.Event, onLine []bool) EventBlock
 		enc.kinds = append(enc.kinds, KindSpan{Kind: k, Events: 1, TMin: t, TMax: t})
 		return len(enc.kinds) - 1
 	}
-	// The kinds come first in the block: encode the records after a gap,
-	// then put the kind table in front of them.
+	// The kind table comes first in the block, but is known only once the
+	// records are encoded: they go to a buffer of their own.
 	recs := enc.recs[:0]
 	blk := EventBlock{Events: len(evs)}
 	var prevLine, prevT int64
