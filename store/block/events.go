@@ -3,6 +3,7 @@ package block
 import (
 	"cmp"
 	"encoding/binary"
+	"math"
 	"slices"
 	"time"
 
@@ -148,74 +149,158 @@ func DecodeEvents(data, buf []byte, keep func(k forensics.Kind, line, t int64) b
 	if err != nil {
 		return raw, err
 	}
-	return raw, decodeEvents(raw, keep, fn)
+	_, err = scanEvents(raw, keep, func(kinds []forensics.Kind, ref eventRef) error {
+		e, err := decodeEvent(raw, kinds, ref)
+		if err != nil {
+			return err
+		}
+		return fn(&e)
+	})
+	return raw, err
 }
 
-func decodeEvents(raw []byte, keep func(k forensics.Kind, line, t int64) bool, fn func(*StoredEvent) error) error {
+// eventRef is where an event's record is in a block, with what orders it.
+type eventRef struct {
+	t, line int64
+	at, end int32 // the record's fields after its flags
+	index   int32
+	kind    int32
+	flags   byte
+}
+
+// scanEvents reads a block's kinds and calls fn with them and the place of
+// each event keep selects (all when keep is nil), checking the records'
+// framing.
+func scanEvents(raw []byte, keep func(k forensics.Kind, line, t int64) bool, fn func([]forensics.Kind, eventRef) error) ([]forensics.Kind, error) {
+	if len(raw) > math.MaxInt32 {
+		return nil, ErrCorrupt
+	}
 	d := decoder{raw: raw}
 	nk := d.uvarint()
 	if d.err != nil || nk > uint64(len(raw)) {
-		return ErrCorrupt
+		return nil, ErrCorrupt
 	}
 	kinds := make([]forensics.Kind, nk)
 	for i := range kinds {
 		kinds[i] = forensics.Kind(d.str())
 	}
 	var line, t int64
-	var e StoredEvent
 	for idx := 0; d.i < len(raw) && d.err == nil; idx++ {
 		k := d.uvarint()
 		line += d.varint()
 		t += d.varint()
 		flags := d.byte()
 		if d.err != nil || k >= uint64(len(kinds)) {
-			return ErrCorrupt
+			return nil, ErrCorrupt
 		}
-		if keep != nil && !keep(kinds[k], line, t) {
-			d.skipEvent(flags&evOnLine != 0)
-			continue
-		}
-		// One string for all of the event's strings: the record's bytes.
 		start := d.i
 		d.skipEvent(flags&evOnLine != 0)
 		if d.err != nil {
-			return ErrCorrupt
+			return nil, ErrCorrupt
 		}
-		r := decoder{raw: raw[start:d.i], s: string(raw[start:d.i])}
-		e = StoredEvent{Index: idx, OnLine: flags&evOnLine != 0}
-		e.Kind, e.Line = kinds[k], line
-		e.Time = time.Unix(0, t).UTC()
-		e.Zone = forensics.Zone(flags & evZone)
-		e.Offset = int32(r.varint())
-		e.Node = r.sub()
-		e.Bucket = r.sub()
-		e.VB = int(r.varint())
-		e.Range = r.varint()
-		e.Keyspace, e.Shard, e.Table = r.sub(), r.sub(), r.sub()
-		na := r.uvarint()
-		if r.err != nil || na > uint64(len(r.raw)) {
-			return ErrCorrupt
+		if keep != nil && !keep(kinds[k], line, t) {
+			continue
 		}
-		if na > 0 {
-			e.Attrs = make([]forensics.Attr, na)
-			for i := range e.Attrs {
-				e.Attrs[i].Key, e.Attrs[i].Value = r.sub(), r.sub()
-			}
-		}
-		if !e.OnLine {
-			e.Text = r.sub()
-		}
-		if r.err != nil {
-			return ErrCorrupt
-		}
-		if err := fn(&e); err != nil {
-			return err
+		ref := eventRef{t: t, line: line, at: int32(start), end: int32(d.i), index: int32(idx), kind: int32(k), flags: flags}
+		if err := fn(kinds, ref); err != nil {
+			return nil, err
 		}
 	}
 	if d.err != nil {
-		return ErrCorrupt
+		return nil, ErrCorrupt
 	}
-	return nil
+	return kinds, nil
+}
+
+// decodeEvent decodes the event ref places, its strings sharing one
+// string, a copy of its record's bytes.
+func decodeEvent(raw []byte, kinds []forensics.Kind, ref eventRef) (StoredEvent, error) {
+	rec := raw[ref.at:ref.end]
+	r := decoder{raw: rec, s: string(rec)}
+	e := StoredEvent{Index: int(ref.index), OnLine: ref.flags&evOnLine != 0}
+	e.Kind, e.Line = kinds[ref.kind], ref.line
+	e.Time = time.Unix(0, ref.t).UTC()
+	e.Zone = forensics.Zone(ref.flags & evZone)
+	e.Offset = int32(r.varint())
+	e.Node = r.sub()
+	e.Bucket = r.sub()
+	e.VB = int(r.varint())
+	e.Range = r.varint()
+	e.Keyspace, e.Shard, e.Table = r.sub(), r.sub(), r.sub()
+	na := r.uvarint()
+	if r.err != nil || na > uint64(len(r.raw)) {
+		return e, ErrCorrupt
+	}
+	if na > 0 {
+		e.Attrs = make([]forensics.Attr, na)
+		for i := range e.Attrs {
+			e.Attrs[i].Key, e.Attrs[i].Value = r.sub(), r.sub()
+		}
+	}
+	if !e.OnLine {
+		e.Text = r.sub()
+	}
+	if r.err != nil {
+		return e, ErrCorrupt
+	}
+	return e, nil
+}
+
+// EventRun is the events of one block a filter selects, in timeline order,
+// decoded one at a time. A reader that merges the blocks of many sources
+// holds each open block as its bytes and a small key per event: held
+// decoded, the events of the blocks open at once grew with the timeline.
+type EventRun struct {
+	raw   []byte
+	kinds []forensics.Kind
+	refs  []eventRef
+}
+
+// ReadEventRun decompresses a block into buf and keys the events keep
+// selects (all when keep is nil), sorted into timeline order
+// (forensics.Position: a block holds one source) and then the order they
+// were stored in. The run keeps buf until Buffer hands it back.
+func ReadEventRun(data, buf []byte, keep func(k forensics.Kind, line, t int64) bool) (*EventRun, error) {
+	raw, err := decompress(data, buf)
+	if err != nil {
+		return nil, err
+	}
+	r := &EventRun{raw: raw}
+	r.kinds, err = scanEvents(raw, keep, func(_ []forensics.Kind, ref eventRef) error {
+		r.refs = append(r.refs, ref)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(r.refs, func(a, b eventRef) int {
+		return cmp.Or(cmp.Compare(a.t, b.t), cmp.Compare(a.line, b.line), cmp.Compare(a.index, b.index))
+	})
+	return r, nil
+}
+
+// Len is how many events the run holds.
+func (r *EventRun) Len() int { return len(r.refs) }
+
+// Time returns the time of event i, in unix ns.
+func (r *EventRun) Time(i int) int64 { return r.refs[i].t }
+
+// Line returns the line of event i.
+func (r *EventRun) Line(i int) int64 { return r.refs[i].line }
+
+// Index returns the place event i was stored at in its block.
+func (r *EventRun) Index(i int) int { return int(r.refs[i].index) }
+
+// Event decodes event i. Its strings are its own, whatever the caller keeps.
+func (r *EventRun) Event(i int) (StoredEvent, error) {
+	return decodeEvent(r.raw, r.kinds, r.refs[i])
+}
+
+// Buffer returns the run's buffer for reuse; the run must not be used after.
+func (r *EventRun) Buffer() []byte {
+	b := r.raw
+	r.raw, r.refs = nil, nil
+	return b
 }
 
 // decoder reads the fields of records; the first malformed one sets err.
@@ -304,12 +389,4 @@ func (d *decoder) skipEvent(onLine bool) {
 	if !onLine {
 		d.span()
 	}
-}
-
-// SortEvents sorts events of one block into timeline order
-// (forensics.Position), then the order they were stored in.
-func SortEvents(evs []StoredEvent) {
-	slices.SortFunc(evs, func(a, b StoredEvent) int {
-		return cmp.Or(a.Position().Compare(b.Position()), cmp.Compare(a.Index, b.Index))
-	})
 }

@@ -74,13 +74,36 @@ func TestEventBlockRoundTrip(t *testing.T) {
 		t.Errorf("kept events %v, want [3]", kept)
 	}
 
-	SortEvents(got)
+	// A run holds the events in timeline order, and decodes each as the
+	// whole block's decoding does.
+	run, err := ReadEventRun(blk.Data, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var order []int64
-	for _, se := range got {
+	for i := range run.Len() {
+		se, err := run.Event(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if run.Time(i) != se.Time.UnixNano() || run.Line(i) != se.Line || run.Index(i) != se.Index {
+			t.Errorf("run event %d: keys %d %d %d, event %v %d %d", i, run.Time(i), run.Line(i), run.Index(i), se.Time, se.Line, se.Index)
+		}
+		if !reflect.DeepEqual(se, got[se.Index]) {
+			t.Errorf("run event %d:\n got %+v\nwant %+v", i, se, got[se.Index])
+		}
 		order = append(order, se.Line)
 	}
 	if fmt.Sprint(order) != "[12 10 3 13]" {
-		t.Errorf("sorted lines %v, want [12 10 3 13] (by time)", order)
+		t.Errorf("run lines %v, want [12 10 3 13] (by time)", order)
+	}
+	// Its buffer serves the next run, which keys only what keep selects.
+	run, err = ReadEventRun(blk.Data, run.Buffer(), stream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Len() != 1 || run.Index(0) != 3 {
+		t.Errorf("filtered run: %d events, want event 3 alone", run.Len())
 	}
 }
 
@@ -93,6 +116,9 @@ func TestDecodeEventsDamaged(t *testing.T) {
 	for n := range len(blk.Data) {
 		if _, err := DecodeEvents(blk.Data[:n], nil, nil, func(*StoredEvent) error { return nil }); err == nil {
 			t.Errorf("a block cut to %d of %d bytes decoded", n, len(blk.Data))
+		}
+		if _, err := ReadEventRun(blk.Data[:n], nil, nil); err == nil {
+			t.Errorf("a block cut to %d of %d bytes made a run", n, len(blk.Data))
 		}
 	}
 	if _, err := DecodeEvents([]byte("not a block at all"), nil, nil, func(*StoredEvent) error { return nil }); !errors.Is(err, ErrCorrupt) {
@@ -107,6 +133,11 @@ func FuzzEventBlock(f *testing.F) {
 	f.Add("", "", "", "", "", int64(-1), int64(-9e18), -1, true, []byte("\x01\x00garbage"))
 	f.Fuzz(func(t *testing.T, kind, node, key, value, text string, line, ns int64, vb int, online bool, junk []byte) {
 		DecodeEvents(junk, nil, nil, func(*StoredEvent) error { return nil })
+		if run, err := ReadEventRun(junk, nil, nil); err == nil {
+			for i := range run.Len() {
+				run.Event(i)
+			}
+		}
 
 		e := forensics.Event{Stamp: forensics.Stamp{Time: time.Unix(0, ns).UTC(), Zone: forensics.ZoneUTC}, Node: node, Line: line,
 			Kind: forensics.Kind(kind), Subject: forensics.Subject{Bucket: value, VB: vb, Range: line, Table: key}, Text: text}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"forensics"
 	"forensics/store"
@@ -56,10 +57,13 @@ func (db *DB) blockEvents(ctx context.Context, f store.EventFilter, fn func(*for
 		in(&k, "k.kind", f.Kinds)
 		window(&k, "k")
 		w.add("b.id IN (SELECT k.block_id FROM main.event_kinds k WHERE "+k.String()+")", k.args...)
-	} else {
-		window(&w, "b")
 	}
-	q := `SELECT b.id, b.source_id, s.path, b.t_min, b.data FROM main.event_blocks b JOIN main.sources s ON s.id = b.source_id
+	window(&w, "b")
+	// The blocks are read through their index on t_min, which holds them in
+	// the order asked: left to choose, SQLite looks them up by id and sorts
+	// them, blobs and all, and the sort's memory grows with the timeline.
+	q := `SELECT b.id, b.source_id, s.path, b.t_min, b.data FROM main.event_blocks b INDEXED BY event_blocks_t
+		JOIN main.sources s ON s.id = b.source_id
 		WHERE ` + w.String() + ` ORDER BY b.t_min, b.id`
 	rows, err := db.sql.QueryContext(ctx, q, w.args...)
 	if err != nil {
@@ -71,26 +75,31 @@ func (db *DB) blockEvents(ctx context.Context, f store.EventFilter, fn func(*for
 	lines := lineTexts{db: db, ctx: ctx}
 	offset, limit := f.Offset, f.Limit
 	var h runHeap
-	var buf []byte
+	var free [][]byte // the buffers of runs read to their end
 	// emit yields the events of the blocks read so far that come before
 	// next (unix ns), all of them when next is nil.
 	emit := func(next *int64) (bool, error) {
 		for h.Len() > 0 {
 			r := h[0]
-			se := &r.evs[r.i]
-			if next != nil && se.Time.UnixNano() >= *next {
+			if next != nil && r.run.Time(r.i) >= *next {
 				return true, nil
 			}
-			if r.i++; r.i == len(r.evs) {
+			se, err := r.run.Event(r.i)
+			if err != nil {
+				return false, fmt.Errorf("read the events of %s (block %d): %w", r.path, r.block, err)
+			}
+			if r.i++; r.i == r.run.Len() {
 				heap.Pop(&h)
+				free = append(free, r.run.Buffer())
 			} else {
 				heap.Fix(&h, 0)
 			}
-			// A copy, so that an event a caller keeps does not keep its block.
-			e := new(forensics.Event)
-			*e = se.Event
+			if !keepSubject(f, &se.Event) {
+				continue
+			}
+			e := &se.Event
+			e.Source = r.path
 			if se.OnLine {
-				var err error
 				if e.Text, err = lines.text(r.src, e.Line); err != nil {
 					return false, fmt.Errorf("event %s:%d: %w", e.Source, e.Line, err)
 				}
@@ -114,7 +123,7 @@ func (db *DB) blockEvents(ctx context.Context, f store.EventFilter, fn func(*for
 		return true, nil
 	}
 	for rows.Next() {
-		var r eventRun
+		r := &eventRun{}
 		var tmin int64
 		var data sql.RawBytes
 		if err := rows.Scan(&r.block, &r.src, &r.path, &tmin, &data); err != nil {
@@ -123,21 +132,20 @@ func (db *DB) blockEvents(ctx context.Context, f store.EventFilter, fn func(*for
 		if ok, err := emit(&tmin); !ok || err != nil {
 			return err
 		}
-		buf, err = block.DecodeEvents(data, buf, keep, func(se *block.StoredEvent) error {
-			if !keepSubject(f, &se.Event) {
-				return nil
-			}
-			r.evs = append(r.evs, *se)
-			r.evs[len(r.evs)-1].Source = r.path
-			return nil
-		})
+		var buf []byte
+		if n := len(free); n > 0 {
+			buf, free = free[n-1], free[:n-1]
+		}
+		run, err := block.ReadEventRun(data, buf, keep)
 		if err != nil {
 			return fmt.Errorf("read the events of %s (block %d): %w", r.path, r.block, err)
 		}
-		if len(r.evs) > 0 {
-			block.SortEvents(r.evs)
-			heap.Push(&h, &r)
+		if run.Len() == 0 {
+			free = append(free, run.Buffer())
+			continue
 		}
+		r.run = run
+		heap.Push(&h, r)
 	}
 	if err := rows.Err(); err != nil {
 		return err
@@ -178,8 +186,13 @@ func keepSubject(f store.EventFilter, e *forensics.Event) bool {
 type eventRun struct {
 	block, src int64
 	path       string
-	evs        []block.StoredEvent
+	run        *block.EventRun
 	i          int
+}
+
+// position is where the run's next event is on the timeline.
+func (r *eventRun) position() forensics.Position {
+	return forensics.Position{Time: time.Unix(0, r.run.Time(r.i)), Source: r.path, Line: r.run.Line(r.i)}
 }
 
 // runHeap orders runs by their next event, in timeline order
@@ -188,8 +201,9 @@ type runHeap []*eventRun
 
 func (h runHeap) Len() int { return len(h) }
 func (h runHeap) Less(i, j int) bool {
-	a, b := &h[i].evs[h[i].i], &h[j].evs[h[j].i]
-	return cmp.Or(a.Position().Compare(b.Position()), cmp.Compare(h[i].block, h[j].block), cmp.Compare(a.Index, b.Index)) < 0
+	a, b := h[i], h[j]
+	return cmp.Or(a.position().Compare(b.position()), cmp.Compare(a.block, b.block),
+		cmp.Compare(a.run.Index(a.i), b.run.Index(b.i))) < 0
 }
 func (h runHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
 func (h *runHeap) Push(x any)   { *h = append(*h, x.(*eventRun)) }
