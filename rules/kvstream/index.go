@@ -104,7 +104,8 @@ func (ix *events) build() {
 		if t := e.Attr(projector.AttrTopic); t != "" {
 			k := e.Node + "\x00" + t
 			if ix.topics[k] == nil {
-				ix.topics[k] = e
+				c := *e // the window's events are dropped as it slides
+				ix.topics[k] = &c
 			}
 		}
 	}

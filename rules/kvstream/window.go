@@ -44,30 +44,20 @@ func run(p *forensics.Pass) error {
 	text := func(e *forensics.Event) (string, error) { return lineText(p, e) }
 	var found []pending
 	for _, w := range windows(all) {
+		s := slide{evs: evs, pending: w.restarts, topics: topics, text: text}
 		keep := keeper(w.restarts)
-		var near []forensics.Event
-		err := scan(p, frequent, w.from, w.to, func(e *forensics.Event) {
+		err := scan(p, frequent, w.from, w.to, func(e *forensics.Event) error {
 			seen[e.Node] = true
 			if keep(e) {
-				near = append(near, slim(e))
+				s.near = append(s.near, slim(e))
 			}
+			return s.advance(e.Time, &found)
 		})
+		if err == nil {
+			err = s.finish(&found)
+		}
 		if err != nil {
 			return err
-		}
-		ix := index(evs, near)
-		ix.topics, ix.text = topics, text
-		// The restarts as the whole timeline tells them (each one's next
-		// restart on the node), for those of this window.
-		var rs []*restart
-		for _, r := range ix.restarts() {
-			if w.holds(r) {
-				rs = append(rs, r)
-			}
-		}
-		found = append(found, ix.analyze(rs)...)
-		if ix.err != nil {
-			return ix.err
 		}
 	}
 	var nodes []string
@@ -99,16 +89,23 @@ func (w *window) holds(r *restart) bool {
 	return false
 }
 
+// look is the stretch of the timeline a restart's analysis reads the
+// high-volume kinds of.
+func look(r *restart) (from, to time.Time) {
+	from, to = r.at.Add(-lookBefore), r.at.Add(lookAfter)
+	for _, s := range r.signals {
+		if t := s.Time.Add(lookAfter); t.After(to) {
+			to = t
+		}
+	}
+	return from, to
+}
+
 // windows merges the looks of the restarts (in time order) into windows.
 func windows(rs []*restart) []*window {
 	var out []*window
 	for _, r := range rs {
-		from, to := r.at.Add(-lookBefore), r.at.Add(lookAfter)
-		for _, s := range r.signals {
-			if t := s.Time.Add(lookAfter); t.After(to) {
-				to = t
-			}
-		}
+		from, to := look(r)
 		if n := len(out); n > 0 && !from.After(out[n-1].to) {
 			w := out[n-1]
 			if to.After(w.to) {
@@ -123,14 +120,95 @@ func windows(rs []*restart) []*window {
 }
 
 // scan reads the events of kinds in [from, to) in timeline order, through
-// one cursor. The event passed to each is valid during the call.
-func scan(p *forensics.Pass, kinds []forensics.Kind, from, to time.Time, each func(*forensics.Event)) error {
+// one cursor, until each returns an error. The event passed to each is
+// valid during the call.
+func scan(p *forensics.Pass, kinds []forensics.Kind, from, to time.Time, each func(*forensics.Event) error) error {
 	for e, err := range p.Query(forensics.Query{Kinds: kinds, Since: from, Until: to}) {
 		if err != nil {
 			return fmt.Errorf("read stream events from %s: %w", from.UTC().Format(time.RFC3339), err)
 		}
-		each(e)
+		if err := each(e); err != nil {
+			return err
+		}
 	}
+	return nil
+}
+
+// slide holds the high-volume events of a window as they are read, and
+// analyses its restarts as the reading passes the end of their looks,
+// dropping then what no restart still to analyse can look at. Restarts
+// every few minutes merge a whole bundle into one window; held whole, its
+// events grew with the bundle.
+type slide struct {
+	evs     []forensics.Event // the rare kinds, whole
+	near    []forensics.Event // the high-volume kinds read and kept, in timeline order
+	pending []*restart        // the window's restarts not analysed yet, in time order
+	held    int               // len(near) after the last analysis
+	topics  map[string]*forensics.Event
+	text    func(*forensics.Event) (string, error)
+}
+
+// slideBatch is how many events a slide holds at least before it analyses
+// the restarts whose looks have ended: analysing indexes all it holds, so
+// it waits until what it holds has doubled, for a cost linear in the events.
+var slideBatch = 1 << 14
+
+// advance is called with the time of each event read.
+func (s *slide) advance(now time.Time, found *[]pending) error {
+	if len(s.near) < slideBatch || len(s.near) < 2*s.held {
+		return nil
+	}
+	return s.analyse(func(r *restart) bool {
+		_, to := look(r)
+		return !now.Before(to)
+	}, found)
+}
+
+// finish analyses the restarts left once the window is read.
+func (s *slide) finish(found *[]pending) error {
+	return s.analyse(func(*restart) bool { return true }, found)
+}
+
+func (s *slide) analyse(done func(*restart) bool, found *[]pending) error {
+	var now, rest []*restart
+	for _, r := range s.pending {
+		if done(r) {
+			now = append(now, r)
+		} else {
+			rest = append(rest, r)
+		}
+	}
+	if len(now) == 0 {
+		s.held = len(s.near)
+		return nil
+	}
+	ix := index(s.evs, s.near)
+	ix.topics, ix.text = s.topics, s.text
+	// The restarts as the whole timeline tells them (each one's next
+	// restart on the node), for those analysed now.
+	w := window{restarts: now}
+	var rs []*restart
+	for _, r := range ix.restarts() {
+		if w.holds(r) {
+			rs = append(rs, r)
+		}
+	}
+	*found = append(*found, ix.analyze(rs)...)
+	if ix.err != nil {
+		return ix.err
+	}
+	s.pending = rest
+	if len(rest) > 0 {
+		from, _ := look(rest[0])
+		for _, r := range rest[1:] {
+			if f, _ := look(r); f.Before(from) {
+				from = f
+			}
+		}
+		i := sort.Search(len(s.near), func(i int) bool { return !s.near[i].Time.Before(from) })
+		s.near = append(s.near[:0], s.near[i:]...)
+	}
+	s.held = len(s.near)
 	return nil
 }
 
