@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"runtime/pprof"
 	"strings"
 
@@ -189,9 +188,6 @@ func runAnalyze(cmd *cobra.Command, opts *analyzeOptions, paths []string) error 
 		defer pprof.StopCPUProfile()
 	}
 	defer phase.Done()
-	// The live heap of a load is small (blocks of lines on their way to the
-	// database); collecting half as often saves CPU and costs little memory.
-	debug.SetGCPercent(200)
 	var prog *ingest.Progress
 	stop := func() {}
 	if !opts.quiet {
