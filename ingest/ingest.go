@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash"
 	"hash/crc32"
 	"io"
 	"math/bits"
@@ -346,8 +347,14 @@ func (wk *worker) read(m input.Member) {
 		return
 	}
 	defer rc.Close()
-	crc := crc32.NewIEEE()
-	counted := &countingReader{r: rc, hash: crc, progress: &wk.progress.BytesRead}
+	counted := &countingReader{r: rc, progress: &wk.progress.BytesRead}
+	// Most members come keyed (input.Member.Key); the others are keyed by
+	// the checksum of what is read.
+	var crc hash.Hash32
+	if m.Key == "" {
+		crc = crc32.NewIEEE()
+		counted.hash = crc
+	}
 	defer func() { wk.readBytes = counted.n }()
 	br := bufio.NewReaderSize(counted, headSize)
 	head, err := br.Peek(headSize)
@@ -444,14 +451,16 @@ func isBinary(head []byte) bool {
 type countingReader struct {
 	r        io.Reader
 	n        int64
-	hash     io.Writer
+	hash     io.Writer // nil: no checksum
 	progress *atomic.Int64
 }
 
 func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
-	c.hash.Write(p[:n])
+	if c.hash != nil {
+		c.hash.Write(p[:n])
+	}
 	c.progress.Add(int64(n))
 	return n, err
 }
