@@ -199,12 +199,7 @@ func (s *slide) analyse(done func(*restart) bool, found *[]pending) error {
 	}
 	s.pending = rest
 	if len(rest) > 0 {
-		from, _ := look(rest[0])
-		for _, r := range rest[1:] {
-			if f, _ := look(r); f.Before(from) {
-				from = f
-			}
-		}
+		from, _ := look(rest[0]) // the earliest: looks start a fixed time before their restart
 		i := sort.Search(len(s.near), func(i int) bool { return !s.near[i].Time.Before(from) })
 		s.near = append(s.near[:0], s.near[i:]...)
 	}
