@@ -171,30 +171,13 @@ type streamKey struct {
 func dedupe(evs []forensics.Event) []forensics.Event {
 	seen := make(map[string]bool, len(evs))
 	out := evs[:0:0]
-	var b strings.Builder
-	for _, e := range evs {
-		b.Reset()
-		b.WriteString(string(e.Kind))
-		b.WriteByte(0)
-		b.WriteString(strconv.FormatInt(e.Time.UnixNano(), 10))
-		b.WriteByte(0)
-		b.WriteString(strconv.FormatInt(e.Range, 10))
-		b.WriteByte(0)
-		b.WriteString(e.Node)
-		attrs := append([]forensics.Attr(nil), e.Attrs...)
-		sort.Slice(attrs, func(i, j int) bool { return attrs[i].Key < attrs[j].Key })
-		for _, a := range attrs {
-			b.WriteByte(0)
-			b.WriteString(a.Key)
-			b.WriteByte('=')
-			b.WriteString(a.Value)
-		}
-		k := b.String()
+	for i := range evs {
+		k := eventKey(&evs[i])
 		if seen[k] {
 			continue
 		}
 		seen[k] = true
-		out = append(out, e)
+		out = append(out, evs[i])
 	}
 	return out
 }

@@ -62,11 +62,18 @@ const (
 )
 
 func run(pass *forensics.Pass) error {
-	redirects, err := forensics.Collect(pass.Events(crdb.KindNLHE, crdb.KindTraceDiscarded))
+	discards, err := forensics.Collect(pass.Events(crdb.KindTraceDiscarded))
 	if err != nil {
-		return fmt.Errorf("read DistSender redirects: %w", err)
+		return fmt.Errorf("read trace discards: %w", err)
 	}
-	for _, ep := range detect(dedupe(redirects)) {
+	rs := newRanges(discards)
+	for e, err := range pass.Events(crdb.KindNLHE) {
+		if err != nil {
+			return fmt.Errorf("read DistSender redirects: %w", err)
+		}
+		rs.add(e)
+	}
+	for _, ep := range rs.episodes() {
 		since, until := ep.start.Add(-traceBefore), ep.end.Add(contextAfter)
 		// DistSender's lines of the episode's range, and the headers of the
 		// traces, which name no range.
@@ -92,9 +99,10 @@ func run(pass *forensics.Pass) error {
 
 // findings runs the rule on DistSender events in time order.
 func findings(evs []forensics.Event) []forensics.Finding {
+	eps := judgeEach(evs)
 	evs = dedupe(evs)
 	var out []forensics.Finding
-	for _, ep := range detect(evs) {
+	for _, ep := range eps {
 		out = append(out, finding(ep, evs))
 	}
 	return out
