@@ -3,7 +3,7 @@
 # on the same evidence, on one generated bundle (bench/gen), and prints a
 # Markdown table of the results.
 #
-# usage: bench/run.sh [--size SIZE] [--runs N] [--crdb SHARE] [--profile NAME | --dense] [--big] [--perf] [--no-lnav] [WORKDIR]
+# usage: bench/run.sh [--size SIZE] [--runs N] [--crdb SHARE] [--profile NAME | --dense] [--big] [--big-size SIZE] [--perf] [--no-lnav] [WORKDIR]
 #
 #   WORKDIR     where the bundle, the binaries and the timelines go
 #               (default $BENCH_DIR, else bench/out; keep it out of git)
@@ -15,7 +15,10 @@
 #               many rotations, more multi-line entries)
 #   --dense     run everything twice: on the default profile, then on the
 #               dense one, each with its own table
-#   --big       also analyze a 4 GiB bundle, to compare peak memory
+#   --big       also analyze a bigger bundle (4 GiB), to compare peak memory
+#               and time per MB with --size
+#   --big-size  the size of that bundle (default 4GiB; 10GiB for the
+#               linearity target)
 #   --perf      also profile one forensics analyze and list where its CPU
 #               time and its allocations go in each phase (ingest, rules,
 #               report; go tool pprof, from FORENSICS_PHASES=DIR), and with
@@ -38,7 +41,7 @@
 # fails the script, however fast it was.
 set -euo pipefail
 
-size=1GiB runs=${BENCH_RUNS:-3} crdb=0.1 big=0 lnav=1 perf=0 profile=default dense=0
+size=1GiB bigsize=4GiB runs=${BENCH_RUNS:-3} crdb=0.1 big=0 lnav=1 perf=0 profile=default dense=0
 work=${BENCH_DIR:-}
 args=("$@")
 while (($#)); do
@@ -49,6 +52,7 @@ while (($#)); do
 	--runs) runs=$2; shift 2 ;;
 	--crdb) crdb=$2; shift 2 ;;
 	--big) big=1; shift ;;
+	--big-size) big=1; bigsize=$2; shift 2 ;;
 	--perf) perf=1; shift ;;
 	--no-lnav) lnav=0; shift ;;
 	-h | --help) sed -n '2,/^set -e/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;;
@@ -250,9 +254,9 @@ if ((cgofloors)); then
 fi
 
 if ((big)); then
-	generate 4GiB
-	bigzips=("$work/4GiB-$profile"/zips/*.zip)
-	bigbytes=$(awk '/^total/ {print $3}' "$work/4GiB-$profile/gen.txt")
+	generate "$bigsize"
+	bigzips=("$work/$bigsize-$profile"/zips/*.zip)
+	bigbytes=$(awk '/^total/ {print $3}' "$work/$bigsize-$profile/gen.txt")
 	analyze big "${bigzips[@]}"
 	wall_big=$wall rss_big=$rss
 	rm -f "$db" "$db-wal" "$db-shm"
@@ -363,8 +367,9 @@ report=$work/results-$(date -u +%Y%m%d-%H%M%S).md
 	echo "| timeline DB / uncompressed input | $(ratio "$dbsize" "$bytes") ($(ratio "$dbsize" 1e6) MB) | ≤ 0.5 |"
 	echo "| forensics peak RSS | $rss_first MB | ≤ 150 MB |"
 	if ((big)); then
-		echo "| forensics peak RSS, 4 GiB / $size | $(ratio "$rss_big" "$rss_first") ($rss_big MB vs $rss_first MB) | < 1.2 (flat) |"
-		echo "| forensics wall, 4 GiB / $size | $(ratio "$wall_big" "$wall_first") ($wall_big s, $(ratio "$bigbytes" "$(awk -v w="$wall_big" 'BEGIN {print w * 1e6}')") MB/s) | ≈ $(ratio "$bigbytes" "$bytes") (the size ratio) |"
+		echo "| forensics peak RSS, $bigsize / $size | $(ratio "$rss_big" "$rss_first") ($rss_big MB vs $rss_first MB) | < 1.2 (flat) |"
+		echo "| forensics wall, $bigsize / $size | $(ratio "$wall_big" "$wall_first") ($wall_big s, $(ratio "$bigbytes" "$(awk -v w="$wall_big" 'BEGIN {print w * 1e6}')") MB/s) | ≈ $(ratio "$bigbytes" "$bytes") (the size ratio) |"
+		echo "| forensics wall per input MB, $bigsize / $size | $(awk -v wb="$wall_big" -v bb="$bigbytes" -v w="$wall_first" -v b="$bytes" 'BEGIN {printf "%.2f", wb / bb / (w / b)}') | 1 ± 0.1 (linear) |"
 	fi
 	echo
 	echo "forensics by phase (FORENSICS_PHASES=1; peak RSS the largest of the runs, wall and CPU the median):"
@@ -374,7 +379,7 @@ report=$work/results-$(date -u +%Y%m%d-%H%M%S).md
 	phases "$work/runs/forensics-first.phases"
 	if ((big)); then
 		echo
-		echo "4 GiB, by phase:"
+		echo "$bigsize, by phase:"
 		echo
 		echo "| phase | peak RSS (MB) | wall (s) | CPU (s) |"
 		echo "|---|--:|--:|--:|"
