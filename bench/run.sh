@@ -136,7 +136,7 @@ generate() { # size
 measure() { # name setup post command...
 	local name=$1 setup=$2 post=$3
 	shift 3
-	local walls=() cpus=() rsss=() i t
+	local walls=() cpus=() users=() rsss=() i t
 	out=$work/runs/$name.out
 	for ((i = 0; i < runs; i++)); do
 		if [[ -n $setup ]]; then eval "$setup"; fi
@@ -145,6 +145,7 @@ measure() { # name setup post command...
 			die "$name failed: $(tail -3 "$work/runs/$name.err")"
 		walls+=("$(awk -F': ' '/Elapsed \(wall clock\)/ {n = split($2, p, ":"); s = 0; for (j = 1; j <= n; j++) s = s * 60 + p[j]; print s}' "$t")")
 		cpus+=("$(awk -F': ' '/(User|System) time \(seconds\)/ {s += $2} END {print s}' "$t")")
+		users+=("$(awk -F': ' '/User time \(seconds\)/ {print $2}' "$t")")
 		# KiB to MB. forensics resets the kernel's high-water mark at each
 		# of its phases (phase/phase.go), which is what /usr/bin/time
 		# reports: its peak is the largest of its phases' peaks.
@@ -156,6 +157,7 @@ measure() { # name setup post command...
 	wall=$(printf '%s\n' "${walls[@]}" | sort -g | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}')
 	best=$(printf '%s\n' "${walls[@]}" | sort -g | awk 'NR == 1')
 	cpu=$(printf '%s\n' "${cpus[@]}" | sort -g | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}')
+	user=$(printf '%s\n' "${users[@]}" | sort -g | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}')
 	rss=$(printf '%s\n' "${rsss[@]}" | sort -g | tail -1)
 }
 
@@ -180,7 +182,7 @@ row() { # tool input note
 	mbs=$(awk -v b="$bytes" -v w="$wall" 'BEGIN {printf "%.0f", b / 1e6 / w}')
 	lps=$(awk -v l="$lines" -v w="$wall" 'BEGIN {printf "%.2f M", l / 1e6 / w}')
 	rows+=("| $1 | $2 | $wall | $best | $cpu | $mbs | $lps | $rss | $3 |")
-	eval "wall_$4=$wall cpu_$4=$cpu rss_$4=$rss"
+	eval "wall_$4=$wall cpu_$4=$cpu user_$4=$user rss_$4=$rss"
 }
 
 # analyze measures forensics on a bundle: fresh timelines, then again on
@@ -258,7 +260,7 @@ if ((big)); then
 	bigzips=("$work/$bigsize-$profile"/zips/*.zip)
 	bigbytes=$(awk '/^total/ {print $3}' "$work/$bigsize-$profile/gen.txt")
 	analyze big "${bigzips[@]}"
-	wall_big=$wall rss_big=$rss
+	wall_big=$wall user_big=$user rss_big=$rss
 	rm -f "$db" "$db-wal" "$db-shm"
 	db=$work/runs/timeline-first.db
 fi
@@ -370,6 +372,7 @@ report=$work/results-$(date -u +%Y%m%d-%H%M%S).md
 		echo "| forensics peak RSS, $bigsize / $size | $(ratio "$rss_big" "$rss_first") ($rss_big MB vs $rss_first MB) | < 1.2 (flat) |"
 		echo "| forensics wall, $bigsize / $size | $(ratio "$wall_big" "$wall_first") ($wall_big s, $(ratio "$bigbytes" "$(awk -v w="$wall_big" 'BEGIN {print w * 1e6}')") MB/s) | ≈ $(ratio "$bigbytes" "$bytes") (the size ratio) |"
 		echo "| forensics wall per input MB, $bigsize / $size | $(awk -v wb="$wall_big" -v bb="$bigbytes" -v w="$wall_first" -v b="$bytes" 'BEGIN {printf "%.2f", wb / bb / (w / b)}') | 1 ± 0.1 (linear) |"
+		echo "| forensics user CPU per input MB, $bigsize / $size | $(awk -v ub="$user_big" -v bb="$bigbytes" -v u="$user_first" -v b="$bytes" 'BEGIN {printf "%.2f", ub / bb / (u / b)}') | 1 ± 0.1 (linear; system time is the kernel's, README) |"
 	fi
 	echo
 	echo "forensics by phase (FORENSICS_PHASES=1; peak RSS the largest of the runs, wall and CPU the median):"
