@@ -40,7 +40,9 @@ type rangeRedirects struct {
 func newRanges(discards []forensics.Event) *ranges {
 	s := &ranges{open: map[int64]*rangeRedirects{}, discards: dedupe(discards), bridged: map[string]bool{}, seen: map[string]bool{}}
 	for i := range s.discards {
-		s.bridged[s.discards[i].Attr(crdb.AttrTrace)] = true
+		if t := s.discards[i].Attr(crdb.AttrTrace); t != "" { // as discardsByTrace
+			s.bridged[t] = true
+		}
 	}
 	return s
 }
