@@ -22,7 +22,8 @@
 #   --perf      also profile one forensics analyze and list where its CPU
 #               time and its allocations go in each phase (ingest, rules,
 #               report; go tool pprof, from FORENSICS_PHASES=DIR), and with
-#               perf where its CPU time goes (inclusive, by function)
+#               perf where its CPU time goes (by part of the program against
+#               the inflate floor, and inclusive, by function)
 #   --no-lnav   skip lnav (when it cannot be installed)
 #
 # On the same zips, one after another: the decompression floors (unzip -p to
@@ -390,6 +391,10 @@ report=$work/results-$(date -u +%Y%m%d-%H%M%S).md
 	fi
 	if ((perf)); then
 		byphase
+		echo
+		echo "Where the CPU of \`forensics analyze\` goes, by part (perf, one run: each sample counts for the innermost frame that names a part; seconds are that share of the median CPU above, and the last column those seconds against bench/inflate's):"
+		echo
+		perf script -F ip,sym -i "$work/runs/perf.data" 2> /dev/null | python3 bench/cpuparts.py "$cpu_first" "$cpu_inflate" || true
 		echo
 		echo "Where \`forensics analyze\` spends its CPU time (perf, one run; inclusive share of samples, by function):"
 		echo
