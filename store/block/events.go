@@ -16,8 +16,10 @@ import (
 // hundreds of thousands of DCP stream events per gigabyte, and a row with
 // its indexes costs SQLite microseconds to insert and hundreds of bytes to
 // keep, more than reading and parsing the line did. A block holds up to
-// MaxEvents events of one source, in the order the parser emitted them;
-// the rows that index it say which kinds it holds and when.
+// MaxEvents events of one source, in the order they were stored (the
+// order the parser emitted them, but for events emitted long after their
+// time, which the writer stores in blocks apart); the rows that index it
+// say which kinds it holds and when.
 
 // MaxEvents is the most events a block holds.
 const MaxEvents = 512

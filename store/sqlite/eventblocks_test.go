@@ -142,3 +142,100 @@ func TestEventBlocksMerge(t *testing.T) {
 	check("kind in a window", store.EventFilter{Query: forensics.Query{Kinds: []forensics.Kind{"a.two"}, Since: since, Until: until}},
 		wantOf(func(_ int, k key) bool { return k.kind == "a.two" && k.t >= since.UnixNano() && k.t < until.UnixNano() }))
 }
+
+// TestLateEventsStoredApart checks that events emitted long after their
+// time (memcached's unnamed DCP producers) go to blocks of their own, so
+// that no block spans the lag, and that the timeline still gives every
+// event back in timeline order, ties in the order they were stored.
+func TestLateEventsStoredApart(t *testing.T) {
+	ctx := context.Background()
+	base := time.Date(2022, 7, 22, 0, 0, 0, 0, time.UTC)
+	lag := 40 * time.Minute
+	for _, tc := range []struct {
+		name string
+		late func(i int) bool
+	}{
+		{"every tenth event late", func(i int) bool { return i%10 == 9 }},
+		{"late events in a run", func(i int) bool { return i >= 300 && i < 340 }},
+		{"in time", func(int) bool { return false }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db, err := Open(filepath.Join(t.TempDir(), "t.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			w, err := db.NewRun(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			src := &forensics.Source{Path: "memcached.log", Node: "n1", Format: "test", Component: "test", Key: "k"}
+			if err := w.BeginSource(src); err != nil {
+				t.Fatal(err)
+			}
+			const n = 1200 // a second apart: 20 minutes of events, in batches of 400
+			var evs []forensics.Event
+			var want []string
+			for i := range n {
+				at := base.Add(lag + time.Duration(i)*time.Second)
+				line := int64(i + 1)
+				if tc.late(i) {
+					at, line = at.Add(-lag), int64(i/2+1) // logged that long before, on an earlier line
+				}
+				// Two events on some lines, to check that ties keep their order.
+				for j := range 1 + i%7/6 {
+					evs = append(evs, forensics.Event{Stamp: forensics.Stamp{Time: at, Zone: forensics.ZoneUTC}, Node: "n1",
+						Line: line, Kind: "t.ev", Text: fmt.Sprintf("%d.%d", i, j)})
+				}
+			}
+			for _, e := range evs {
+				want = append(want, fmt.Sprintf("%d:%d %s", e.Time.Unix(), e.Line, e.Text))
+			}
+			slices.SortStableFunc(want, func(a, b string) int {
+				var ta, la, tb, lb int64
+				fmt.Sscanf(a, "%d:%d", &ta, &la)
+				fmt.Sscanf(b, "%d:%d", &tb, &lb)
+				return cmp.Or(cmp.Compare(ta, tb), cmp.Compare(la, lb))
+			})
+			for b := evs; len(b) > 0; b = b[min(len(b), 400):] {
+				if err := w.AddEvents(src.ID, b[:min(len(b), 400)]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			src.Lines, src.Events = n, int64(len(evs))
+			if err := w.EndSource(src); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			var span int64
+			if err := db.sql.QueryRow(`SELECT max(t_max - t_min) FROM main.event_blocks`).Scan(&span); err != nil {
+				t.Fatal(err)
+			}
+			// A batch of 400 spans 400 s in time; with its late events, it would span the lag.
+			if most := 400*time.Second + time.Minute; time.Duration(span) > most {
+				t.Errorf("a block spans %v, want at most %v", time.Duration(span), most)
+			}
+			var got []string
+			for e, err := range db.Events(ctx, store.EventFilter{}) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, fmt.Sprintf("%d:%d %s", e.Time.Unix(), e.Line, e.Text))
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("read back %d events, want %d in timeline order; first difference at %d", len(got), len(want), firstDiff(got, want))
+			}
+		})
+	}
+}
+
+func firstDiff(a, b []string) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}

@@ -47,6 +47,11 @@ type Writer struct {
 	insEvKind *sql.Stmt // schema 3: a kind of a block of events
 	args      []driver.NamedValue
 	evEnc     block.EventEncoder // schema 3
+	isLate    []bool             // addEventBlocks: which events of a batch are late
+	inTime    []forensics.Event  // and, when some are, the others
+	inTimeOn  []bool
+	late      []forensics.Event
+	lateOn    []bool
 	bytes     int64
 	events    int
 	run       int64
@@ -265,17 +270,72 @@ func (w *Writer) AddEventsOnLines(src int64, evs []forensics.Event, onLine []boo
 	}
 	w.events += len(evs)
 	if w.db.schema >= 3 {
-		for len(evs) > 0 {
-			n := min(len(evs), block.MaxEvents)
-			if err := w.addEventBlock(src, evs[:n], onLine[:min(n, len(onLine))]); err != nil {
-				return err
-			}
-			evs, onLine = evs[n:], onLine[min(n, len(onLine)):]
+		if err := w.addEventBlocks(src, evs, onLine); err != nil {
+			return err
 		}
 	} else if err := w.addEventRows(src, evs, onLine); err != nil {
 		return err
 	}
 	return w.commitIfFull()
+}
+
+// lateBy is how much older than an event emitted before it an event must
+// be to go to a block apart. Parsers emit some events late: memcached's DCP
+// producer connections wait for their name, up to 512 of them, and one that
+// never gets it goes out when 512 more have opened, most of an hour later
+// in a busy log. Each late event stretched its block's span back that far,
+// and a cursor holds a block open for all of its span: a few late events in
+// every block kept ten blocks of a source open at once, not one or two.
+const lateBy = int64(time.Minute)
+
+// addEventBlocks stores a batch of a source's events, in the order they
+// were emitted, as blocks of at most block.MaxEvents; the late ones go to
+// blocks after the others, in their order.
+func (w *Writer) addEventBlocks(src int64, evs []forensics.Event, onLine []bool) error {
+	w.isLate = w.isLate[:0]
+	var latest int64
+	anyLate := false
+	for i := range evs {
+		t := evs[i].Time.UnixNano()
+		late := i > 0 && t < latest-lateBy
+		if !late && (i == 0 || t > latest) {
+			latest = t
+		}
+		w.isLate = append(w.isLate, late)
+		anyLate = anyLate || late
+	}
+	if !anyLate {
+		return w.addEventChunks(src, evs, onLine)
+	}
+	w.late, w.lateOn = w.late[:0], w.lateOn[:0]
+	w.inTime, w.inTimeOn = w.inTime[:0], w.inTimeOn[:0]
+	for i := range evs {
+		on := i < len(onLine) && onLine[i]
+		if w.isLate[i] {
+			w.late, w.lateOn = append(w.late, evs[i]), append(w.lateOn, on)
+		} else {
+			w.inTime, w.inTimeOn = append(w.inTime, evs[i]), append(w.inTimeOn, on)
+		}
+	}
+	err := w.addEventChunks(src, w.inTime, w.inTimeOn)
+	if err == nil {
+		err = w.addEventChunks(src, w.late, w.lateOn)
+	}
+	clear(w.inTime) // the events' strings go with the batch
+	clear(w.late)
+	return err
+}
+
+// addEventChunks stores events as blocks of at most block.MaxEvents.
+func (w *Writer) addEventChunks(src int64, evs []forensics.Event, onLine []bool) error {
+	for len(evs) > 0 {
+		n := min(len(evs), block.MaxEvents)
+		if err := w.addEventBlock(src, evs[:n], onLine[:min(n, len(onLine))]); err != nil {
+			return err
+		}
+		evs, onLine = evs[n:], onLine[min(n, len(onLine)):]
+	}
+	return nil
 }
 
 // addEventBlock stores at most block.MaxEvents events as one block, and a
