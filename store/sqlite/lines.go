@@ -78,23 +78,15 @@ func (db *DB) lines(ctx context.Context, f store.LineFilter, fn func(*store.Line
 // using the index on t_min: a block can only overlap the window if it starts
 // at most the longest block span before it.
 func (db *DB) candidateBlocks(ctx context.Context, f store.LineFilter) ([]sourceInfo, map[int64][]blockRef, error) {
-	var w where
-	w.sources(f.Run, f.Components, f.Paths)
-	in(&w, "s.node", f.Nodes)
-	if !f.Until.IsZero() {
-		w.add("b.t_min < ?", f.Until.UnixNano())
-	}
+	var span int64
 	if !f.Since.IsZero() {
-		span, err := db.metaInt(ctx, "max_block_span")
-		if err != nil {
+		var err error
+		if span, err = db.metaInt(ctx, "max_block_span"); err != nil {
 			return nil, nil, err
 		}
-		w.add("b.t_min >= ?", f.Since.UnixNano()-span)
-		w.add("b.t_max >= ?", f.Since.UnixNano())
 	}
-	q := `SELECT b.id, b.first_line, s.id, s.path, s.node FROM main.blocks b JOIN main.sources s ON s.id = b.source_id
-		WHERE ` + w.String() + ` ORDER BY s.path, s.id, b.first_line`
-	rows, err := db.sql.QueryContext(ctx, q, w.args...)
+	q, args := candidateQuery(f, span)
+	rows, err := db.sql.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("query lines: %w", err)
 	}
@@ -113,6 +105,23 @@ func (db *DB) candidateBlocks(ctx context.Context, f store.LineFilter) ([]source
 		blocks[s.id] = append(blocks[s.id], b)
 	}
 	return srcs, blocks, rows.Err()
+}
+
+// candidateQuery is the query of candidateBlocks, given the longest span
+// of a block. It reads only the index of blocks (schema.sql says why).
+func candidateQuery(f store.LineFilter, span int64) (string, []any) {
+	var w where
+	w.sources(f.Run, f.Components, f.Paths)
+	in(&w, "s.node", f.Nodes)
+	if !f.Until.IsZero() {
+		w.add("b.t_min < ?", f.Until.UnixNano())
+	}
+	if !f.Since.IsZero() {
+		w.add("b.t_min >= ?", f.Since.UnixNano()-span)
+		w.add("b.t_max >= ?", f.Since.UnixNano())
+	}
+	return `SELECT b.id, b.first_line, s.id, s.path, s.node FROM main.blocks b JOIN main.sources s ON s.id = b.source_id
+		WHERE ` + w.String() + ` ORDER BY s.path, s.id, b.first_line`, w.args
 }
 
 // metaInt reads a number kept in meta, 0 when it is not there.

@@ -65,8 +65,13 @@ CREATE TABLE IF NOT EXISTS event_blocks (
 	events    INTEGER NOT NULL,
 	data      BLOB NOT NULL -- S2
 );
-CREATE INDEX IF NOT EXISTS event_blocks_t ON event_blocks(t_min);
-CREATE INDEX IF NOT EXISTS event_blocks_source ON event_blocks(source_id, min_line);
+-- The indexes hold the columns the blocks are chosen by, so that SQLite
+-- reads a block's row, blob and all, only when it is one of those chosen:
+-- with t_min alone, a window query read every block that started within
+-- the longest span before it (diag.log's one block spans the whole
+-- collection). Timelines made before keep their narrower indexes.
+CREATE INDEX IF NOT EXISTS event_blocks_t ON event_blocks(t_min, t_max);
+CREATE INDEX IF NOT EXISTS event_blocks_source ON event_blocks(source_id, min_line, max_line);
 
 CREATE TABLE IF NOT EXISTS event_kinds (
 	kind     TEXT NOT NULL,
@@ -87,8 +92,10 @@ CREATE TABLE IF NOT EXISTS blocks (
 	t_max      INTEGER NOT NULL,
 	data       BLOB NOT NULL -- S2; see store/block.go for the record layout
 );
-CREATE INDEX IF NOT EXISTS blocks_t ON blocks(t_min);
-CREATE INDEX IF NOT EXISTS blocks_source ON blocks(source_id, first_line);
+-- Both hold every column a window query chooses blocks by (event_blocks'
+-- indexes say why): it reads the blocks it chose, by id, and no others.
+CREATE INDEX IF NOT EXISTS blocks_t ON blocks(t_min, t_max, source_id, first_line);
+CREATE INDEX IF NOT EXISTS blocks_source ON blocks(source_id, first_line, t_min, t_max);
 
 CREATE TABLE IF NOT EXISTS runs (
 	id        INTEGER PRIMARY KEY,

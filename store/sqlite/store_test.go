@@ -310,3 +310,49 @@ func TestRollbackAfterCancel(t *testing.T) {
 		t.Errorf("sources after the cancelled run = %+v, %v", srcs, err)
 	}
 }
+
+// TestLineQueriesReadOnlyTheIndex checks that choosing the blocks of a line
+// query reads only an index of blocks, whichever way in SQLite takes (the
+// time index, or a source of the run): a table row brings its blob, and a
+// window query on a 10 GiB timeline read gigabytes of blocks it did not use.
+func TestLineQueriesReadOnlyTheIndex(t *testing.T) {
+	db, err := Open(filepath.Join(t.TempDir(), "t.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	base := time.Date(2022, 7, 22, 0, 0, 0, 0, time.UTC)
+	fill(t, db, "a/memcached.log", base, 500)
+	fill(t, db, "b/diag.log", base, 20)
+	since, until := base.Add(100*time.Second), base.Add(110*time.Second)
+	for name, f := range map[string]store.LineFilter{
+		"window":             {Since: since, Until: until},
+		"window of a run":    {Since: since, Until: until, Run: 1},
+		"since, of a node":   {Since: since, Nodes: []string{"n1"}},
+		"until, of a source": {Until: until, Paths: []string{"diag"}},
+		"every line":         {},
+	} {
+		q, args := candidateQuery(f, int64(time.Hour))
+		rows, err := db.sql.Query("EXPLAIN QUERY PLAN "+q, args...)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var plan []string
+		for rows.Next() {
+			var id, parent, unused int
+			var step string
+			if err := rows.Scan(&id, &parent, &unused, &step); err != nil {
+				t.Fatal(err)
+			}
+			plan = append(plan, step)
+		}
+		if err := rows.Close(); err != nil {
+			t.Fatal(err)
+		}
+		for _, step := range plan {
+			if strings.Contains(step, " b ") && !strings.Contains(step, "COVERING INDEX") {
+				t.Errorf("%s: SQLite reads the rows of blocks: %s (plan %q)", name, step, plan)
+			}
+		}
+	}
+}
