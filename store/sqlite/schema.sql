@@ -69,7 +69,8 @@ CREATE TABLE IF NOT EXISTS event_blocks (
 -- reads a block's row, blob and all, only when it is one of those chosen:
 -- with t_min alone, a window query read every block that started within
 -- the longest span before it (diag.log's one block spans the whole
--- collection). Timelines made before keep their narrower indexes.
+-- collection). A timeline written before gets them at its first writing
+-- open (rebuildIndexes, store.go).
 CREATE INDEX IF NOT EXISTS event_blocks_t ON event_blocks(t_min, t_max);
 CREATE INDEX IF NOT EXISTS event_blocks_source ON event_blocks(source_id, min_line, max_line);
 

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"regexp"
 	"strings"
 	"sync"
 
@@ -201,6 +202,9 @@ func (db *DB) migrate() error {
 	if _, err := db.sql.ExecContext(ctx, schema); err != nil {
 		return fmt.Errorf("create schema: %w", err)
 	}
+	if err := db.rebuildIndexes(ctx); err != nil {
+		return fmt.Errorf("rebuild the indexes of an older timeline: %w", err)
+	}
 	if _, err := db.sql.ExecContext(ctx, fmt.Sprintf(`PRAGMA application_id = %d`, applicationID)); err != nil {
 		return err
 	}
@@ -226,6 +230,44 @@ func (db *DB) migrate() error {
 	db.schema = readsVersions[v]
 	if db.schema == 0 {
 		return fmt.Errorf("timeline schema version %s, this forensics reads versions 1 to %s: analyze into a new --db", v, schemaVersion)
+	}
+	return nil
+}
+
+// indexDef is an index of schema.sql: its name, and what it is on.
+var indexDef = regexp.MustCompile(`(?m)^CREATE INDEX IF NOT EXISTS (\w+) ON (.+);`)
+
+// rebuildIndexes makes again an index that a timeline written by an
+// earlier forensics has on other columns than schema.sql now gives it (the
+// indexes of blocks gained the columns blocks are chosen by). It reads the
+// table once, at the first writing open; a read-only open keeps the old
+// index, which gives the same answers more slowly.
+func (db *DB) rebuildIndexes(ctx context.Context) error {
+	for _, m := range indexDef.FindAllStringSubmatch(schema, -1) {
+		name, on := m[1], m[2]
+		var have string
+		if err := db.sql.QueryRowContext(ctx, `SELECT sql FROM main.sqlite_master WHERE type = 'index' AND name = ?`, name).Scan(&have); err != nil {
+			return fmt.Errorf("index %s: %w", name, err)
+		}
+		if _, had, _ := strings.Cut(have, " ON "); had == on {
+			continue
+		}
+		tx, err := db.sql.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `DROP INDEX main.`+name)
+		if err == nil {
+			_, err = tx.ExecContext(ctx, `CREATE INDEX main.`+name+` ON `+on)
+		}
+		if err == nil {
+			err = tx.Commit()
+		} else {
+			tx.Rollback()
+		}
+		if err != nil {
+			return fmt.Errorf("index %s: %w", name, err)
+		}
 	}
 	return nil
 }

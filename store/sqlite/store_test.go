@@ -2,7 +2,9 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -354,5 +356,84 @@ func TestLineQueriesReadOnlyTheIndex(t *testing.T) {
 				t.Errorf("%s: SQLite reads the rows of blocks: %s (plan %q)", name, step, plan)
 			}
 		}
+	}
+}
+
+// TestOlderIndexesRebuilt checks that a timeline whose indexes of blocks
+// hold only t_min, as earlier releases wrote them, gets the indexes of
+// schema.sql at its first writing open, and keeps its lines; a read-only
+// open changes nothing.
+func TestOlderIndexesRebuilt(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.db")
+	db, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := time.Date(2022, 7, 22, 0, 0, 0, 0, time.UTC)
+	fill(t, db, "a/memcached.log", base, 300)
+	db.Close()
+	raw, err := sql.Open("sqlite3", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{`DROP INDEX blocks_t`, `CREATE INDEX blocks_t ON blocks(t_min)`,
+		`DROP INDEX event_blocks_source`, `CREATE INDEX event_blocks_source ON event_blocks(source_id, min_line)`} {
+		if _, err := raw.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw.Close()
+	indexes := func(db *DB) map[string]string {
+		t.Helper()
+		rows, err := db.sql.Query(`SELECT name, sql FROM main.sqlite_master WHERE type = 'index' AND name IN ('blocks_t', 'event_blocks_source')`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		out := map[string]string{}
+		for rows.Next() {
+			var name, def string
+			if err := rows.Scan(&name, &def); err != nil {
+				t.Fatal(err)
+			}
+			_, out[name], _ = strings.Cut(def, " ON ")
+		}
+		return out
+	}
+	lines := func(db store.Reader) int {
+		t.Helper()
+		n := 0
+		for _, err := range db.Lines(context.Background(), store.LineFilter{Since: base.Add(100 * time.Second), Until: base.Add(110 * time.Second)}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			n++
+		}
+		return n
+	}
+
+	ro, err := OpenReadOnly(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := indexes(ro)["blocks_t"]; got != "blocks(t_min)" {
+		t.Errorf("a read-only open changed blocks_t to %s", got)
+	}
+	if n := lines(ro); n != 10 {
+		t.Errorf("the old index gives %d lines of the window, want 10", n)
+	}
+	ro.Close()
+
+	db, err = Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	want := map[string]string{"blocks_t": "blocks(t_min, t_max, source_id, first_line)", "event_blocks_source": "event_blocks(source_id, min_line, max_line)"}
+	if got := indexes(db); !maps.Equal(got, want) {
+		t.Errorf("indexes after a writing open: %v, want %v", got, want)
+	}
+	if n := lines(db); n != 10 {
+		t.Errorf("the rebuilt index gives %d lines of the window, want 10", n)
 	}
 }
