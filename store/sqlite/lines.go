@@ -7,8 +7,10 @@ import (
 	"database/sql"
 	"fmt"
 	"iter"
+	"runtime"
 	"sort"
 	"strconv"
+	"sync"
 	"time"
 
 	"forensics"
@@ -45,9 +47,19 @@ func (db *DB) lines(ctx context.Context, f store.LineFilter, fn func(*store.Line
 	if err != nil {
 		return err
 	}
+	its := make([]*sourceLines, len(srcs))
+	for i, s := range srcs {
+		its[i] = &sourceLines{db: db, ctx: ctx, src: s, blocks: blocks[s.id], filter: &f, text: []byte(f.Text)}
+	}
+	if grep := f.Text != "" || f.Regexp != nil; grep && (f.Since.IsZero() || f.Until.IsZero()) && len(its) > 1 {
+		ra := newReadAhead()
+		defer ra.stop()
+		for _, it := range its {
+			ra.start(it)
+		}
+	}
 	h := &lineHeap{}
-	for _, s := range srcs {
-		it := &sourceLines{db: db, ctx: ctx, src: s, blocks: blocks[s.id], filter: &f, text: []byte(f.Text)}
+	for _, it := range its {
 		ok, err := it.next()
 		if err != nil {
 			return err
@@ -139,16 +151,86 @@ func (db *DB) metaInt(ctx context.Context, key string) (int64, error) {
 
 // sourceLines iterates over the selected lines of one source.
 type sourceLines struct {
-	db     *DB
-	ctx    context.Context
-	src    sourceInfo
-	blocks []blockRef
-	filter *store.LineFilter
-	text   []byte
-	lines  []store.Line // decoded lines of the current block that pass the filter
-	pos    int
-	cur    store.Line
-	buf    []byte
+	db      *DB
+	ctx     context.Context
+	src     sourceInfo
+	blocks  []blockRef
+	filter  *store.LineFilter
+	text    []byte
+	lines   []store.Line // decoded lines of the current block that pass the filter
+	pos     int
+	cur     store.Line
+	buf     []byte
+	decoded chan decoded // with read-ahead: the blocks' lines, in order, instead of blocks
+}
+
+// decoded is the lines of a block that pass the filter, or why it did not read.
+type decoded struct {
+	lines []store.Line
+	err   error
+}
+
+// readAhead reads the blocks of each source of a streaming search on a
+// goroutine of its own, as many at once as there are cores, while the merge
+// takes their lines in timeline order. A --grep over a big timeline decodes
+// gigabytes of blocks that hold no match, and one source at a time left the
+// other cores idle. Each source holds at most one block's lines ahead.
+type readAhead struct {
+	slots chan struct{}
+	done  chan struct{}
+	wg    sync.WaitGroup
+	bufs  chan []byte // decompressed blocks: one a slot, not one a source
+}
+
+func newReadAhead() *readAhead {
+	n := runtime.GOMAXPROCS(0)
+	return &readAhead{slots: make(chan struct{}, n), bufs: make(chan []byte, n), done: make(chan struct{})}
+}
+
+// start hands its blocks to a goroutine, which sends their lines to it.decoded.
+func (ra *readAhead) start(it *sourceLines) {
+	ch := make(chan decoded)
+	r := &sourceLines{db: it.db, ctx: it.ctx, src: it.src, filter: it.filter, text: it.text}
+	blocks := it.blocks
+	it.blocks, it.decoded = nil, ch
+	ra.wg.Add(1)
+	go func() {
+		defer ra.wg.Done()
+		defer close(ch)
+		for _, b := range blocks {
+			select {
+			case ra.slots <- struct{}{}:
+			case <-ra.done:
+				return
+			}
+			select {
+			case r.buf = <-ra.bufs:
+			default:
+			}
+			err := r.load(b)
+			ra.bufs <- r.buf // never blocks: a slot holds at most one
+			r.buf = nil
+			<-ra.slots
+			if err == nil && len(r.lines) == 0 {
+				continue
+			}
+			select {
+			case ch <- decoded{r.lines, err}:
+			case <-ra.done:
+				return
+			}
+			if err != nil {
+				return
+			}
+			r.lines = nil // the merge has them
+		}
+	}()
+}
+
+// stop ends the goroutines of a query that is done, and waits for them.
+func (ra *readAhead) stop() {
+	close(ra.done)
+	ra.wg.Wait()
 }
 
 func (it *sourceLines) next() (bool, error) {
@@ -158,6 +240,17 @@ func (it *sourceLines) next() (bool, error) {
 		}
 	}
 	for it.pos >= len(it.lines) {
+		if it.decoded != nil {
+			d, ok := <-it.decoded
+			if !ok {
+				return false, nil
+			}
+			if d.err != nil {
+				return false, d.err
+			}
+			it.lines, it.pos = d.lines, 0
+			continue
+		}
 		if len(it.blocks) == 0 {
 			return false, nil
 		}

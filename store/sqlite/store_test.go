@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"maps"
 	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -435,5 +438,110 @@ func TestOlderIndexesRebuilt(t *testing.T) {
 	}
 	if n := lines(db); n != 10 {
 		t.Errorf("the rebuilt index gives %d lines of the window, want 10", n)
+	}
+}
+
+// TestSearchAcrossSources checks that a search (text or regular expression)
+// over many blocks of several sources, read ahead on several goroutines,
+// gives the lines that match in the order of the whole timeline filtered,
+// and that a loop that stops early leaves no goroutine behind.
+func TestSearchAcrossSources(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(filepath.Join(t.TempDir(), "t.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	w, err := db.NewRun(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := time.Date(2022, 7, 22, 0, 0, 0, 0, time.UTC)
+	for s := range 5 {
+		path := fmt.Sprintf("n%d/memcached.log", s)
+		src := &forensics.Source{Path: path, Node: fmt.Sprintf("n%d", s), Format: "test", Component: "test", Key: path}
+		if err := w.BeginSource(src); err != nil {
+			t.Fatal(err)
+		}
+		b := w.LineBuffer()
+		const n = 4000 // about four blocks a source
+		for i := 1; i <= n; i++ {
+			d := time.Duration(i*(7+s)) * time.Millisecond
+			if s == 2 && i > n/2 {
+				d -= 10 * time.Second // the clock goes back: the file's order stays
+			}
+			text := fmt.Sprintf("%s INFO (default) DCP (Producer) eq_dcpq:replication - (vb:%d) Creating stream %d of %s", base.Add(d).Format(time.RFC3339Nano), i%1024, i, path)
+			if i%(300+50*s) == 0 {
+				text += " Stream request requires rollback"
+			}
+			b.Add(&store.NewLine{N: int64(i), Stamp: forensics.Stamp{Time: base.Add(d), Zone: forensics.ZoneUTC}, Flags: store.LineFlags{Zone: forensics.ZoneUTC}, Text: []byte(text)})
+			if b.Full() {
+				if err := w.AddLines(src.ID, b.Batch()); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if !b.Empty() {
+			if err := w.AddLines(src.ID, b.Batch()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		b.Release()
+		src.Lines = n
+		if err := w.EndSource(src); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var blocks int
+	if err := db.sql.QueryRow(`SELECT count(*) FROM main.blocks`).Scan(&blocks); err != nil || blocks < 15 {
+		t.Fatalf("%d blocks (%v), want several a source", blocks, err)
+	}
+	read := func(f store.LineFilter, most int) []string {
+		t.Helper()
+		var out []string
+		for l, err := range db.Lines(ctx, f) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out = append(out, fmt.Sprintf("%s:%d", l.Source, l.N)); len(out) == most {
+				break
+			}
+		}
+		return out
+	}
+	var all []store.Line
+	for l, err := range db.Lines(ctx, store.LineFilter{}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, *l)
+	}
+	for name, tc := range map[string]struct {
+		f     store.LineFilter
+		match func(string) bool
+	}{
+		"text":    {store.LineFilter{Text: "requires rollback"}, func(s string) bool { return strings.Contains(s, "requires rollback") }},
+		"regexp":  {store.LineFilter{Regexp: regexp.MustCompile(`stream 1[0-9]{3} of n[13]`)}, regexp.MustCompile(`stream 1[0-9]{3} of n[13]`).MatchString},
+		"nothing": {store.LineFilter{Text: "no such text"}, func(string) bool { return false }},
+	} {
+		var want []string
+		for _, l := range all {
+			if tc.match(l.Text) {
+				want = append(want, fmt.Sprintf("%s:%d", l.Source, l.N))
+			}
+		}
+		if got := read(tc.f, 0); !slices.Equal(got, want) {
+			t.Errorf("%s: %d lines, want %d in timeline order; first difference at %d", name, len(got), len(want), firstDiff(got, want))
+		}
+	}
+	before := runtime.NumGoroutine()
+	if got := read(store.LineFilter{Text: "requires rollback"}, 3); len(got) != 3 {
+		t.Fatalf("stopped after %d lines, want 3", len(got))
+	}
+	if after := runtime.NumGoroutine(); after > before {
+		t.Errorf("%d goroutines after a search stopped early, %d before", after, before)
 	}
 }
