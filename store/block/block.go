@@ -166,8 +166,14 @@ var ErrCorrupt = errors.New("corrupt block")
 // Decode decompresses a block into buf and calls fn for each line in
 // order, stopping at the first error fn returns. It returns the buffer for reuse.
 func Decode(firstLine int64, data []byte, buf []byte, fn func(*Line) error) ([]byte, error) {
+	return DecodeSearch(firstLine, data, buf, Search{}, fn)
+}
+
+// DecodeSearch is Decode for a search: fn is called for no line of a block
+// that s rules out.
+func DecodeSearch(firstLine int64, data []byte, buf []byte, s Search, fn func(*Line) error) ([]byte, error) {
 	raw, err := decompress(data, buf)
-	if err != nil {
+	if err != nil || !s.May(raw) {
 		return raw, err
 	}
 	l := Line{N: firstLine}

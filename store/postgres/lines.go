@@ -39,9 +39,10 @@ func (db *DB) lines(ctx context.Context, f store.LineFilter, fn func(*store.Line
 	if err != nil {
 		return err
 	}
+	search := block.NewSearch(f.Text, f.Regexp)
 	h := &lineHeap{}
 	for _, s := range srcs {
-		it := &sourceLines{db: db, ctx: ctx, src: s, blocks: blocks[s.id], filter: &f, text: []byte(f.Text)}
+		it := &sourceLines{db: db, ctx: ctx, src: s, blocks: blocks[s.id], filter: &f, text: []byte(f.Text), search: search}
 		ok, err := it.next()
 		if err != nil {
 			return err
@@ -149,6 +150,7 @@ type sourceLines struct {
 	cur    store.Line
 	buf    []byte
 	data   []byte
+	search block.Search // the blocks that can hold no line of the filter
 }
 
 func (it *sourceLines) next() (bool, error) {
@@ -206,7 +208,7 @@ func (it *sourceLines) load(b blockRef) error {
 		until = f.Until.UnixNano()
 	}
 	var err error
-	it.buf, err = block.Decode(b.firstLine, it.data, it.buf, func(l *block.Line) error {
+	it.buf, err = block.DecodeSearch(b.firstLine, it.data, it.buf, it.search, func(l *block.Line) error {
 		if since != 0 && l.Time < since || until != 0 && l.Time >= until {
 			return nil
 		}

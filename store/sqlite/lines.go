@@ -47,9 +47,10 @@ func (db *DB) lines(ctx context.Context, f store.LineFilter, fn func(*store.Line
 	if err != nil {
 		return err
 	}
+	search := block.NewSearch(f.Text, f.Regexp)
 	its := make([]*sourceLines, len(srcs))
 	for i, s := range srcs {
-		its[i] = &sourceLines{db: db, ctx: ctx, src: s, blocks: blocks[s.id], filter: &f, text: []byte(f.Text)}
+		its[i] = &sourceLines{db: db, ctx: ctx, src: s, blocks: blocks[s.id], filter: &f, text: []byte(f.Text), search: search}
 	}
 	if grep := f.Text != "" || f.Regexp != nil; grep && (f.Since.IsZero() || f.Until.IsZero()) && len(its) > 1 {
 		ra := newReadAhead()
@@ -162,6 +163,7 @@ type sourceLines struct {
 	cur     store.Line
 	buf     []byte
 	decoded chan decoded // with read-ahead: the blocks' lines, in order, instead of blocks
+	search  block.Search // the blocks that can hold no line of the filter
 }
 
 // decoded is the lines of a block that pass the filter, or why it did not read.
@@ -190,7 +192,7 @@ func newReadAhead() *readAhead {
 // start hands its blocks to a goroutine, which sends their lines to it.decoded.
 func (ra *readAhead) start(it *sourceLines) {
 	ch := make(chan decoded)
-	r := &sourceLines{db: it.db, ctx: it.ctx, src: it.src, filter: it.filter, text: it.text}
+	r := &sourceLines{db: it.db, ctx: it.ctx, src: it.src, filter: it.filter, text: it.text, search: it.search}
 	blocks := it.blocks
 	it.blocks, it.decoded = nil, ch
 	ra.wg.Add(1)
@@ -298,7 +300,7 @@ func (it *sourceLines) load(b blockRef) error {
 		until = f.Until.UnixNano()
 	}
 	var err error
-	it.buf, err = block.Decode(b.firstLine, data, it.buf, func(l *block.Line) error {
+	it.buf, err = block.DecodeSearch(b.firstLine, data, it.buf, it.search, func(l *block.Line) error {
 		if since != 0 && l.Time < since || until != 0 && l.Time >= until {
 			return nil
 		}
