@@ -160,15 +160,7 @@ func TestLateEventsStoredApart(t *testing.T) {
 		{"in time", func(int) bool { return false }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			db, err := Open(filepath.Join(t.TempDir(), "t.db"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
-			w, err := db.NewRun(ctx, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			db, w := newRun(t)
 			src := &forensics.Source{Path: "memcached.log", Node: "n1", Format: "test", Component: "test", Key: "k"}
 			if err := w.BeginSource(src); err != nil {
 				t.Fatal(err)

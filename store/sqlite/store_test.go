@@ -18,6 +18,21 @@ import (
 	"forensics/store/storetest"
 )
 
+// newRun opens a new timeline, closed when the test ends, and starts a run.
+func newRun(t *testing.T) (*DB, store.Writer) {
+	t.Helper()
+	db, err := Open(filepath.Join(t.TempDir(), "t.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	w, err := db.NewRun(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db, w
+}
+
 // fill writes one source with n lines one second apart starting at base.
 func fill(t *testing.T, db *DB, path string, base time.Time, n int) {
 	t.Helper()
@@ -447,15 +462,7 @@ func TestOlderIndexesRebuilt(t *testing.T) {
 // and that a loop that stops early leaves no goroutine behind.
 func TestSearchAcrossSources(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(filepath.Join(t.TempDir(), "t.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	w, err := db.NewRun(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, w := newRun(t)
 	base := time.Date(2022, 7, 22, 0, 0, 0, 0, time.UTC)
 	for s := range 5 {
 		path := fmt.Sprintf("n%d/memcached.log", s)
