@@ -1,6 +1,7 @@
 // Package block is the codec of stored lines: consecutive lines of one
 // source, encoded as records (time delta, flags, offset, text) and
-// compressed with S2. A backend that keeps lines as blobs stores blocks.
+// compressed with S2. A backend that keeps lines as blobs stores blocks,
+// and reads them back merged across sources with MergeLines.
 package block
 
 import (
