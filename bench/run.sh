@@ -249,6 +249,8 @@ row "\`forensics analyze\`, fresh timeline" zips "$findings" first
 dbsize=$(du -cb "$db"* | tail -1 | cut -f1)
 measure forensics-again "" 'check "$out"' "$forensics" analyze -q --db "$db" --format json "${zips[@]}"
 row "\`forensics analyze\` again, same timeline" zips "content recognised, not read again" again
+measure forensics-dump "" "" bash -c '"$1" timeline query --db "$2" --format raw > /dev/null' _ "$forensics" "$db"
+row "\`forensics timeline query --format raw\`: every line, merged in time order" timeline "against \`unzip -p\`, which prints them file after file" dump
 if ((cgofloors)); then
 	idb=$work/runs/timeline-isal.db
 	measure forensics-isal "rm -f '$idb' '$idb-wal' '$idb-shm'" 'check "$out"' "$work/bin/forensics-isal" analyze -q --db "$idb" --format json "${zips[@]}"
@@ -366,6 +368,7 @@ report=$work/results-$(date -u +%Y%m%d-%H%M%S).md
 	echo "| forensics / parallel unzip floor (wall) | $(ratio "$wall_first" "$wall_par") | ≤ 1.3 |"
 	echo "| forensics / bench/inflate (CPU) | $(ratio "$cpu_first" "$cpu_inflate") | ≤ 2 |"
 	echo "| forensics / unzip (CPU) | $(ratio "$cpu_first" "$cpu_seq") | |"
+	echo "| forensics timeline query --format raw / unzip -p one zip after another (wall) | $(ratio "$wall_dump" "$wall_seq") | |"
 	echo "| forensics again / first run (wall) | $(ratio "$wall_again" "$wall_first") | < 0.05 |"
 	echo "| timeline DB / uncompressed input | $(ratio "$dbsize" "$bytes") ($(ratio "$dbsize" 1e6) MB) | ≤ 0.5 |"
 	echo "| forensics peak RSS | $rss_first MB | ≤ 150 MB |"

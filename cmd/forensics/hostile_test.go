@@ -504,6 +504,41 @@ func TestHostileTimelines(t *testing.T) {
 		}
 	})
 
+	t.Run("corrupt-block", func(t *testing.T) {
+		dir := t.TempDir()
+		big := filepath.Join(dir, "ns_server.indexer.log")
+		os.WriteFile(big, []byte(indexerLog(2000)), 0o644) // 4,000 lines: a few blocks
+		p := filepath.Join(dir, "t.db")
+		var stdout, stderr bytes.Buffer
+		if code := runBounded(t, []string{"analyze", "--db", p, big}, &stdout, &stderr); code != exitOK {
+			t.Fatalf("analyze: exit %d: %s", code, stderr.String())
+		}
+		db, err := sql.Open("sqlite3", "file:"+p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var lastFirst int64
+		if err := db.QueryRow(`SELECT max(first_line) FROM blocks`).Scan(&lastFirst); err != nil || lastFirst < 2 {
+			t.Fatalf("the log took one block (last first line %d, %v)", lastFirst, err)
+		}
+		if _, err := db.Exec(`UPDATE blocks SET data = x'ff00ff00' WHERE first_line = ?`, lastFirst); err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+		stdout.Reset()
+		stderr.Reset()
+		if code := runBounded(t, []string{"timeline", "query", "--db", p, "--format", "raw"}, &stdout, &stderr); code == exitOK {
+			t.Fatal("a query over a corrupt block succeeded")
+		}
+		if !strings.Contains(stderr.String(), "corrupt block") || !strings.Contains(stderr.String(), "ns_server.indexer.log") {
+			t.Errorf("stderr does not say which block of which file: %s", stderr.String())
+		}
+		// Every line before the damaged block is shown, whole.
+		if got := strings.Count(stdout.String(), "\n"); int64(got) != lastFirst-1 || !strings.HasSuffix(stdout.String(), "\n") {
+			t.Errorf("%d lines shown before the error, want %d", got, lastFirst-1)
+		}
+	})
+
 	t.Run("concurrent-analyze", func(t *testing.T) {
 		p := filepath.Join(t.TempDir(), "t.db")
 		holder, err := sqlite.Open(p) // as a running analyze holds it

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/csv"
 	"encoding/json"
@@ -172,7 +173,8 @@ func runTimelineQuery(cmd *cobra.Command, opts *queryOptions) error {
 	}
 	defer db.Close()
 	ctx := cmd.Context()
-	out := newRowWriter(cmd.OutOrStdout(), opts.format.String())
+	out := newBufferedRowWriter(cmd.OutOrStdout(), opts.format.String())
+	defer out.flush() // the rows before an error are shown
 
 	if opts.sql != "" {
 		if err := db.QuerySQL(ctx, opts.sql, nil, out.sqlRow); err != nil {
@@ -219,7 +221,14 @@ func runTimelineQuery(cmd *cobra.Command, opts *queryOptions) error {
 		})
 	} else {
 		f := store.LineFilter{Run: sc.run, Since: since, Until: until, Nodes: opts.nodes, Paths: opts.sources, Components: opts.systems, Text: opts.grep, Regexp: re}
+		raw := out.format == "raw"
 		err = each(db.Lines(ctx, f), func(l *store.Line) error {
+			if raw { // the text alone: no row to build
+				if opts.limit > 0 && out.n >= opts.limit {
+					return errLimit
+				}
+				return out.rawText(l.Text)
+			}
 			r := lineRow(l, loc)
 			r.Evidence = evidence[evidenceKey{l.Source, l.N}]
 			return show(&r)
@@ -411,35 +420,56 @@ func eventRow(e *forensics.Event, loc *time.Location) row {
 type rowWriter struct {
 	w      io.Writer
 	format string
+	term   bool // w is a terminal (isTerminal): asked once, not for every row
 	n      int
+	buf    *bufio.Writer // when buffered
 	tab    *tabwriter.Writer
 	csv    *csv.Writer
 	enc    *json.Encoder
 }
 
 func newRowWriter(w io.Writer, format string) *rowWriter {
-	rw := &rowWriter{w: w, format: format}
+	return newRows(w, format, false)
+}
+
+// newBufferedRowWriter is newRowWriter for a writer nothing else writes to,
+// where rows go through a buffer unless w is a terminal (there each row
+// shows as it is found); close flushes it, and so does flush. Writing each
+// row of a dump of millions of lines on its own took most of its time.
+func newBufferedRowWriter(w io.Writer, format string) *rowWriter {
+	return newRows(w, format, true)
+}
+
+func newRows(w io.Writer, format string, buffered bool) *rowWriter {
+	rw := &rowWriter{w: w, format: format, term: isTerminal(w)}
+	if buffered && !rw.term {
+		rw.buf = bufio.NewWriterSize(w, 64<<10)
+		rw.w = rw.buf
+	}
 	switch format {
 	case "json", "jsonl":
-		rw.enc = json.NewEncoder(w)
+		rw.enc = json.NewEncoder(rw.w)
 		rw.enc.SetEscapeHTML(false)
 	case "csv":
-		rw.csv = csv.NewWriter(w)
+		rw.csv = csv.NewWriter(rw.w)
 	}
 	return rw
+}
+
+// flush writes out what the buffer holds.
+func (rw *rowWriter) flush() error {
+	if rw.buf == nil {
+		return nil
+	}
+	return rw.buf.Flush()
 }
 
 func (rw *rowWriter) write(r *row) error {
 	rw.n++
 	switch rw.format {
 	case "raw":
-		// Raw lines are for pipes; on a terminal they are neutralised too.
-		text := r.Text
-		if isTerminal(rw.w) {
-			text = report.Escape(text)
-		}
-		_, err := fmt.Fprintln(rw.w, text)
-		return err
+		rw.n--
+		return rw.rawText(r.Text)
 	case "jsonl":
 		return rw.enc.Encode(r)
 	case "json":
@@ -478,6 +508,19 @@ func (rw *rowWriter) write(r *row) error {
 	return err
 }
 
+// rawText writes a row of the raw format, which is a line's text alone.
+func (rw *rowWriter) rawText(text string) error {
+	rw.n++
+	if rw.term { // raw lines are for pipes; on a terminal they are neutralised too
+		text = report.Escape(text)
+	}
+	if _, err := io.WriteString(rw.w, text); err != nil {
+		return err
+	}
+	_, err := io.WriteString(rw.w, "\n")
+	return err
+}
+
 // sqlRow writes a row of a raw query.
 func (rw *rowWriter) sqlRow(cols []string, vals []any) error {
 	rw.n++
@@ -513,7 +556,7 @@ func (rw *rowWriter) sqlRow(cols []string, vals []any) error {
 		rec := make([]string, len(vals))
 		for i, v := range vals {
 			rec[i] = sqlText(v)
-			if isTerminal(rw.w) {
+			if rw.term {
 				rec[i] = report.Escape(rec[i])
 			}
 		}
@@ -540,24 +583,24 @@ func sqlText(v any) string {
 }
 
 func (rw *rowWriter) close() error {
-	switch rw.format {
-	case "json":
-		end := "]\n"
+	var err error
+	switch {
+	case rw.format == "json":
+		end := "\n]\n"
 		if rw.n == 0 {
 			end = "[]\n"
-		} else {
-			end = "\n]\n"
 		}
-		_, err := io.WriteString(rw.w, end)
-		return err
-	case "csv":
+		_, err = io.WriteString(rw.w, end)
+	case rw.format == "csv":
 		rw.csv.Flush()
-		return rw.csv.Error()
+		err = rw.csv.Error()
+	case rw.tab != nil:
+		err = rw.tab.Flush()
 	}
-	if rw.tab != nil {
-		return rw.tab.Flush()
+	if ferr := rw.flush(); err == nil {
+		err = ferr
 	}
-	return nil
+	return err
 }
 
 // shortSource drops the archive and the node's folder from a path for the
