@@ -52,18 +52,28 @@ func EscapeLines(s, indent string) string {
 	return b.String()
 }
 
-func plainText(s string) bool {
-	for i := 0; i < len(s); i++ {
+func plainText(s string) bool { return plainRun(s, 0) == len(s) }
+
+// plainRun returns the end of the printable ASCII that starts s[i:].
+func plainRun(s string, i int) int {
+	for ; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c == 0x7f || c >= 0x80 {
-			return false
+			return i
 		}
 	}
-	return true
+	return i
 }
 
 func escapeTo(b *strings.Builder, s string, oneLine bool) {
+	b.Grow(len(s))
 	col := 0
 	for i := 0; i < len(s); {
+		if j := plainRun(s, i); j > i { // most of a line is printable ASCII: copied as a run
+			b.WriteString(s[i:j])
+			col += j - i
+			i = j
+			continue
+		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case r == utf8.RuneError && size <= 1:

@@ -255,6 +255,7 @@ type LineFilter struct {
 	Components []string       // the source was written by one of these components
 	Text       string         // the line contains this
 	Regexp     *regexp.Regexp // the line matches this
+	NoKinds    bool           // Line.Kinds is left empty: the caller does not read it, and finding them costs
 }
 
 // StoredFinding is a finding with the run that produced it.

@@ -220,8 +220,8 @@ func runTimelineQuery(cmd *cobra.Command, opts *queryOptions) error {
 			return show(&r)
 		})
 	} else {
-		f := store.LineFilter{Run: sc.run, Since: since, Until: until, Nodes: opts.nodes, Paths: opts.sources, Components: opts.systems, Text: opts.grep, Regexp: re}
 		raw := out.format == "raw"
+		f := store.LineFilter{Run: sc.run, Since: since, Until: until, Nodes: opts.nodes, Paths: opts.sources, Components: opts.systems, Text: opts.grep, Regexp: re, NoKinds: raw}
 		err = each(db.Lines(ctx, f), func(l *store.Line) error {
 			if raw { // the text alone: no row to build
 				if opts.limit > 0 && out.n >= opts.limit {

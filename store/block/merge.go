@@ -254,7 +254,7 @@ func (it *sourceLines) load(b Ref) error {
 	if err != nil {
 		return fmt.Errorf("read block %d of %s: %w", b.Key, it.src.Path, err)
 	}
-	if len(it.lines) == 0 {
+	if len(it.lines) == 0 || f.NoKinds {
 		return nil
 	}
 	// The lines of a block are in line order.

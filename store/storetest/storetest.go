@@ -125,6 +125,19 @@ func testLinesMerge(t *testing.T, db store.Backend) {
 	if len(kinds) != 2 || kinds[0] != "test.event" {
 		t.Errorf("kinds on the window's lines = %v, want test.event twice", kinds)
 	}
+	var bare []string
+	for l, err := range db.Lines(ctx, store.LineFilter{Since: base.Add(49 * time.Second), Until: base.Add(52 * time.Second), NoKinds: true}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		bare = append(bare, l.Text)
+		if len(l.Kinds) > 0 {
+			t.Errorf("NoKinds: %q has kinds %v", l.Text, l.Kinds)
+		}
+	}
+	if strings.Join(bare, "|") != want {
+		t.Errorf("window without kinds = %q\nwant     %q", strings.Join(bare, "|"), want)
+	}
 	n := 0
 	for _, err := range db.Lines(ctx, store.LineFilter{Paths: []string{"b.log"}}) {
 		if err != nil {
