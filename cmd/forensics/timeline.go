@@ -465,11 +465,11 @@ func (rw *rowWriter) flush() error {
 }
 
 func (rw *rowWriter) write(r *row) error {
+	if rw.format == "raw" {
+		return rw.rawText(r.Text)
+	}
 	rw.n++
 	switch rw.format {
-	case "raw":
-		rw.n--
-		return rw.rawText(r.Text)
 	case "jsonl":
 		return rw.enc.Encode(r)
 	case "json":
