@@ -101,7 +101,7 @@ func writeContext(ctx context.Context, out io.Writer, db store.Reader, f store.S
 			fmt.Fprintf(out, "      ⋮ %s\n", report.Plural(gap, "event", "events"))
 			gap = 0
 		}
-		row := eventRow(&r.e, time.UTC)
+		row := eventRow(&r.e, &stamper{loc: time.UTC})
 		row.Evidence = r.evidence
 		switch {
 		case r.count > 1 && r.files > 1:

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -192,6 +193,7 @@ func runTimelineQuery(cmd *cobra.Command, opts *queryOptions) error {
 	if err != nil {
 		return err
 	}
+	stamps := &stamper{loc: loc}
 	show := func(r *row) error {
 		if opts.limit > 0 && out.n >= opts.limit {
 			return errLimit
@@ -215,7 +217,7 @@ func runTimelineQuery(cmd *cobra.Command, opts *queryOptions) error {
 			if re != nil && !re.MatchString(e.Text) {
 				return nil
 			}
-			r := eventRow(e, loc)
+			r := eventRow(e, stamps)
 			r.Evidence = evidence[evidenceKey{e.Source, e.Line}]
 			return show(&r)
 		})
@@ -229,7 +231,7 @@ func runTimelineQuery(cmd *cobra.Command, opts *queryOptions) error {
 				}
 				return out.rawText(l.Text)
 			}
-			r := lineRow(l, loc)
+			r := lineRow(l, stamps)
 			r.Evidence = evidence[evidenceKey{l.Source, l.N}]
 			return show(&r)
 		})
@@ -367,18 +369,9 @@ func parseTZ(v string) (*time.Location, error) {
 	return nil, usageErrorf("--tz %q: want UTC, Local or original", v)
 }
 
-func formatStamp(st forensics.Stamp, loc *time.Location) string {
-	const layout = "2006-01-02T15:04:05.000000Z07:00"
-	if loc == tzOriginal && st.Zone == forensics.ZoneLogged {
-		// As logged: a node logging in +00:00 wrote +00:00, not Z.
-		return st.Local().Format("2006-01-02T15:04:05.000000-07:00")
-	}
-	return st.Time.In(loc).Format(layout)
-}
-
-func lineRow(l *store.Line, loc *time.Location) row {
+func lineRow(l *store.Line, st *stamper) row {
 	r := row{
-		Time: formatStamp(l.Stamp(), loc), Node: l.Node, Source: l.Source, Line: l.N,
+		Time: st.format(l.Stamp()), Node: l.Node, Source: l.Source, Line: l.N,
 		Zone: l.Flags.Zone.String(), Text: l.Text,
 	}
 	for _, k := range l.Kinds {
@@ -396,9 +389,9 @@ func lineRow(l *store.Line, loc *time.Location) row {
 	return r
 }
 
-func eventRow(e *forensics.Event, loc *time.Location) row {
+func eventRow(e *forensics.Event, st *stamper) row {
 	r := row{
-		Time: formatStamp(e.Stamp, loc), Node: e.Node, Source: e.Source, Line: e.Line, Zone: e.Zone.String(),
+		Time: st.format(e.Stamp), Node: e.Node, Source: e.Source, Line: e.Line, Zone: e.Zone.String(),
 		Kinds: []string{string(e.Kind)}, Bucket: e.Bucket, Range: e.Range, Keyspace: e.Keyspace, Shard: e.Shard,
 		Table: e.Table, Text: e.Text,
 	}
@@ -426,6 +419,12 @@ type rowWriter struct {
 	tab    *tabwriter.Writer
 	csv    *csv.Writer
 	enc    *json.Encoder
+
+	// The table format's cells of the last row's node and source, which
+	// most rows share with the row before.
+	node, nodeCell     string
+	source, sourceCell string
+	line               []byte
 }
 
 func newRowWriter(w io.Writer, format string) *rowWriter {
@@ -504,8 +503,39 @@ func (rw *rowWriter) write(r *row) error {
 	if kinds == "" {
 		kinds = "-"
 	}
-	_, err := fmt.Fprintf(rw.w, "%s %s  %-20s %-28s %s:%d  %s\n", mark, r.Time, report.Escape(r.Node), kinds, report.ClipName(shortSource(r.Source), 160), r.Line, report.Clip(r.Text, 400))
+	if r.Node != rw.node {
+		rw.node, rw.nodeCell = r.Node, report.Escape(r.Node)
+	}
+	if r.Source != rw.source {
+		rw.source, rw.sourceCell = r.Source, report.ClipName(shortSource(r.Source), 160)
+	}
+	// Appended by hand, not by fmt: a dump writes millions of rows.
+	b := append(rw.line[:0], mark...)
+	b = append(b, ' ')
+	b = append(b, r.Time...)
+	b = append(b, "  "...)
+	b = appendCell(b, rw.nodeCell, 20)
+	b = append(b, ' ')
+	b = appendCell(b, kinds, 28)
+	b = append(b, ' ')
+	b = append(b, rw.sourceCell...)
+	b = append(b, ':')
+	b = strconv.AppendInt(b, r.Line, 10)
+	b = append(b, "  "...)
+	b = append(b, report.Clip(r.Text, 400)...)
+	b = append(b, '\n')
+	rw.line = b
+	_, err := rw.w.Write(b)
 	return err
+}
+
+// appendCell appends s padded with spaces to width characters, as %-*s does.
+func appendCell(b []byte, s string, width int) []byte {
+	b = append(b, s...)
+	for n := utf8.RuneCountInString(s); n < width; n++ {
+		b = append(b, ' ')
+	}
+	return b
 }
 
 // rawText writes a row of the raw format, which is a line's text alone.
