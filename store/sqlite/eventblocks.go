@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"forensics"
@@ -214,30 +215,81 @@ func (h *runHeap) Pop() any {
 	return x
 }
 
+// lineKinds keeps, for each source a query of lines reads, the kinds of
+// the event blocks it read last. An event block holds up to
+// block.MaxEvents events, and in a file with few of them spans hundreds of
+// blocks of lines: decoding it again for each of them was a sixth of the
+// work of dumping a timeline.
+type lineKinds struct {
+	mu       sync.Mutex
+	bySource map[int64][]kindBlock
+}
+
+// kindBlock is the kinds of an event block, by line, in stored order.
+type kindBlock struct {
+	id    int64
+	lines []int64
+	kinds []forensics.Kind
+}
+
 // blockLineKinds returns the kinds of the events recognised on lines first
-// to last of a source, by line, in the order they were stored.
-func (db *DB) blockLineKinds(ctx context.Context, src, first, last int64) (map[int64][]forensics.Kind, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT id, data FROM main.event_blocks WHERE source_id = ? AND min_line <= ? AND max_line >= ? ORDER BY id`, src, last, first)
+// to last of a source, by line, in the order they were stored. A source's
+// lines are asked for in line order.
+func (db *DB) blockLineKinds(ctx context.Context, lk *lineKinds, src, first, last int64) (map[int64][]forensics.Kind, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT id FROM main.event_blocks WHERE source_id = ? AND min_line <= ? AND max_line >= ? ORDER BY id`, src, last, first)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	kinds := map[int64][]forensics.Kind{}
-	var buf []byte
+	var ids []int64
 	for rows.Next() {
 		var id int64
-		var data sql.RawBytes
-		if err := rows.Scan(&id, &data); err != nil {
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
 			return nil, err
 		}
-		inRange := func(_ forensics.Kind, n, _ int64) bool { return n >= first && n <= last }
-		buf, err = block.DecodeEvents(data, buf, inRange, func(se *block.StoredEvent) error {
-			kinds[se.Line] = append(kinds[se.Line], se.Kind)
-			return nil
-		})
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	lk.mu.Lock()
+	had := lk.bySource[src]
+	lk.mu.Unlock()
+	var cur []kindBlock
+	var buf []byte
+	for _, id := range ids {
+		if i := slices.IndexFunc(had, func(kb kindBlock) bool { return kb.id == id }); i >= 0 {
+			cur = append(cur, had[i])
+			continue
+		}
+		var data []byte
+		if err := db.sql.QueryRowContext(ctx, `SELECT data FROM main.event_blocks WHERE id = ?`, id).Scan(&data); err != nil {
+			return nil, fmt.Errorf("read the events of source %d (block %d): %w", src, id, err)
+		}
+		kb := kindBlock{id: id}
+		buf, err = block.DecodeEvents(data, buf, func(k forensics.Kind, n, _ int64) bool {
+			kb.lines, kb.kinds = append(kb.lines, n), append(kb.kinds, k)
+			return false // the kind and line are all there is to keep
+		}, nil)
 		if err != nil {
 			return nil, fmt.Errorf("read the events of source %d (block %d): %w", src, id, err)
 		}
+		cur = append(cur, kb)
 	}
-	return kinds, rows.Err()
+	lk.mu.Lock()
+	if lk.bySource == nil {
+		lk.bySource = map[int64][]kindBlock{}
+	}
+	lk.bySource[src] = cur // the blocks before first are done with
+	lk.mu.Unlock()
+	kinds := map[int64][]forensics.Kind{}
+	for _, kb := range cur {
+		for i, n := range kb.lines {
+			if n >= first && n <= last {
+				kinds[n] = append(kinds[n], kb.kinds[i])
+			}
+		}
+	}
+	return kinds, nil
 }

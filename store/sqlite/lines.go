@@ -21,7 +21,7 @@ func (db *DB) Lines(ctx context.Context, f store.LineFilter) iter.Seq2[*store.Li
 	return func(yield func(*store.Line, error) bool) {
 		srcs, err := db.candidateBlocks(ctx, f)
 		if err == nil {
-			err = block.MergeLines(ctx, blocks{db}, srcs, f, func(l *store.Line) bool { return yield(l, nil) })
+			err = block.MergeLines(ctx, blocks{db, &lineKinds{}}, srcs, f, func(l *store.Line) bool { return yield(l, nil) })
 		}
 		if err != nil {
 			yield(nil, err)
@@ -93,7 +93,10 @@ func (db *DB) metaInt(ctx context.Context, key string) (int64, error) {
 }
 
 // blocks is the timeline as block.MergeLines reads it.
-type blocks struct{ db *DB }
+type blocks struct {
+	db    *DB
+	kinds *lineKinds
+}
 
 func (b blocks) Block(ctx context.Context, src *block.Source, ref block.Ref, _ []byte) ([]byte, error) {
 	var data []byte
@@ -105,7 +108,7 @@ func (b blocks) Block(ctx context.Context, src *block.Source, ref block.Ref, _ [
 
 func (b blocks) Kinds(ctx context.Context, src *block.Source, first, last int64) (map[int64][]forensics.Kind, error) {
 	if b.db.schema >= 3 {
-		kinds, err := b.db.blockLineKinds(ctx, src.ID, first, last)
+		kinds, err := b.db.blockLineKinds(ctx, b.kinds, src.ID, first, last)
 		if err != nil {
 			return nil, fmt.Errorf("read the events of %s: %w", src.Path, err)
 		}

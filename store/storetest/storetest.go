@@ -28,6 +28,7 @@ type Options struct {
 // so the suite queries them only in SQL every engine reads alike.
 func Run(t *testing.T, open func(t *testing.T) store.Backend, opts Options) {
 	t.Run("LinesMergeAcrossSources", func(t *testing.T) { testLinesMerge(t, open(t)) })
+	t.Run("KindsOnEveryLine", func(t *testing.T) { testKindsOnEveryLine(t, open(t)) })
 	t.Run("EventsCursor", func(t *testing.T) { testEventsCursor(t, open(t)) })
 	t.Run("Views", func(t *testing.T) { testViews(t, open(t), opts) })
 	t.Run("QueryWhileWriting", func(t *testing.T) { testQueryWhileWriting(t, open(t)) })
@@ -147,6 +148,87 @@ func testLinesMerge(t *testing.T, db store.Backend) {
 	}
 	if n != 1000 {
 		t.Errorf("b.log has %d lines stored, want 1000", n)
+	}
+}
+
+// Every line read carries the kinds of its events, in stored order, where
+// events are dense (many blocks of events to a block of lines) and where
+// they are sparse (one block of events over many blocks of lines).
+func testKindsOnEveryLine(t *testing.T, db store.Backend) {
+	defer db.Close()
+	const n = 40000
+	want := map[string][]forensics.Kind{}
+	for _, path := range []string{"a.log", "b.log"} {
+		ctx := context.Background()
+		w, err := db.NewRun(ctx, []string{path})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.SetIncident(incident); err != nil {
+			t.Fatal(err)
+		}
+		src := &forensics.Source{Path: path, Node: "n1", Format: "test", Component: "test", Key: path}
+		if err := w.BeginSource(src); err != nil {
+			t.Fatal(err)
+		}
+		b := w.LineBuffer()
+		var evs []forensics.Event
+		for i := 1; i <= n; i++ {
+			st := forensics.Stamp{Time: base.Add(time.Duration(i) * time.Millisecond), Zone: forensics.ZoneUTC}
+			text := fmt.Sprintf("%s line %d", path, i)
+			b.Add(&store.NewLine{N: int64(i), Stamp: st, Flags: store.LineFlags{Zone: forensics.ZoneUTC}, Text: []byte(text)})
+			if b.Full() {
+				if err := w.AddLines(src.ID, b.Batch()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var kinds []forensics.Kind
+			switch {
+			case i <= 3000:
+				kinds = []forensics.Kind{"test.dense"}
+			case i%997 == 0:
+				kinds = []forensics.Kind{"test.sparse", "test.second"}
+			}
+			for _, k := range kinds {
+				ev := forensics.Event{Line: int64(i), Kind: k, Node: "n1", Text: text}
+				ev.VB, ev.Stamp = forensics.NoVB, st
+				evs = append(evs, ev)
+			}
+			want[text] = kinds
+		}
+		if !b.Empty() {
+			if err := w.AddLines(src.ID, b.Batch()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		b.Release()
+		if err := w.AddEvents(src.ID, evs); err != nil {
+			t.Fatal(err)
+		}
+		src.Lines, src.Events, src.Plain = n, int64(len(evs)), n-3000-37
+		src.First, src.Last = base.Add(time.Millisecond), base.Add(n*time.Millisecond)
+		if err := w.EndSource(src); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read := 0
+	for l, err := range db.Lines(context.Background(), store.LineFilter{}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		read++
+		if w := want[l.Text]; !slices.Equal(l.Kinds, w) {
+			t.Errorf("%s: kinds %v, want %v", l.Text, l.Kinds, w)
+			if t.Failed() && read > 20 {
+				t.FailNow()
+			}
+		}
+	}
+	if read != 2*n {
+		t.Errorf("read %d lines, want %d", read, 2*n)
 	}
 }
 
