@@ -251,6 +251,8 @@ measure forensics-again "" 'check "$out"' "$forensics" analyze -q --db "$db" --f
 row "\`forensics analyze\` again, same timeline" zips "content recognised, not read again" again
 measure forensics-dump "" "" bash -c '"$1" timeline query --db "$2" --format raw > /dev/null' _ "$forensics" "$db"
 row "\`forensics timeline query --format raw\`: every line, merged in time order" timeline "against \`unzip -p\`, which prints them file after file" dump
+measure forensics-table "" "" bash -c '"$1" timeline query --db "$2" > /dev/null' _ "$forensics" "$db"
+row "\`forensics timeline query\`: the same, as the table's rows" timeline "time, node, kinds, file and line of each line" table
 if ((cgofloors)); then
 	idb=$work/runs/timeline-isal.db
 	measure forensics-isal "rm -f '$idb' '$idb-wal' '$idb-shm'" 'check "$out"' "$work/bin/forensics-isal" analyze -q --db "$idb" --format json "${zips[@]}"
