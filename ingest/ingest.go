@@ -22,6 +22,7 @@ import (
 	"forensics/input"
 	"forensics/lines"
 	"forensics/store"
+	"forensics/zran"
 )
 
 // Options configure a run.
@@ -386,6 +387,11 @@ func (wk *worker) read(m input.Member) {
 		wk.lines = wk.newLines()
 	}
 	p := parse{wk: wk, src: src, parser: format.New(m.Origin()), fallback: m.ModTime}
+	if t, ok := rc.(zran.Traced); ok && t.Trail() != nil {
+		wk.lines.Follow(t.Trail())
+		p.traced = true
+		defer wk.lines.Follow(nil)
+	}
 	readErr := p.run(br)
 	// A parser that learns the node from the lines (a header, the logging
 	// tags, the file name) names it when the path and the events did not.
@@ -484,12 +490,14 @@ type parse struct {
 	pendSz     int
 	first      time.Time // earliest event time, for lines of documents without times
 	stored     int64     // lines handed to the store
+	traced     bool      // the lines are stored as the deflate stream they come from
 }
 
 // pendingLine is a line read before the first line with a time: it gets
 // that line's time, so a header block at the top of a file sorts with it.
 type pendingLine struct {
 	n     int64
+	pos   int64
 	flags store.LineFlags
 	text  []byte
 }
@@ -526,9 +534,11 @@ func (p *parse) emit(e *forensics.Event) {
 	// An event whose text is the line it was recognised on, whole, need
 	// not be stored twice: the line is. But a reader then decodes the line's
 	// block to give the text back, which pays only for a kind with many
-	// events in the block (DCP stream churn), not for one event now and then.
+	// events in the block (DCP stream churn), not for one event now and then,
+	// and not when the block is a deflate span, which decodes ten times as
+	// slowly as S2.
 	p.density.count(c.Kind)
-	b.onLine = append(b.onLine, p.whole && c.Line == p.lineN && p.density.dense(c.Kind) && c.Text == string(p.lineText))
+	b.onLine = append(b.onLine, !p.traced && p.whole && c.Line == p.lineN && p.density.dense(c.Kind) && c.Text == string(p.lineText))
 	p.eventLines.set(c.Line)
 	if len(b.events) >= eventBatch {
 		p.flushEvents()
@@ -577,6 +587,7 @@ func (p *parse) run(r io.Reader) error {
 		if p.src.stop.Load() || p.wk.ctx.Err() != nil {
 			break
 		}
+		pos := lr.Offset()
 		l, err := lr.Next()
 		if !crSaid && lr.CROnly() {
 			crSaid = true
@@ -604,7 +615,7 @@ func (p *parse) run(r io.Reader) error {
 		p.count(l)
 		if st.IsZero() {
 			if p.cur.IsZero() {
-				p.hold(l.N, flags, l.Text)
+				p.hold(l.N, pos, flags, l.Text)
 				continue
 			}
 			flags.Zone = forensics.ZoneInherited
@@ -623,7 +634,7 @@ func (p *parse) run(r io.Reader) error {
 				p.src.Last = st.Time
 			}
 		}
-		p.store(l.N, st, flags, l.Text)
+		p.store(l.N, pos, st, flags, l.Text)
 	}
 	if err := p.parser.End(p.emit); err != nil {
 		p.src.Errors++
@@ -661,11 +672,11 @@ func (p *parse) count(l lines.Line) {
 }
 
 // store hands a line to the store, and counts it stored with its last piece.
-func (p *parse) store(n int64, st forensics.Stamp, flags store.LineFlags, text []byte) {
+func (p *parse) store(n, pos int64, st forensics.Stamp, flags store.LineFlags, text []byte) {
 	b := p.wk.lines
 	// One NewLine for every line: a new one each would escape to the heap
 	// through the interface, a few hundred megabytes a gigabyte of logs.
-	p.line = store.NewLine{N: n, Stamp: st, Flags: flags, Text: text}
+	p.line = store.NewLine{N: n, Stamp: st, Flags: flags, Text: text, Pos: pos}
 	b.Add(&p.line)
 	if !flags.Cut {
 		p.stored++
@@ -734,8 +745,8 @@ func (b bitset) count(max int64) int64 {
 	return int64(n)
 }
 
-func (p *parse) hold(n int64, flags store.LineFlags, text []byte) {
-	p.pending = append(p.pending, pendingLine{n, flags, append([]byte(nil), text...)})
+func (p *parse) hold(n, pos int64, flags store.LineFlags, text []byte) {
+	p.pending = append(p.pending, pendingLine{n, pos, flags, append([]byte(nil), text...)})
 	p.pendSz += len(text)
 	if p.pendSz > maxPending {
 		// No time in the first MiB: give up waiting and use the file's time.
@@ -751,7 +762,7 @@ func (p *parse) release(st forensics.Stamp) {
 	}
 	for _, pl := range p.pending {
 		pl.flags.Zone = forensics.ZoneInherited
-		p.store(pl.n, st, pl.flags, pl.text)
+		p.store(pl.n, pl.pos, st, pl.flags, pl.text)
 	}
 	p.pending, p.pendSz = nil, 0
 }

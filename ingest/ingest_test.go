@@ -5,11 +5,13 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"forensics"
 	"forensics/logtime"
@@ -390,5 +392,96 @@ func TestEventsOnTheirLines(t *testing.T) {
 	}
 	if n != 3002 {
 		t.Errorf("%d events read back, want 3002", n)
+	}
+}
+
+// TestZipMembersKeepTheirDeflate reads the same log as a deflate member of
+// a zip and as a plain file, and checks that both read back line for line
+// alike, events with the text of their lines, while the member's blocks
+// keep its compressed bytes (store/block's deflate spans) and take less
+// room than the lines compressed again.
+func TestZipMembersKeepTheirDeflate(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(logA)
+	for i := range 60000 {
+		fmt.Fprintf(&b, "2022-07-21T17:%02d:%02d.%03d-07:00 INFO EVENT stream %d of vb %d\n", 40+i/6000, i/100%60, i%1000, i, i%1024)
+		if i%5000 == 0 {
+			b.WriteString("2022-07-21T17:39:13.000-07:00 INFO a long one " + strings.Repeat("x", 200<<10) + "\r\n")
+		}
+	}
+	text := b.String()
+	dir := t.TempDir()
+	zipPath := filepath.Join(dir, "collectinfo-2022-07-22T004733-"+node+".zip")
+	writeZip(t, zipPath, map[string][]byte{folder + "zipped.log": []byte(text)})
+	plain := filepath.Join(dir, folder)
+	os.MkdirAll(plain, 0o755)
+	os.WriteFile(filepath.Join(plain, "plain.log"), []byte(text), 0o644)
+	dbPath := filepath.Join(dir, "t.db")
+	db, err := sqlite.Open(dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	analyze(t, db, zipPath, plain)
+	ctx := context.Background()
+	read := map[string][]string{}
+	for l, err := range db.Lines(ctx, store.LineFilter{}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		read[filepath.Base(l.Source)] = append(read[filepath.Base(l.Source)], fmt.Sprintf("%d %s %s", l.N, l.Time.Format(time.RFC3339Nano), l.Text))
+	}
+	z, p := read["zipped.log"], read["plain.log"]
+	if len(z) < 60000 || len(z) != len(p) {
+		t.Fatalf("%d lines from the zip, %d from the file", len(z), len(p))
+	}
+	for i := range z {
+		if z[i] != p[i] {
+			t.Fatalf("line %d from the zip:\n%.200s\nfrom the file:\n%.200s", i, z[i], p[i])
+		}
+	}
+	events := 0
+	for e, err := range db.Events(ctx, store.EventFilter{}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if line := read[filepath.Base(e.Source)][e.Line-1]; !strings.HasSuffix(line, " "+e.Text) {
+			t.Fatalf("event %s:%d has text %.100q, its line is %.100q", e.Source, e.Line, e.Text, line)
+		}
+		events++
+	}
+	if events != 2*60001 {
+		t.Errorf("%d events, want %d", events, 2*60001)
+	}
+
+	raw, err := sql.Open("sqlite3", "file:"+dbPath+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	rows, err := raw.Query(`SELECT s.path, count(*), sum(substr(b.data, 1, 2) = x'005a'), sum(length(b.data))
+		FROM blocks b JOIN sources s ON s.id = b.source_id GROUP BY s.path`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	size := map[string]int{}
+	for rows.Next() {
+		var path string
+		var blocks, spans, bytes int
+		if err := rows.Scan(&path, &blocks, &spans, &bytes); err != nil {
+			t.Fatal(err)
+		}
+		name := filepath.Base(path)
+		size[name] = bytes
+		switch {
+		case name == "zipped.log" && spans < blocks-1:
+			t.Errorf("%d of the zip member's %d blocks keep its deflate", spans, blocks)
+		case name == "plain.log" && spans > 0:
+			t.Errorf("%d blocks of a plain file are deflate spans", spans)
+		}
+	}
+	if size["zipped.log"] == 0 || size["zipped.log"] >= size["plain.log"] {
+		t.Errorf("blocks of the zip member take %d bytes, of the file %d", size["zipped.log"], size["plain.log"])
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 
 	"github.com/klauspost/compress/zip"
+
+	"forensics/zran"
 )
 
 // ErrChecksum is returned at the end of a zip member whose content does not
@@ -67,10 +69,21 @@ func (w *Walker) guard(path string, compressed int64, b *budget, open func() (io
 }
 
 func (w *Walker) guardCloser(path string, compressed int64, b *budget, rc io.ReadCloser) io.ReadCloser {
-	return struct {
-		io.Reader
-		io.Closer
-	}{w.guardReader(path, compressed, b, rc), rc}
+	return guardedCloser{w.guardReader(path, compressed, b, rc), rc}
+}
+
+type guardedCloser struct {
+	io.Reader
+	io.Closer
+}
+
+// Trail implements zran.Traced: the guard only counts and cuts the
+// output, so its lines are still the stream's.
+func (g guardedCloser) Trail() *zran.Trail {
+	if t, ok := g.Closer.(zran.Traced); ok {
+		return t.Trail()
+	}
+	return nil
 }
 
 // guardReader bounds r to MaxRatio times the compressed size (when known),

@@ -3,10 +3,9 @@
 package input
 
 import (
-	"bufio"
 	"io"
 
-	"github.com/klauspost/compress/flate"
+	"forensics/zran"
 )
 
 // inflateBuffer is how much compressed data one read of the archive takes.
@@ -15,7 +14,8 @@ import (
 const inflateBuffer = 64 << 10
 
 // newInflater inflates a zip member with klauspost/compress, the pure-Go
-// default; isal.go is the build with Intel ISA-L.
-func newInflater(r io.Reader) io.ReadCloser {
-	return flate.NewReader(bufio.NewReaderSize(r, inflateBuffer))
+// default (isal.go is the build with Intel ISA-L), and keeps the trail
+// that lets the store keep the member's compressed bytes for its lines.
+func newInflater(r io.Reader) (io.ReadCloser, *zran.Trail) {
+	return zran.NewReader(r, inflateBuffer)
 }

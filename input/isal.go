@@ -26,13 +26,17 @@ import (
 	"fmt"
 	"io"
 	"unsafe"
+
+	"forensics/zran"
 )
 
 // newInflater inflates a zip member with Intel ISA-L's igzip: built with
 // -tags isal (and libisal-dev), it takes about a third of the CPU time of
 // klauspost/compress on this evidence (bench/inflate -decoder isal).
-// openMethod still checks the size and CRC-32 of what it returns.
-func newInflater(r io.Reader) io.ReadCloser { return newISAL(r) }
+// openMethod still checks the size and CRC-32 of what it returns. ISA-L
+// tells no places where decoding could start again, so a member's lines
+// are compressed again for the timeline.
+func newInflater(r io.Reader) (io.ReadCloser, *zran.Trail) { return newISAL(r), nil }
 
 const (
 	isalIn  = 256 << 10

@@ -8,6 +8,8 @@ import (
 	"io"
 
 	"github.com/klauspost/compress/zstd"
+
+	"forensics/zran"
 )
 
 // Zip compression methods (PKWARE APPNOTE.TXT 4.4.5).
@@ -48,11 +50,12 @@ const zstdMaxWindow = 64 << 20
 // reported after every byte was delivered, so no line is lost to it.
 func openMethod(method uint16, raw io.Reader, size int64, crc uint32, hasCRC bool) (io.ReadCloser, error) {
 	var rc io.ReadCloser
+	var trail *zran.Trail
 	switch method {
 	case methodStore:
 		rc = io.NopCloser(raw)
 	case methodDeflate:
-		rc = newInflater(raw)
+		rc, trail = newInflater(raw)
 	case methodBzip2:
 		rc = io.NopCloser(bzip2.NewReader(raw))
 	case methodZstd:
@@ -64,7 +67,7 @@ func openMethod(method uint16, raw io.Reader, size int64, crc uint32, hasCRC boo
 	default:
 		return nil, fmt.Errorf("compressed with %s, which forensics cannot decompress", methodName(method))
 	}
-	return &checked{rc: rc, size: size, crc: crc, hasCRC: hasCRC, h: crc32.NewIEEE()}, nil
+	return &checked{rc: rc, trail: trail, size: size, crc: crc, hasCRC: hasCRC, h: crc32.NewIEEE()}, nil
 }
 
 // SizeError is returned at the end of a zip member whose content is not
@@ -80,7 +83,8 @@ func (e *SizeError) Error() string {
 
 type checked struct {
 	rc      io.ReadCloser
-	size    int64 // declared; -1 when unknown
+	trail   *zran.Trail // nil: not a deflate stream with one
+	size    int64       // declared; -1 when unknown
 	crc     uint32
 	hasCRC  bool
 	h       hash.Hash32
@@ -110,3 +114,6 @@ func (c *checked) Read(p []byte) (int, error) {
 }
 
 func (c *checked) Close() error { return c.rc.Close() }
+
+// Trail implements zran.Traced.
+func (c *checked) Trail() *zran.Trail { return c.trail }

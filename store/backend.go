@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"forensics"
+	"forensics/zran"
 )
 
 // The interfaces below are what a timeline backend implements; ingest,
@@ -185,6 +186,12 @@ type LineBuffer interface {
 	Batch() LineBatch
 	// Release lets go of the buffer's memory; it must not be used after.
 	Release()
+	// Follow says that the lines added from now on come from the output of
+	// a deflate stream with trail t (nil: from a stream without one), and
+	// begin at NewLine.Pos of it: the buffer may keep the stream's own
+	// compressed bytes rather than compress the lines again. It is called
+	// when the buffer is empty.
+	Follow(t *zran.Trail)
 }
 
 // LineBatch is lines prepared by a LineBuffer, on their way to AddLines.
@@ -199,6 +206,7 @@ type NewLine struct {
 	Stamp forensics.Stamp // the line's time and offset; its zone is Flags.Zone, since a line that takes the previous line's time is ZoneInherited
 	Flags LineFlags
 	Text  []byte // valid during Add only
+	Pos   int64  // where the text starts in the source's output
 }
 
 // LineFlags describes a stored line.

@@ -14,6 +14,7 @@ import (
 
 	"forensics"
 	"forensics/store"
+	"forensics/zran"
 )
 
 // Lines are stored in compressed blocks, not one row each: a cluster bundle
@@ -71,8 +72,34 @@ type Block struct {
 	Lines     int64 // records, counting each piece of a cut line
 	TMin      int64 // unix ns
 	TMax      int64
-	Data      []byte // S2 of the encoded records
+	Data      []byte // S2 of the encoded records, or a deflate span (below)
 }
+
+// A block of lines read from a deflate stream that has a zran.Trail keeps
+// the stream's own compressed bytes instead of compressing the lines again:
+//
+//	magic     0x00 'Z' (an S2 block that starts with 0x00 is empty and ends there)
+//	uvarint   length of meta
+//	meta      S2 of: uvarint window length, the window, the records
+//	byte      bits of the first compressed byte before the point
+//	uvarint   skip: bytes of output from the point to the first line
+//	uvarint   span: bytes of output from the first line to the end of the last
+//	the rest  the compressed bytes from the point on
+//
+// A record is then the line's time delta, flags and offset as in an S2
+// block, the length of its text, and (varint) the bytes between the end of
+// the line before and the start of this one: its line ending, usually.
+var zranMagic = [2]byte{0x00, 'Z'}
+
+// ZSize is the output a block of a deflate span covers before it is
+// closed. Larger than Size: each block keeps a 32 KiB window, and decoding
+// it starts up to a deflate block before its first line.
+const ZSize = 1 << 20
+
+// maxHeld is how many compressed bytes a trail may hold for an open block
+// before the block is closed: a block has that much only behind very long
+// lines or a stream that barely compresses.
+const maxHeld = 8 << 20
 
 // Builder encodes lines into blocks. Each ingest worker owns one, so
 // compression runs in parallel outside the single database writer.
@@ -83,6 +110,15 @@ type Builder struct {
 	prev  int64
 	tmin  int64
 	tmax  int64
+
+	trail  *zran.Trail // the stream the lines come from, when it has one
+	zr     bool        // this block keeps the trail's compressed bytes
+	point  zran.Point  // where the block's output starts; its window is the builder's own
+	start  int64       // output offset of the first line
+	end    int64       // end of the line before, in the output
+	hi     int64       // the furthest end of a line
+	window []byte
+	meta   []byte // the S2 of the records
 }
 
 // NewBuilder returns an empty builder.
@@ -93,13 +129,29 @@ func NewBuilder() *Builder {
 // Release lets go of the builder's buffer. The builder must not be used after.
 func (b *Builder) Release() { b.raw = nil }
 
-// Add appends line n, logged at t (unix ns) with the given offset (seconds).
-func (b *Builder) Add(n int64, t int64, offset int32, flags store.LineFlags, text []byte) {
+// Follow says that the lines added from now on are read from the output
+// of t (nil: from a stream without one). The builder must be empty.
+func (b *Builder) Follow(t *zran.Trail) { b.trail = t }
+
+// Add appends line n, logged at t (unix ns) with the given offset
+// (seconds), whose text starts at byte pos of the source's output.
+func (b *Builder) Add(n int64, t int64, offset int32, flags store.LineFlags, text []byte, pos int64) {
 	if b.n == 0 {
 		// The first record's delta is from zero: its absolute time.
 		b.first = n
 		b.prev = 0
 		b.tmin, b.tmax = t, t
+		b.zr = false
+		if b.trail != nil {
+			if p, ok := b.trail.Begin(pos); ok {
+				b.zr = true
+				b.point = p
+				b.window = append(b.window[:0], p.Window...)
+				b.start, b.end, b.hi = pos, pos, pos
+				b.raw = binary.AppendUvarint(b.raw, uint64(len(b.window)))
+				b.raw = append(b.raw, b.window...)
+			}
+		}
 	}
 	b.raw = binary.AppendVarint(b.raw, t-b.prev)
 	b.raw = append(b.raw, flagByte(flags, offset))
@@ -107,15 +159,26 @@ func (b *Builder) Add(n int64, t int64, offset int32, flags store.LineFlags, tex
 		b.raw = binary.AppendVarint(b.raw, int64(offset))
 	}
 	b.raw = binary.AppendUvarint(b.raw, uint64(len(text)))
-	b.raw = append(b.raw, text...)
+	if b.zr {
+		b.raw = binary.AppendVarint(b.raw, pos-b.end)
+		b.end = pos + int64(len(text))
+		b.hi = max(b.hi, b.end)
+	} else {
+		b.raw = append(b.raw, text...)
+	}
 	b.prev = t
 	b.tmin = min(b.tmin, t)
 	b.tmax = max(b.tmax, t)
 	b.n++
 }
 
-// Full reports whether the block has reached Size.
-func (b *Builder) Full() bool { return len(b.raw) >= Size }
+// Full reports whether the block has reached its size.
+func (b *Builder) Full() bool {
+	if b.zr {
+		return b.hi-b.start >= ZSize || len(b.raw) >= Size || b.trail.Held() > maxHeld
+	}
+	return len(b.raw) >= Size
+}
 
 // Empty reports whether no line was added since the last Finish.
 func (b *Builder) Empty() bool { return b.n == 0 }
@@ -126,7 +189,21 @@ func (b *Builder) Empty() bool { return b.n == 0 }
 // line is most of the work of loading a bundle after decompressing it.
 func (b *Builder) Finish() Block {
 	blk := Block{FirstLine: b.first, Lines: b.n, TMin: b.tmin, TMax: b.tmax}
-	blk.Data = s2.Encode(getBuf(s2.MaxEncodedLen(len(b.raw))), b.raw)
+	if b.zr {
+		b.meta = s2.Encode(b.meta[:cap(b.meta)], b.raw)
+		in := b.trail.End(b.hi)
+		d := getBuf(len(zranMagic) + 3*binary.MaxVarintLen64 + 1 + len(b.meta) + len(in))[:0]
+		d = append(d, zranMagic[:]...)
+		d = binary.AppendUvarint(d, uint64(len(b.meta)))
+		d = append(d, b.meta...)
+		d = append(d, b.point.Bit)
+		d = binary.AppendUvarint(d, uint64(b.start-b.point.Out))
+		d = binary.AppendUvarint(d, uint64(b.hi-b.start))
+		blk.Data = append(d, in...)
+		b.zr = false
+	} else {
+		blk.Data = s2.Encode(getBuf(s2.MaxEncodedLen(len(b.raw))), b.raw)
+	}
 	b.raw = b.raw[:0]
 	b.n = 0
 	return blk
@@ -173,45 +250,152 @@ func Decode(firstLine int64, data []byte, buf []byte, fn func(*Line) error) ([]b
 // DecodeSearch is Decode for a search: fn is called for no line of a block
 // that s rules out.
 func DecodeSearch(firstLine int64, data []byte, buf []byte, s Search, fn func(*Line) error) ([]byte, error) {
+	if len(data) >= 2 && [2]byte(data[:2]) == zranMagic {
+		return decodeSpan(firstLine, data, buf, s, fn)
+	}
 	raw, err := decompress(data, buf)
 	if err != nil || !s.May(raw) {
 		return raw, err
 	}
 	l := Line{N: firstLine}
 	for i := 0; i < len(raw); {
-		dt, k := binary.Varint(raw[i:])
-		if k <= 0 || i+k >= len(raw) {
-			return raw, ErrCorrupt
-		}
-		i += k
-		l.Time += dt
-		fb := raw[i]
-		i++
-		l.Offset = 0
-		if fb&flagHasOffset != 0 {
-			off, k := binary.Varint(raw[i:])
-			if k <= 0 {
-				return raw, ErrCorrupt
-			}
-			l.Offset = int32(off)
-			i += k
-		}
-		size, k := binary.Uvarint(raw[i:])
-		if k <= 0 || uint64(len(raw)-i-k) < size {
-			return raw, ErrCorrupt
-		}
-		i += k
-		l.Text = raw[i : i+int(size)]
-		i += int(size)
-		l.Flags = flagsOf(fb)
-		if err := fn(&l); err != nil {
+		n, size, err := l.record(raw[i:])
+		if err != nil {
 			return raw, err
 		}
-		if !l.Flags.Cut {
-			l.N++
+		i += n
+		if size > len(raw)-i {
+			return raw, ErrCorrupt
+		}
+		l.Text = raw[i : i+size]
+		i += size
+		if err := l.yield(fn); err != nil {
+			return raw, err
 		}
 	}
 	return raw, nil
+}
+
+// record reads the head of a record into l (time, flags, offset) and
+// returns the bytes it took and the length of the line's text.
+func (l *Line) record(raw []byte) (int, int, error) {
+	dt, k := binary.Varint(raw)
+	if k <= 0 || k >= len(raw) {
+		return 0, 0, ErrCorrupt
+	}
+	i := k
+	l.Time += dt
+	fb := raw[i]
+	i++
+	l.Offset = 0
+	if fb&flagHasOffset != 0 {
+		off, k := binary.Varint(raw[i:])
+		if k <= 0 {
+			return 0, 0, ErrCorrupt
+		}
+		l.Offset = int32(off)
+		i += k
+	}
+	size, k := binary.Uvarint(raw[i:])
+	if k <= 0 || size > maxSpan {
+		return 0, 0, ErrCorrupt
+	}
+	l.Flags = flagsOf(fb)
+	return i + k, int(size), nil
+}
+
+// yield calls fn for l, then moves on to the next line number.
+func (l *Line) yield(fn func(*Line) error) error {
+	if err := fn(l); err != nil {
+		return err
+	}
+	if !l.Flags.Cut {
+		l.N++
+	}
+	return nil
+}
+
+// maxSpan bounds the output a block of a deflate span decodes to: a cut
+// line's piece (64 MiB), a block's size and a deflate block before it.
+const maxSpan = 80 << 20
+
+// decodeSpan decodes a block of a deflate span (see zranMagic).
+func decodeSpan(firstLine int64, data []byte, buf []byte, s Search, fn func(*Line) error) ([]byte, error) {
+	i := len(zranMagic)
+	metaLen, k := binary.Uvarint(data[i:])
+	if k <= 0 || metaLen > uint64(len(data)-i-k) {
+		return buf, ErrCorrupt
+	}
+	i += k
+	metaData := data[i : i+int(metaLen)]
+	i += int(metaLen)
+	if i >= len(data) {
+		return buf, ErrCorrupt
+	}
+	bit := data[i]
+	i++
+	skip, k := binary.Uvarint(data[i:])
+	if k <= 0 || skip > maxSpan {
+		return buf, ErrCorrupt
+	}
+	i += k
+	span, k := binary.Uvarint(data[i:])
+	if k <= 0 || span > maxSpan {
+		return buf, ErrCorrupt
+	}
+	i += k
+	in := data[i:]
+	metaSize, err := s2.DecodedLen(metaData)
+	if err != nil || metaSize > maxSpan {
+		return buf, ErrCorrupt
+	}
+	// One buffer: the records, then the output from the point.
+	out := int(skip + span)
+	if cap(buf) < metaSize+out {
+		buf = make([]byte, metaSize+out)
+	}
+	buf = buf[:metaSize+out]
+	meta, err := s2.Decode(buf[:metaSize], metaData)
+	if err != nil {
+		return buf, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	wlen, k := binary.Uvarint(meta)
+	if k <= 0 || wlen > uint64(len(meta)-k) {
+		return buf, ErrCorrupt
+	}
+	window := meta[k : k+int(wlen)]
+	recs := meta[k+int(wlen):]
+	text := buf[metaSize:]
+	if err := zran.Decode(text, in, bit, window); err != nil {
+		return buf, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	if !s.May(text[skip:]) {
+		return buf, nil
+	}
+	l := Line{N: firstLine}
+	at := int64(skip) // where the line before ended
+	for j := 0; j < len(recs); {
+		n, size, err := l.record(recs[j:])
+		if err != nil {
+			return buf, err
+		}
+		j += n
+		gap, k := binary.Varint(recs[j:])
+		if k <= 0 {
+			return buf, ErrCorrupt
+		}
+		j += k
+		start := at + gap
+		if start < 0 || start > int64(out) || int64(size) > int64(out)-start {
+			return buf, ErrCorrupt
+		}
+		at = start + int64(size)
+		l.Text = text[start:at]
+		if err := l.yield(fn); err != nil {
+			return buf, err
+		}
+	}
+	return buf, nil
 }
 
 // decompress decompresses a block's data into buf, grown if it is too

@@ -29,7 +29,7 @@ func TestBlockRoundTrip(t *testing.T) {
 		{5, base + 2e9, 19800, store.LineFlags{Zone: forensics.ZoneLogged}, "last"},
 	}
 	for _, r := range recs {
-		b.Add(r.n, r.t, r.off, r.flags, []byte(r.text))
+		b.Add(r.n, r.t, r.off, r.flags, []byte(r.text), 0)
 	}
 	blk := b.Finish()
 	if blk.FirstLine != 1 || blk.Lines != 6 || blk.TMin != base-5e6 || blk.TMax != base+2e9 {

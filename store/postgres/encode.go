@@ -7,6 +7,7 @@ import (
 	"forensics"
 	"forensics/store"
 	"forensics/store/block"
+	"forensics/zran"
 )
 
 // Events' attributes are stored as the SQLite backend stores them, a JSON
@@ -87,13 +88,14 @@ func nullInt(n int64) *int64 {
 type lineBuffer struct{ b *block.Builder }
 
 func (lb *lineBuffer) Add(l *store.NewLine) {
-	lb.b.Add(l.N, l.Stamp.Time.UnixNano(), l.Stamp.Offset, l.Flags, l.Text)
+	lb.b.Add(l.N, l.Stamp.Time.UnixNano(), l.Stamp.Offset, l.Flags, l.Text, l.Pos)
 }
 
 func (lb *lineBuffer) Full() bool             { return lb.b.Full() }
 func (lb *lineBuffer) Empty() bool            { return lb.b.Empty() }
 func (lb *lineBuffer) Batch() store.LineBatch { return &lineBatch{lb.b.Finish()} }
 func (lb *lineBuffer) Release()               { lb.b.Release() }
+func (lb *lineBuffer) Follow(t *zran.Trail)   { lb.b.Follow(t) }
 
 type lineBatch struct{ block.Block }
 

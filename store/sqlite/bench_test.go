@@ -52,7 +52,7 @@ var benchTimeline = sync.OnceValues(func() (string, error) {
 			if i%5000 == 0 {
 				text += " Stream request requires rollback" // a rare message for --grep
 			}
-			b.Add(i, t.UnixNano(), 0, store.LineFlags{Zone: forensics.ZoneLogged}, []byte(text))
+			b.Add(i, t.UnixNano(), 0, store.LineFlags{Zone: forensics.ZoneLogged}, []byte(text), 0)
 			if b.Full() {
 				if err := w.AddLines(src.ID, &lineBatch{b.Finish()}); err != nil {
 					return "", err
@@ -84,7 +84,7 @@ var benchTimeline = sync.OnceValues(func() (string, error) {
 	}
 	for i := int64(1); i <= 200; i++ {
 		t := benchStart.Add(time.Duration(i) * 36 * time.Second)
-		b.Add(i, t.UnixNano(), 0, store.LineFlags{Zone: forensics.ZoneLogged}, []byte(t.Format(time.RFC3339)+" ns_1@10.0.0.0:ns_log: bucket default loaded"))
+		b.Add(i, t.UnixNano(), 0, store.LineFlags{Zone: forensics.ZoneLogged}, []byte(t.Format(time.RFC3339)+" ns_1@10.0.0.0:ns_log: bucket default loaded"), 0)
 	}
 	if err := w.AddLines(diag.ID, &lineBatch{b.Finish()}); err != nil {
 		return "", err

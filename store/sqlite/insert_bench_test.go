@@ -76,7 +76,7 @@ func BenchmarkInsertBlocks(b *testing.B) {
 	n := int64(0)
 	for !bb.Full() {
 		n++
-		bb.Add(n, t0+n*1e6, 0, store.LineFlags{}, fmt.Appendf(nil, "2022-07-21T17:39:17.%06d-07:00 INFO 38%d: (default) DCP (Producer) eq_dcpq:replication:ns_1@10.0.0.1->ns_1@10.0.0.2:default - (vb:%d) Creating stream with start seqno %d", n%1000000, n%10, n%1024, n))
+		bb.Add(n, t0+n*1e6, 0, store.LineFlags{}, fmt.Appendf(nil, "2022-07-21T17:39:17.%06d-07:00 INFO 38%d: (default) DCP (Producer) eq_dcpq:replication:ns_1@10.0.0.1->ns_1@10.0.0.2:default - (vb:%d) Creating stream with start seqno %d", n%1000000, n%10, n%1024, n), 0)
 	}
 	blk := bb.Finish()
 	b.SetBytes(block.Size)
