@@ -33,9 +33,10 @@ type Source struct {
 	Blocks     []Ref // in line order
 }
 
-// Ref names a stored block: its key in the backend, and its first line.
+// Ref names a stored block: its key in the backend, its first line, and
+// the earliest time of its lines (unix ns).
 type Ref struct {
-	Key, FirstLine int64
+	Key, FirstLine, TMin int64
 }
 
 // MergeLines calls fn with the lines of srcs' blocks that f selects, merged
@@ -45,11 +46,14 @@ type Ref struct {
 // once fn returns.
 func MergeLines(ctx context.Context, st Stored, srcs []Source, f store.LineFilter, fn func(*store.Line) bool) error {
 	search := NewSearch(f.Text, f.Regexp)
+	var spare []byte // the decoded block: lines are copied out of it, so sources take turns
 	its := make([]*sourceLines, len(srcs))
 	for i := range srcs {
-		its[i] = &sourceLines{st: st, ctx: ctx, src: &srcs[i], blocks: srcs[i].Blocks, filter: &f, text: []byte(f.Text), search: search}
+		its[i] = &sourceLines{st: st, ctx: ctx, src: &srcs[i], blocks: srcs[i].Blocks, filter: &f, text: []byte(f.Text), search: search, spare: &spare}
 	}
-	if grep := f.Text != "" || f.Regexp != nil; grep && (f.Since.IsZero() || f.Until.IsZero()) && len(its) > 1 {
+	window := !f.Since.IsZero() && !f.Until.IsZero()
+	readAhead := (f.Text != "" || f.Regexp != nil) && !window && len(its) > 1
+	if readAhead {
 		ra := newReadAhead()
 		defer ra.stop()
 		for _, it := range its {
@@ -58,6 +62,16 @@ func MergeLines(ctx context.Context, st Stored, srcs []Source, f store.LineFilte
 	}
 	h := &lineHeap{}
 	for _, it := range its {
+		if !window && !readAhead && len(it.blocks) > 0 {
+			// A source's first block is read when the merge reaches its
+			// earliest time, not before: a dump of a whole timeline holds
+			// the blocks of the sources that overlap, not of every source.
+			b := it.blocks[0]
+			it.cur = store.Line{Source: it.src.Path, N: b.FirstLine, Time: time.Unix(0, b.TMin).UTC()}
+			it.unread = true
+			heap.Push(h, it)
+			continue
+		}
 		ok, err := it.next()
 		if err != nil {
 			return err
@@ -68,7 +82,11 @@ func MergeLines(ctx context.Context, st Stored, srcs []Source, f store.LineFilte
 	}
 	for h.Len() > 0 {
 		it := (*h)[0]
-		if !fn(&it.cur) {
+		if it.unread {
+			// Its place in the heap was its first block's earliest time,
+			// no later than any of its lines.
+			it.unread = false
+		} else if !fn(&it.cur) {
 			return nil
 		}
 		ok, err := it.next()
@@ -99,6 +117,8 @@ type sourceLines struct {
 	buf     []byte       // the block decompressed
 	decoded chan decoded // with read-ahead: the blocks' lines, in order, instead of blocks
 	search  Search       // the blocks that can hold no line of the filter
+	spare   *[]byte      // without read-ahead: the merge's one buffer for decoded blocks
+	unread  bool         // cur only places the source by its first block's time
 }
 
 // decoded is the lines of a block that pass the filter, or why it did not read.
@@ -228,6 +248,10 @@ func (it *sourceLines) load(b Ref) error {
 	}
 	f := it.filter
 	it.lines, it.pos = it.lines[:0], 0
+	if it.spare != nil && it.decoded == nil {
+		it.buf, *it.spare = *it.spare, nil
+		defer func() { *it.spare, it.buf = it.buf, nil }()
+	}
 	var since, until int64
 	if !f.Since.IsZero() {
 		since = f.Since.UnixNano()

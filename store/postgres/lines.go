@@ -50,7 +50,7 @@ func (db *DB) candidateBlocks(ctx context.Context, f store.LineFilter) ([]block.
 		w.add("b.t_min >= ?", f.Since.UnixNano()-span)
 		w.add("b.t_max >= ?", f.Since.UnixNano())
 	}
-	rows, err := db.pool.Query(ctx, `SELECT b.seq, b.first_line, s.incident_id, s.id, s.path, s.node
+	rows, err := db.pool.Query(ctx, `SELECT b.seq, b.first_line, b.t_min, s.incident_id, s.id, s.path, s.node
 		FROM forensics.blocks b JOIN forensics.sources s ON s.incident_id = b.incident_id AND s.id = b.source_id
 		WHERE `+w.String()+` ORDER BY s.path, s.incident_id, s.id, b.seq`, w.args...)
 	if err != nil {
@@ -61,7 +61,7 @@ func (db *DB) candidateBlocks(ctx context.Context, f store.LineFilter) ([]block.
 	for rows.Next() {
 		var b block.Ref
 		var s block.Source
-		if err := rows.Scan(&b.Key, &b.FirstLine, &s.Incident, &s.ID, &s.Path, &s.Node); err != nil {
+		if err := rows.Scan(&b.Key, &b.FirstLine, &b.TMin, &s.Incident, &s.ID, &s.Path, &s.Node); err != nil {
 			return nil, db.fail("query lines", err)
 		}
 		if n := len(srcs); n == 0 || srcs[n-1].Incident != s.Incident || srcs[n-1].ID != s.ID { // the query orders by source

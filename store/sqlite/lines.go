@@ -50,7 +50,7 @@ func (db *DB) candidateBlocks(ctx context.Context, f store.LineFilter) ([]block.
 	for rows.Next() {
 		var b block.Ref
 		var s block.Source
-		if err := rows.Scan(&b.Key, &b.FirstLine, &s.ID, &s.Path, &s.Node); err != nil {
+		if err := rows.Scan(&b.Key, &b.FirstLine, &b.TMin, &s.ID, &s.Path, &s.Node); err != nil {
 			return nil, err
 		}
 		if len(srcs) == 0 || srcs[len(srcs)-1].ID != s.ID { // the query orders by source
@@ -75,7 +75,7 @@ func candidateQuery(f store.LineFilter, span int64) (string, []any) {
 		w.add("b.t_min >= ?", f.Since.UnixNano()-span)
 		w.add("b.t_max >= ?", f.Since.UnixNano())
 	}
-	return `SELECT b.id, b.first_line, s.id, s.path, s.node FROM main.blocks b JOIN main.sources s ON s.id = b.source_id
+	return `SELECT b.id, b.first_line, b.t_min, s.id, s.path, s.node FROM main.blocks b JOIN main.sources s ON s.id = b.source_id
 		WHERE ` + w.String() + ` ORDER BY s.path, s.id, b.first_line`, w.args
 }
 

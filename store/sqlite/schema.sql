@@ -91,7 +91,7 @@ CREATE TABLE IF NOT EXISTS blocks (
 	lines      INTEGER NOT NULL,
 	t_min      INTEGER NOT NULL,
 	t_max      INTEGER NOT NULL,
-	data       BLOB NOT NULL -- S2; see store/block.go for the record layout
+	data       BLOB NOT NULL -- S2, or a deflate span; see store/block/block.go for the layouts
 );
 -- Both hold every column a window query chooses blocks by (event_blocks'
 -- indexes say why): it reads the blocks it chose, by id, and no others.
