@@ -18,6 +18,7 @@ PARTS = [
     ("inflate, with the zip's CRC (what bench/inflate does)", ("compress/flate.", "compress/zip.", "hash/crc32.")),
     ("S2 encoding of blocks of lines and events", ("s2.Encode", "s2.encodeBlock")),
     ("S2 decoding of blocks (rules, evidence)", ("s2.Decode", "s2.s2Decode")),
+    ("the trail of deflate members: their bytes and points kept (zran)", ("forensics/zran.",)),
     ("garbage collection", ("runtime.gcBgMarkWorker", "runtime.gcAssistAlloc", "runtime.bgsweep", "runtime.bgscavenge")),
     # SQLite is the program's only C: the libc calls (pwrite of the timeline
     # file, memmove) come from it, and perf often cannot walk from its frames

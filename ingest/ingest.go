@@ -388,8 +388,7 @@ func (wk *worker) read(m input.Member) {
 	}
 	p := parse{wk: wk, src: src, parser: format.New(m.Origin()), fallback: m.ModTime}
 	if t, ok := rc.(zran.Traced); ok && t.Trail() != nil {
-		wk.lines.Follow(t.Trail())
-		p.traced = true
+		p.traced = wk.lines.Follow(t.Trail())
 		defer wk.lines.Follow(nil)
 	}
 	readErr := p.run(br)

@@ -188,10 +188,10 @@ type LineBuffer interface {
 	Release()
 	// Follow says that the lines added from now on come from the output of
 	// a deflate stream with trail t (nil: from a stream without one), and
-	// begin at NewLine.Pos of it: the buffer may keep the stream's own
-	// compressed bytes rather than compress the lines again. It is called
-	// when the buffer is empty.
-	Follow(t *zran.Trail)
+	// begin at NewLine.Pos of it. It reports whether the buffer keeps the
+	// stream's own compressed bytes for them rather than compress the lines
+	// again. It is called when the buffer is empty.
+	Follow(t *zran.Trail) bool
 }
 
 // LineBatch is lines prepared by a LineBuffer, on their way to AddLines.

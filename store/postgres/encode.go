@@ -95,7 +95,10 @@ func (lb *lineBuffer) Full() bool             { return lb.b.Full() }
 func (lb *lineBuffer) Empty() bool            { return lb.b.Empty() }
 func (lb *lineBuffer) Batch() store.LineBatch { return &lineBatch{lb.b.Finish()} }
 func (lb *lineBuffer) Release()               { lb.b.Release() }
-func (lb *lineBuffer) Follow(t *zran.Trail)   { lb.b.Follow(t) }
+func (lb *lineBuffer) Follow(t *zran.Trail) bool {
+	lb.b.Follow(t)
+	return t != nil
+}
 
 type lineBatch struct{ block.Block }
 

@@ -28,13 +28,15 @@ var schema string
 // that reads an older version refuses the file with a message rather than
 // misread it. Version 2 keeps attributes packed and the text of an event
 // that is its whole line only in the line's block. Version 3 keeps events
-// in blocks (event_blocks) instead of a row each. Timelines of older
-// versions are still read, and written to as the version they are, so that
-// the program that wrote them can go on reading them.
-const schemaVersion = "3"
+// in blocks (event_blocks) instead of a row each. Version 4 keeps the lines
+// of a zip's deflate member as the member's own compressed bytes (a block
+// of store/block that older versions would report damaged). Timelines of
+// older versions are still read, and written to as the version they are,
+// so that the program that wrote them can go on reading them.
+const schemaVersion = "4"
 
 // readsVersions are the schema versions this program opens.
-var readsVersions = map[string]int{"1": 1, "2": 2, "3": 3}
+var readsVersions = map[string]int{"1": 1, "2": 2, "3": 3, "4": 4}
 
 // Driver opens SQLite timelines: a plain path, or "sqlite:PATH".
 var Driver = store.Driver{

@@ -239,7 +239,9 @@ func (w *Writer) insert(query string, args ...any) (sql.Result, error) {
 
 // LineBuffer returns a buffer that encodes and compresses lines into
 // blocks on the goroutine that fills it.
-func (w *Writer) LineBuffer() store.LineBuffer { return &lineBuffer{b: block.NewBuilder()} }
+func (w *Writer) LineBuffer() store.LineBuffer {
+	return &lineBuffer{b: block.NewBuilder(), spans: w.db.schema >= 4}
+}
 
 // AddLines stores a block of lines of a source, and releases it.
 func (w *Writer) AddLines(src int64, lb store.LineBatch) error {
