@@ -101,13 +101,13 @@ type tee struct{ t *Trail }
 func (r tee) Read(p []byte) (int, error) {
 	t := r.t
 	n, err := t.src.Read(p)
+	if t.points == nil { // closed
+		return n, err
+	}
 	t.read += int64(n)
 	t.data = append(t.data, p[:n]...)
 	// Unpinned, only the oldest point's bytes on are needed. They are
 	// dropped a few at a time, so that the move is paid once per byte.
-	if t.points == nil { // closed
-		return n, err
-	}
 	keep := t.points[0].In
 	if t.pinned {
 		keep = min(keep, t.pin)

@@ -111,14 +111,13 @@ type Builder struct {
 	tmin  int64
 	tmax  int64
 
-	trail  *zran.Trail // the stream the lines come from, when it has one
-	zr     bool        // this block keeps the trail's compressed bytes
-	point  zran.Point  // where the block's output starts; its window is the builder's own
-	start  int64       // output offset of the first line
-	end    int64       // end of the line before, in the output
-	hi     int64       // the furthest end of a line
-	window []byte
-	meta   []byte // the S2 of the records
+	trail *zran.Trail // the stream the lines come from, when it has one
+	zr    bool        // this block keeps the trail's compressed bytes
+	point zran.Point  // where the block's output starts (its window is copied to raw)
+	start int64       // output offset of the first line
+	end   int64       // end of the line before, in the output
+	hi    int64       // the furthest end of a line
+	meta  []byte      // the S2 of raw
 }
 
 // NewBuilder returns an empty builder.
@@ -146,10 +145,9 @@ func (b *Builder) Add(n int64, t int64, offset int32, flags store.LineFlags, tex
 			if p, ok := b.trail.Begin(pos); ok {
 				b.zr = true
 				b.point = p
-				b.window = append(b.window[:0], p.Window...)
 				b.start, b.end, b.hi = pos, pos, pos
-				b.raw = binary.AppendUvarint(b.raw, uint64(len(b.window)))
-				b.raw = append(b.raw, b.window...)
+				b.raw = binary.AppendUvarint(b.raw, uint64(len(p.Window)))
+				b.raw = append(b.raw, p.Window...)
 			}
 		}
 	}
@@ -349,8 +347,12 @@ func decodeSpan(firstLine int64, data []byte, buf []byte, s Search, fn func(*Lin
 	if err != nil || metaSize > maxSpan {
 		return buf, ErrCorrupt
 	}
-	// One buffer: the records, then the output from the point.
+	// One buffer: the records, then the output from the point, which
+	// deflate's longest matches (258 bytes in under 2 bits) bound.
 	out := int(skip + span)
+	if out > 1100*len(in)+64 {
+		return buf, ErrCorrupt
+	}
 	if cap(buf) < metaSize+out {
 		buf = make([]byte, metaSize+out)
 	}

@@ -117,7 +117,7 @@ type sourceLines struct {
 	buf     []byte       // the block decompressed
 	decoded chan decoded // with read-ahead: the blocks' lines, in order, instead of blocks
 	search  Search       // the blocks that can hold no line of the filter
-	spare   *[]byte      // without read-ahead: the merge's one buffer for decoded blocks
+	spare   *[]byte      // the merge's one buffer for decoded blocks (read-ahead has its own)
 	unread  bool         // cur only places the source by its first block's time
 }
 
@@ -248,7 +248,7 @@ func (it *sourceLines) load(b Ref) error {
 	}
 	f := it.filter
 	it.lines, it.pos = it.lines[:0], 0
-	if it.spare != nil && it.decoded == nil {
+	if it.spare != nil {
 		it.buf, *it.spare = *it.spare, nil
 		defer func() { *it.spare, it.buf = it.buf, nil }()
 	}
