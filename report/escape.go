@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -90,8 +91,7 @@ func escapeTo(b *strings.Builder, s string, oneLine bool) {
 			fmt.Fprintf(b, `\x%02x`, r)
 			col += 4
 		case dangerous(r):
-			fmt.Fprintf(b, `\u%04x`, r)
-			col += 6
+			col += writeRuneEscape(b, r)
 		default:
 			b.WriteString(s[i : i+size])
 			col++
@@ -101,17 +101,38 @@ func escapeTo(b *strings.Builder, s string, oneLine bool) {
 }
 
 // dangerous reports the printable-looking characters that change how the
-// text around them reads: bidirectional embeddings, overrides and isolates
-// (the "Trojan Source" characters), line and paragraph separators, and the
-// byte order mark.
+// text around them reads or hide in it: bidirectional embeddings,
+// overrides and isolates (the "Trojan Source" characters), line and
+// paragraph separators, and the characters that show as nothing at all —
+// every Unicode format character (zero-width space and joiners, word
+// joiner, soft hyphen, Mongolian vowel separator, byte order mark, the
+// invisible operators), the tag characters that can carry a hidden text
+// (U+E0000–U+E007F), and the few letters and marks that render blank.
+// A name with one of them looks like another name; a fix command with one
+// does something else than it reads.
 func dangerous(r rune) bool {
 	switch {
-	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f, r == 0x061c:
+	case r == 0x2028, r == 0x2029:
 		return true
-	case r == 0x2028, r == 0x2029, r == 0xfeff:
+	case r >= 0xe0000 && r <= 0xe007f:
+		return true
+	case r == 0x034f, r == 0x115f, r == 0x1160, r == 0x17b4, r == 0x17b5, r == 0x3164, r == 0xffa0:
+		return true
+	case r >= 0xfff9 && r <= 0xfffb:
 		return true
 	}
-	return false
+	return r >= 0xa0 && unicode.Is(unicode.Cf, r)
+}
+
+// writeRuneEscape writes r as \uXXXX, or \UXXXXXXXX beyond the basic
+// plane, and returns the columns it takes.
+func writeRuneEscape(b *strings.Builder, r rune) int {
+	if r > 0xffff {
+		fmt.Fprintf(b, `\U%08x`, r)
+		return 10
+	}
+	fmt.Fprintf(b, `\u%04x`, r)
+	return 6
 }
 
 // Clip shortens a line for display, saying how much was left out, and

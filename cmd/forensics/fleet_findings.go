@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"forensics"
+	"forensics/report"
 	"forensics/store/backends"
 	"forensics/store/fleet"
 )
@@ -113,7 +114,7 @@ func writeFleetFindings(out io.Writer, format string, list func(fn func(*fleet.S
 				fmt.Fprintln(tw, "INCIDENT\tID\tSEVERITY\tRULE\tSTART\tTITLE")
 			}
 			n++
-			_, err := fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", s.Incident, s.ID, s.Severity, s.Rule, s.Start.UTC().Format(time.RFC3339), s.Title)
+			_, err := fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", report.Escape(s.Incident), report.Escape(s.ID), s.Severity, report.Escape(s.Rule), s.Start.UTC().Format(time.RFC3339), report.Escape(s.Title))
 			return err
 		})
 		if err == nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"forensics/report"
 	"forensics/store"
 	"forensics/store/backends"
 	"forensics/store/fleet"
@@ -57,7 +58,7 @@ the time taken go to stderr.`,
 				if format.String() == "json" {
 					werr = enc.Encode(grepLine{incident, l.Source, l.Node, l.N, l.Time, l.Text})
 				} else {
-					_, werr = fmt.Fprintf(out, "%s\t%s\t%s:%d\t%s\n", incident, l.Time.Format("2006-01-02T15:04:05.000000Z07:00"), l.Source, l.N, l.Text)
+					_, werr = fmt.Fprintf(out, "%s\t%s\t%s:%d\t%s\n", report.Escape(incident), l.Time.Format("2006-01-02T15:04:05.000000Z07:00"), report.Escape(l.Source), l.N, report.Escape(l.Text))
 				}
 				return werr == nil && (limit == 0 || n < limit)
 			})

@@ -2,9 +2,11 @@ package main
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
+	"forensics/report"
 	"forensics/store/backends"
 	"forensics/store/fleet"
 )
@@ -31,7 +33,7 @@ their values, oldest first. FINDING is an id or a prefix of one.`,
 				return err
 			}
 			if format.String() == "table" {
-				fmt.Fprintf(cmd.ErrOrStderr(), "%s %s in %q: %s\n", own.ID, own.Rule, own.Incident, own.Title)
+				fmt.Fprintf(cmd.ErrOrStderr(), "%s %s in %s: %s\n", report.Escape(own.ID), report.Escape(own.Rule), report.Escape(strconv.Quote(own.Incident)), report.Escape(own.Title))
 			}
 			return writeFleetFindings(cmd.OutOrStdout(), format.String(), func(fn func(*fleet.Summary, []byte) error) error {
 				return fleet.Each(fs, fn)

@@ -47,6 +47,10 @@ func usageErrorf(format string, args ...any) error {
 func run(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	stdout, flushOut := guardTerminal(stdout)
+	defer flushOut()
+	stderr, flushErr := guardTerminal(stderr)
+	defer flushErr()
 	root := newRootCmd(stdout, stderr)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(ctx)

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -13,8 +12,8 @@ import (
 // showProgress draws the progress of a run on stderr, when stderr is a
 // terminal, until the returned function is called (more than once is fine).
 func showProgress(stderr io.Writer, p *ingest.Progress) (stop func()) {
-	f, ok := stderr.(*os.File)
-	if !ok || !isTerminal(f) {
+	f, ok := terminalFile(stderr) // the bar writes its own escapes, past the guard
+	if !ok {
 		return func() {}
 	}
 	done := make(chan struct{})

@@ -21,7 +21,7 @@ func layoutFor(w io.Writer, verbose bool) report.Layout {
 		l.Width = n
 		return l
 	}
-	if f, ok := w.(*os.File); ok && isTerminal(f) {
+	if f, ok := terminalFile(w); ok {
 		if ws, err := unix.IoctlGetWinsize(int(f.Fd()), unix.TIOCGWINSZ); err == nil && ws.Col > 0 {
 			l.Width = int(ws.Col)
 		}
@@ -32,6 +32,29 @@ func layoutFor(w io.Writer, verbose bool) report.Layout {
 // isTerminal reports whether w is a terminal, where text from the evidence
 // is neutralised (report.Escape) even in the formats meant for pipes.
 func isTerminal(w io.Writer) bool {
+	_, ok := terminalFile(w)
+	return ok
+}
+
+// terminalFile returns the terminal w writes to, through the guard of
+// guardTerminal, and whether it is one.
+func terminalFile(w io.Writer) (*os.File, bool) {
+	if t, ok := w.(*report.TerminalWriter); ok {
+		w = t.Underlying()
+	}
 	f, ok := w.(*os.File)
-	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
+	return f, ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
+}
+
+// guardTerminal wraps w, when it is a terminal, so that everything written
+// to it is escaped as report.Escape escapes (report.TerminalWriter): the
+// formats meant for pipes (JSON, CSV, raw lines, --sql cells) and every
+// other output alike. A file or a pipe gets the bytes as they are. The
+// returned function writes what the guard still holds.
+func guardTerminal(w io.Writer) (io.Writer, func()) {
+	if _, ok := w.(*report.TerminalWriter); ok || !isTerminal(w) {
+		return w, func() {}
+	}
+	t := report.NewTerminalWriter(w)
+	return t, func() { t.Flush() }
 }
