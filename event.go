@@ -100,20 +100,20 @@ func (e *Event) Reset() {
 }
 
 // Set adds or replaces an attribute.
-func (e *Event) Set(key, value string) {
+func (e *Event) Set(key AttrKey, value string) {
 	for i := range e.Attrs {
-		if e.Attrs[i].Key == key {
+		if e.Attrs[i].Key == string(key) {
 			e.Attrs[i].Value = value
 			return
 		}
 	}
-	e.Attrs = append(e.Attrs, Attr{key, value})
+	e.Attrs = append(e.Attrs, Attr{string(key), value})
 }
 
 // Attr returns the value of an attribute, or "".
-func (e *Event) Attr(key string) string {
+func (e *Event) Attr(key AttrKey) string {
 	for _, a := range e.Attrs {
-		if a.Key == key {
+		if a.Key == string(key) {
 			return a.Value
 		}
 	}
@@ -121,13 +121,13 @@ func (e *Event) Attr(key string) string {
 }
 
 // Int returns an attribute as a decimal integer, and whether it was one.
-func (e *Event) Int(key string) (int64, bool) {
+func (e *Event) Int(key AttrKey) (int64, bool) {
 	n, err := strconv.ParseInt(e.Attr(key), 10, 64)
 	return n, err == nil
 }
 
 // Uint returns an attribute as an unsigned decimal integer (seqnos, vbuuids), and whether it was one.
-func (e *Event) Uint(key string) (uint64, bool) {
+func (e *Event) Uint(key AttrKey) (uint64, bool) {
 	n, err := strconv.ParseUint(e.Attr(key), 10, 64)
 	return n, err == nil
 }

@@ -58,6 +58,9 @@ type KindDoc struct {
 	// "" means the Component of the Format that declares it.
 	Component string
 	Doc       string
+	// Attrs are the attributes events of the kind may carry, declared in
+	// the attrs.go of the package that emits it.
+	Attrs []AttrDoc
 }
 
 // Category is the part an event plays in the story of an incident. The HTML

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"forensics/parsers/vitess"
 	"forensics/store"
 )
 
@@ -51,7 +52,7 @@ func NewRedactor(ctx context.Context, db store.Reader, f store.StoredFinding) (*
 		add("bucket", e.Bucket)
 		add("keyspace", e.Keyspace)
 		add("table", e.Table)
-		add("workflow", e.Attr("workflow"))
+		add("workflow", e.Attr(vitess.AttrWorkflow))
 		for _, m := range nsHost.FindAllStringSubmatch(e.Node+" "+e.Text, -1) {
 			add("host", m[1])
 		}

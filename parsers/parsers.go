@@ -3,10 +3,13 @@
 //
 // A parser package is also the vocabulary of what it reads: it exports each
 // kind it emits as a typed constant (memcached.StreamRollback,
-// crdb.KindNLHE) and documents it in its Format's Kinds; it exports each
-// attribute key it sets as a constant (memcached.AttrRollbackSeqno) and
-// lists, in its Attrs, the keys each kind carries; and it exports a decoder
-// where an attribute holds more than a word (vitess.DecodeShard,
+// crdb.KindNLHE) and documents it in its Format's Kinds; in its attrs.go it
+// declares each attribute key it sets as a forensics.AttrKey constant
+// (memcached.AttrRollbackSeqno) and says in an AttrDocs how its values are
+// spelled and what it holds, and each KindDoc lists the keys the kind
+// carries (Attrs: attrs.Of(…)). A parser writes attributes only through
+// those constants (parsers/keys_test.go holds it to that), and exports a
+// decoder where an attribute holds more than a word (vitess.DecodeShard,
 // crdb.ParseNLHE). A rule imports the parser packages whose events it reads
 // and names kinds and attribute keys only by those constants (a short local
 // name, mcStart = memcached.Start, is fine); it never restates a kind's or

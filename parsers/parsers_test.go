@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"testing"
@@ -92,7 +93,7 @@ func TestKindsAreDocumented(t *testing.T) {
 			if k.Component == "" {
 				k.Component = f.Component
 			}
-			if prev, ok := byKind[k.Kind]; ok && prev != k {
+			if prev, ok := byKind[k.Kind]; ok && !reflect.DeepEqual(prev, k) {
 				t.Errorf("kind %s means one thing in %s and another in %s:\n%+v\n%+v", k.Kind, from[k.Kind], f.Name, prev, k)
 			}
 			byKind[k.Kind], from[k.Kind] = k, f.Name
@@ -103,7 +104,7 @@ func TestKindsAreDocumented(t *testing.T) {
 		t.Errorf("Kinds() lists %d kinds, the formats declare %d", len(kinds), len(byKind))
 	}
 	for _, k := range kinds {
-		if k != byKind[k.Kind] {
+		if !reflect.DeepEqual(k, byKind[k.Kind]) {
 			t.Errorf("Kinds() gives %+v for %s, its formats %+v", k, k.Kind, byKind[k.Kind])
 		}
 	}

@@ -658,22 +658,55 @@ func oneOf(v string, set []string) bool {
 
 func newTimelineKindsCmd() *cobra.Command {
 	format := newFormatFlag("table")
+	var withAttrs bool
 	cmd := &cobra.Command{
-		Use:   "kinds",
-		Short: "List the event kinds forensics recognises, with their meaning",
-		Args:  cobra.NoArgs,
+		Use:   "kinds [KIND...]",
+		Short: "List the event kinds forensics recognises, with their meaning and attributes",
+		Long: `List the event kinds forensics recognises, with their meaning. --attrs, or naming
+kinds, also lists each kind's attributes: their key (as in --format json's attrs
+and the events view of --sql), how their values are spelled, and what they hold.
+--format json always carries the attributes.`,
+		Args:              cobra.ArbitraryArgs,
+		ValidArgsFunction: completeKinds,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			kinds := parsers.Kinds()
 			sort.Slice(kinds, func(i, j int) bool { return kinds[i].Kind < kinds[j].Kind })
+			if len(args) > 0 {
+				byKind := map[forensics.Kind]forensics.KindDoc{}
+				for _, k := range kinds {
+					byKind[k.Kind] = k
+				}
+				kinds = kinds[:0]
+				for _, a := range args {
+					k, ok := byKind[forensics.Kind(a)]
+					if !ok {
+						return fmt.Errorf("no kind %q; forensics timeline kinds lists them", a)
+					}
+					kinds = append(kinds, k)
+				}
+				withAttrs = true
+			}
 			out := cmd.OutOrStdout()
 			if format.String() == "json" {
-				type kindDoc struct {
-					Kind string `json:"kind"`
+				type attrDoc struct {
+					Key  string `json:"key"`
+					Type string `json:"type"`
 					Doc  string `json:"doc"`
+				}
+				type kindDoc struct {
+					Kind      string    `json:"kind"`
+					Doc       string    `json:"doc"`
+					Component string    `json:"component"`
+					Category  string    `json:"category"`
+					Label     string    `json:"label"`
+					Attrs     []attrDoc `json:"attrs"`
 				}
 				list := make([]kindDoc, len(kinds))
 				for i, k := range kinds {
-					list[i] = kindDoc{string(k.Kind), k.Doc}
+					list[i] = kindDoc{Kind: string(k.Kind), Doc: k.Doc, Component: k.Component, Category: string(k.Category), Label: k.Label, Attrs: []attrDoc{}}
+					for _, a := range k.Attrs {
+						list[i].Attrs = append(list[i].Attrs, attrDoc{string(a.Key), string(a.Type), a.Doc})
+					}
 				}
 				enc := json.NewEncoder(out)
 				enc.SetIndent("", "  ")
@@ -683,11 +716,17 @@ func newTimelineKindsCmd() *cobra.Command {
 			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 			for _, k := range kinds {
 				fmt.Fprintf(tw, "%s\t%s\n", k.Kind, k.Doc)
+				if withAttrs {
+					for _, a := range k.Attrs {
+						fmt.Fprintf(tw, "  %s (%s)\t%s\n", a.Key, a.Type, a.Doc)
+					}
+				}
 			}
 			return tw.Flush()
 		},
 	}
 	format.register(cmd)
+	cmd.Flags().BoolVar(&withAttrs, "attrs", false, "also list each kind's attributes")
 	return cmd
 }
 

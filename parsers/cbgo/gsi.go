@@ -5,7 +5,7 @@ import "forensics"
 // SetKeyspace records a GSI keyspace id whole, as attr keyspace, and its
 // bucket as the event's Subject.Bucket.
 func SetKeyspace(e *forensics.Event, keyspace string) {
-	e.Attrs = append(e.Attrs, forensics.Attr{Key: "keyspace", Value: keyspace})
+	e.Attrs = append(e.Attrs, forensics.NewAttr(AttrKeyspace, keyspace))
 	e.Bucket = BucketOf(keyspace)
 }
 

@@ -6,12 +6,10 @@ import "forensics"
 // event (the JSON attrs, --sql), so a key, once written, never changes;
 // rules name them by these constants, never by their strings.
 const (
-	AttrMaxSize = "max_size"
+	AttrMaxSize forensics.AttrKey = "max_size"
 )
 
-// Attrs lists, for each kind the cbstats parsers emit, the attributes it
-// may carry. A rule reads only these; rules/attrs_test.go holds the parsers
-// to them on real lines.
-var Attrs = map[forensics.Kind][]string{
-	BucketQuota: {AttrMaxSize},
+// attrs says what each key holds; each kind's doc lists the keys it carries.
+var attrs = forensics.AttrDocs{
+	{Key: AttrMaxSize, Type: forensics.AttrInt, Doc: "the bucket's memory quota on the node, in bytes (cbstats all: ep_max_size)"},
 }

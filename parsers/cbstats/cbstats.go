@@ -30,7 +30,7 @@ var Format = forensics.Format{
 	},
 	New: newParser,
 	Kinds: []forensics.KindDoc{
-		{Kind: BucketQuota, Category: forensics.CategoryOther, Label: "bucket quota", Component: "cbstats", Doc: "a bucket's memory quota on the node when cbcollect_info ran (cbstats all: ep_max_size, bytes); stamped with the collection time"},
+		{Kind: BucketQuota, Category: forensics.CategoryOther, Label: "bucket quota", Component: "cbstats", Doc: "a bucket's memory quota on the node when cbcollect_info ran (cbstats all: ep_max_size, bytes); stamped with the collection time", Attrs: attrs.Of(AttrMaxSize)},
 	},
 }
 
@@ -105,7 +105,7 @@ func (p *parser) Line(n int64, text []byte, emit forensics.Emit) (forensics.Stam
 	e.Kind = BucketQuota
 	e.Bucket = p.bucket
 	e.Text = string(text)
-	e.Set("max_size", string(v))
+	e.Set(AttrMaxSize, string(v))
 	emit(e)
 	return st, nil
 }

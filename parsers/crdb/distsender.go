@@ -23,15 +23,15 @@ const (
 )
 
 var kindDocs = map[forensics.Kind]forensics.KindDoc{
-	KindNLHE:           {Category: forensics.CategoryRedirect, Label: "NotLeaseHolderError: redirect", Component: "distsender", Doc: "DistSender got a NotLeaseHolderError from a replica: one redirect (application error: [NotLeaseHolderError] …); range, refusing replica, the lease it reported"},
-	KindNextPeer:       {Category: forensics.CategoryRedirect, Label: "trying the next replica", Component: "distsender", Doc: "DistSender retries the batch on the next replica after an error (…trying next peer); next is the replica tried"},
-	KindSend:           {Category: forensics.CategoryRequest, Label: "batch sent to the range", Component: "distsender", Doc: "DistSender starts sending a batch to a range (rN: sending batch … to replica)"},
-	KindRPC:            {Category: forensics.CategoryRequest, Label: "RPC sent", Component: "distsender", Doc: "DistSender's transport sends one RPC to a node (sending request to host:port | local server | local client)"},
-	KindBackoff:        {Category: forensics.CategoryRedirect, Label: "backing off: lease already seen", Component: "distsender", Doc: "DistSender backs off because a NotLeaseHolderError named a lease it had already seen (backing off due to NotLeaseHolderErr …)"},
-	KindNewLease:       {Category: forensics.CategoryRedirect, Label: "new lease applied", Component: "distsender", Doc: "a replica applied a new range lease (new range lease … following …)"},
-	KindTraceStart:     {Category: forensics.CategoryRequest, Label: "trace begins", Component: "trace", Doc: "a trace or span begins (/debug/requests trace header, trace.txt === operation:, Jaeger span); trace groups its events"},
-	KindTraceDiscarded: {Category: forensics.CategoryOther, Label: "trace events discarded", Component: "trace", Doc: "a full /debug/requests trace dropped events ((N events discarded))"},
-	KindSlowRPC:        {Category: forensics.CategoryOther, Label: "slow rpc", Component: "distsender", Doc: "DistSender waited longer than the slow replica RPC threshold for one replica (slow replica RPC: have been waiting …s (N attempts) for RPC … to replica …); replica, seconds, attempts, batch, resp"},
+	KindNLHE:           {Category: forensics.CategoryRedirect, Label: "NotLeaseHolderError: redirect", Component: "distsender", Doc: "DistSender got a NotLeaseHolderError from a replica: one redirect (application error: [NotLeaseHolderError] …); range, refusing replica, the lease it reported", Attrs: attrs.Of(AttrClient, AttrGateway, AttrHolderUnknown, AttrLeaseAcq, AttrLeaseEpoch, AttrLeaseExp, AttrLeaseMinExp, AttrLeasePro, AttrLeaseReplica, AttrLeaseSeq, AttrLeaseStart, AttrLeaseTerm, AttrOffsetMS, AttrReason, AttrReplica, AttrTrace, AttrTxn)},
+	KindNextPeer:       {Category: forensics.CategoryRedirect, Label: "trying the next replica", Component: "distsender", Doc: "DistSender retries the batch on the next replica after an error (…trying next peer); next is the replica tried", Attrs: attrs.Of(AttrClient, AttrGateway, AttrNext, AttrNLHE, AttrOffsetMS, AttrTrace, AttrTxn)},
+	KindSend:           {Category: forensics.CategoryRequest, Label: "batch sent to the range", Component: "distsender", Doc: "DistSender starts sending a batch to a range (rN: sending batch … to replica)", Attrs: attrs.Of(AttrBatch, AttrClient, AttrGateway, AttrOffsetMS, AttrReplica, AttrTrace, AttrTxn)},
+	KindRPC:            {Category: forensics.CategoryRequest, Label: "RPC sent", Component: "distsender", Doc: "DistSender's transport sends one RPC to a node (sending request to host:port | local server | local client)", Attrs: attrs.Of(AttrClient, AttrGateway, AttrOffsetMS, AttrTarget, AttrTrace, AttrTxn)},
+	KindBackoff:        {Category: forensics.CategoryRedirect, Label: "backing off: lease already seen", Component: "distsender", Doc: "DistSender backs off because a NotLeaseHolderError named a lease it had already seen (backing off due to NotLeaseHolderErr …)", Attrs: attrs.Of(AttrClient, AttrGateway, AttrLeaseSeq, AttrMaxSeenSeq, AttrReason, AttrTrace, AttrTxn)},
+	KindNewLease:       {Category: forensics.CategoryRedirect, Label: "new lease applied", Component: "distsender", Doc: "a replica applied a new range lease (new range lease … following …)", Attrs: attrs.Of(AttrLeaseAcq, AttrLeaseEpoch, AttrLeaseMinExp, AttrLeasePro, AttrLeaseReplica, AttrLeaseSeq, AttrLeaseStart, AttrLeaseTerm, AttrPrevLeaseAcq, AttrPrevLeaseEpoch, AttrPrevLeaseExp, AttrPrevLeaseMinExp, AttrPrevLeasePro, AttrPrevLeaseReplica, AttrPrevLeaseSeq, AttrPrevLeaseStart, AttrPrevLeaseTerm, AttrTrace)},
+	KindTraceStart:     {Category: forensics.CategoryRequest, Label: "trace begins", Component: "trace", Doc: "a trace or span begins (/debug/requests trace header, trace.txt === operation:, Jaeger span); trace groups its events", Attrs: attrs.Of(AttrDuration, AttrDurationUs, AttrElapsed, AttrOffsetMS, AttrOperation, AttrTitle, AttrTrace, AttrTraceID)},
+	KindTraceDiscarded: {Category: forensics.CategoryOther, Label: "trace events discarded", Component: "trace", Doc: "a full /debug/requests trace dropped events ((N events discarded))", Attrs: attrs.Of(AttrCount, AttrTrace)},
+	KindSlowRPC:        {Category: forensics.CategoryOther, Label: "slow rpc", Component: "distsender", Doc: "DistSender waited longer than the slow replica RPC threshold for one replica (slow replica RPC: have been waiting …s (N attempts) for RPC … to replica …); replica, seconds, attempts, batch, resp", Attrs: attrs.Of(AttrAttempts, AttrBatch, AttrClient, AttrGateway, AttrReplica, AttrResp, AttrSeconds, AttrTrace)},
 }
 
 func docs(kinds ...forensics.Kind) []forensics.KindDoc {
@@ -243,8 +243,8 @@ func (s *sender) handle(t template, m *message, emit forensics.Emit) bool {
 		}
 		ev.Kind = KindSend
 		ev.Range = atoi(msg[1 : 1+d])
-		ev.Set("replica", s.str(rest[to+len(" to "):]))
-		ev.Set("batch", s.str(rest[:to]))
+		ev.Set(AttrReplica, s.str(rest[to+len(" to "):]))
+		ev.Set(AttrBatch, s.str(rest[:to]))
 	case tmplSendOld:
 		rest := msg[len("sending batch "):]
 		to := bytes.LastIndex(rest, []byte(" to "))
@@ -265,10 +265,10 @@ func (s *sender) handle(t template, m *message, emit forensics.Emit) bool {
 		}
 		ev.Kind = KindSend
 		ev.Range = atoi(r)
-		ev.Set("batch", s.str(rest[:to]))
+		ev.Set(AttrBatch, s.str(rest[:to]))
 	case tmplRPC:
 		ev.Kind = KindRPC
-		ev.Set("target", s.str(msg[len("sending request to "):]))
+		ev.Set(AttrTarget, s.str(msg[len("sending request to "):]))
 	case tmplNextPeer:
 		e, isNLHE := parseNLHE(msg, s.str)
 		if isNLHE {
@@ -276,11 +276,11 @@ func (s *sender) handle(t template, m *message, emit forensics.Emit) bool {
 		}
 		ev.Kind = KindNextPeer
 		if i := bytes.LastIndex(msg, []byte("trying next peer ")); i >= 0 {
-			ev.Set("next", s.str(bytes.TrimSpace(msg[i+len("trying next peer "):])))
+			ev.Set(AttrNext, s.str(bytes.TrimSpace(msg[i+len("trying next peer "):])))
 		}
 		if isNLHE {
 			ev.Range = e.RangeID
-			ev.Set("nlhe", "true")
+			ev.Set(AttrNLHE, "true")
 		} else {
 			// v20.2+ logs the error on a line of its own before.
 			ev.Range = s.lastRange[trace]
@@ -290,18 +290,18 @@ func (s *sender) handle(t template, m *message, emit forensics.Emit) bool {
 		rest := bytes.TrimSpace(msg[len("backing off due to NotLeaseHolderErr"):])
 		switch {
 		case scan.HasPrefix(rest, "with "):
-			ev.Set("reason", string(rest[len("with "):]))
+			ev.Set(AttrReason, string(rest[len("with "):]))
 		case scan.HasPrefix(rest, "at LeaseSequence "):
 			// v19.1–v20.1: "at LeaseSequence %d <= %d".
 			r := rest[len("at LeaseSequence "):]
 			if d := digits(r); d > 0 {
-				ev.Set("lease_seq", string(r[:d]))
+				ev.Set(AttrLeaseSeq, string(r[:d]))
 				r = r[d:]
 			}
 			if r, ok := bytes.CutPrefix(r, []byte(" <= ")); ok && digits(r) > 0 {
-				ev.Set("max_seen_seq", string(r[:digits(r)]))
+				ev.Set(AttrMaxSeenSeq, string(r[:digits(r)]))
 			}
-			ev.Set("reason", "lease sequence already seen")
+			ev.Set(AttrReason, "lease sequence already seen")
 		}
 		ev.Range = s.lastRange[trace]
 	case tmplNewLease:
@@ -333,16 +333,16 @@ func (s *sender) handle(t template, m *message, emit forensics.Emit) bool {
 func (s *sender) finish(t template, m *message, trace, gateway string, tags tagInfo, emit forensics.Emit) {
 	ev := &s.ev
 	if trace != "" {
-		ev.Set("trace", trace)
+		ev.Set(AttrTrace, trace)
 	}
 	if gateway != "" && t != tmplNewLease {
-		ev.Set("gateway", gateway)
+		ev.Set(AttrGateway, gateway)
 	}
 	if tags.client != nil {
-		ev.Set("client", s.client.get(tags.client))
+		ev.Set(AttrClient, s.client.get(tags.client))
 	}
 	if tags.txn != nil {
-		ev.Set("txn", s.txn.get(tags.txn))
+		ev.Set(AttrTxn, s.txn.get(tags.txn))
 	}
 	ev.Attrs = append(ev.Attrs, m.extra...)
 	ev.Node = gateway
@@ -365,28 +365,28 @@ func (s *sender) remember(trace string, rng int64) {
 // setNLHE adds the attributes of a NotLeaseHolderError.
 func setNLHE(ev *forensics.Event, e NLHE) {
 	if e.Replica != "" {
-		ev.Set("replica", e.Replica)
+		ev.Set(AttrReplica, e.Replica)
 	}
 	if target := e.Target(); target != "" {
-		ev.Set("lease_replica", target)
+		ev.Set(AttrLeaseReplica, target)
 	}
 	setLease(ev, &leaseKeys, e.Lease)
 	if e.Reason != "" {
-		ev.Set("reason", e.Reason)
+		ev.Set(AttrReason, e.Reason)
 	}
 	if e.HolderUnknown {
-		ev.Set("holder_unknown", "true")
+		ev.Set(AttrHolderUnknown, "true")
 	}
 }
 
 // Attribute keys of a lease's fields, for the lease and the one it follows.
 var (
-	leaseKeys     = [...]string{"lease_replica", "lease_seq", "lease_start", "lease_epoch", "lease_exp", "lease_min_exp", "lease_term", "lease_pro", "lease_acq"}
-	prevLeaseKeys = [...]string{"prev_lease_replica", "prev_lease_seq", "prev_lease_start", "prev_lease_epoch", "prev_lease_exp", "prev_lease_min_exp", "prev_lease_term", "prev_lease_pro", "prev_lease_acq"}
+	leaseKeys     = [...]forensics.AttrKey{AttrLeaseReplica, AttrLeaseSeq, AttrLeaseStart, AttrLeaseEpoch, AttrLeaseExp, AttrLeaseMinExp, AttrLeaseTerm, AttrLeasePro, AttrLeaseAcq}
+	prevLeaseKeys = [...]forensics.AttrKey{AttrPrevLeaseReplica, AttrPrevLeaseSeq, AttrPrevLeaseStart, AttrPrevLeaseEpoch, AttrPrevLeaseExp, AttrPrevLeaseMinExp, AttrPrevLeaseTerm, AttrPrevLeasePro, AttrPrevLeaseAcq}
 )
 
 // setLease adds a lease's fields under keys ("lease_seq", "lease_start", …).
-func setLease(ev *forensics.Event, keys *[9]string, l Lease) {
+func setLease(ev *forensics.Event, keys *[9]forensics.AttrKey, l Lease) {
 	for i, v := range [...]string{l.Replica, l.Seq, l.Start, l.Epoch, l.Expiration, l.MinExpiration, l.Term, l.Proposed, l.Acquisition} {
 		if v != "" {
 			ev.Set(keys[i], v)

@@ -31,18 +31,18 @@ const (
 
 // healthDocs are the kinds of this file, for the log formats' Kinds.
 var healthDocs = []forensics.KindDoc{
-	{Kind: KindClockOffsetFatal, Category: forensics.CategoryOther, Label: "offset fatal", Component: "clock", Doc: "a node stops because its clock is too far from at least half of the known nodes (clock synchronization error: …); max_offset, healthy, known"},
-	{Kind: KindClockOffsetUncertain, Category: forensics.CategoryOther, Label: "offset uncertain", Component: "clock", Doc: "the remote clock monitor measured an offset to a peer close to the maximum (uncertain remote offset …); peer, offset, uncertainty, max_offset"},
-	{Kind: KindDiskStall, Category: forensics.CategoryOther, Label: "disk stall", Component: "storage", Doc: "a store's disk or the log files did not complete a write in time (disk stall detected: …, file write stall detected: …); path, duration, fatal"},
-	{Kind: KindDiskSlow, Category: forensics.CategoryOther, Label: "disk slow", Component: "storage", Doc: "a disk operation has been running for long (disk slowness detected: …); op, path, duration"},
-	{Kind: KindHeartbeatFailed, Category: forensics.CategoryError, Label: "heartbeat failed", Component: "liveness", Doc: "the node failed to heartbeat its liveness record (failed node liveness heartbeat: …); error"},
-	{Kind: KindHeartbeatSlow, Category: forensics.CategoryOther, Label: "heartbeat slow", Component: "liveness", Doc: "a liveness heartbeat took over a second (slow heartbeat took …; err=…); duration, error"},
-	{Kind: KindEpochIncremented, Category: forensics.CategoryOther, Label: "epoch incremented", Component: "liveness", Doc: "a node incremented another node's liveness epoch, ending its epoch leases (incremented nN liveness epoch to E); target, epoch"},
-	{Kind: KindProposalSlow, Category: forensics.CategoryOther, Label: "proposal slow", Component: "kv", Doc: "a command has waited long for Raft to apply it (have been waiting …s for proposing command …); range, duration, command"},
-	{Kind: KindProposalFinished, Category: forensics.CategoryOther, Label: "proposal finished", Component: "kv", Doc: "a slow command finally finished (slow command … finished after …s with error …); range, duration, error"},
-	{Kind: KindBreakerTripped, Category: forensics.CategoryOther, Label: "breaker tripped", Component: "kv", Doc: "a replica's circuit breaker tripped: the range cannot serve requests (breaker: tripped with error: replica unavailable: …); range, replica, replicas, down"},
-	{Kind: KindProposalNonLive, Category: forensics.CategoryOther, Label: "proposal nonlive", Component: "kv", Doc: "the replicas of a slow proposal's range that were not live (Non-live: … in its message, v20.1–v22.x); range, down"},
-	{Kind: KindBreakerReset, Category: forensics.CategoryOther, Label: "breaker reset", Component: "kv", Doc: "a replica's circuit breaker reset: the range serves again (breaker: breaker reset); range"},
+	{Kind: KindClockOffsetFatal, Category: forensics.CategoryOther, Label: "offset fatal", Component: "clock", Doc: "a node stops because its clock is too far from at least half of the known nodes (clock synchronization error: …); max_offset, healthy, known", Attrs: attrs.Of(AttrFatal, AttrHealthy, AttrKnown, AttrMaxOffset)},
+	{Kind: KindClockOffsetUncertain, Category: forensics.CategoryOther, Label: "offset uncertain", Component: "clock", Doc: "the remote clock monitor measured an offset to a peer close to the maximum (uncertain remote offset …); peer, offset, uncertainty, max_offset", Attrs: attrs.Of(AttrMaxOffset, AttrOffset, AttrPeer, AttrUncertainty)},
+	{Kind: KindDiskStall, Category: forensics.CategoryOther, Label: "disk stall", Component: "storage", Doc: "a store's disk or the log files did not complete a write in time (disk stall detected: …, file write stall detected: …); path, duration, fatal", Attrs: attrs.Of(AttrDuration, AttrFatal, AttrOp, AttrPath, AttrReason, AttrStore)},
+	{Kind: KindDiskSlow, Category: forensics.CategoryOther, Label: "disk slow", Component: "storage", Doc: "a disk operation has been running for long (disk slowness detected: …); op, path, duration", Attrs: attrs.Of(AttrBytes, AttrDuration, AttrOp, AttrPath, AttrStore)},
+	{Kind: KindHeartbeatFailed, Category: forensics.CategoryError, Label: "heartbeat failed", Component: "liveness", Doc: "the node failed to heartbeat its liveness record (failed node liveness heartbeat: …); error", Attrs: attrs.Of(AttrError)},
+	{Kind: KindHeartbeatSlow, Category: forensics.CategoryOther, Label: "heartbeat slow", Component: "liveness", Doc: "a liveness heartbeat took over a second (slow heartbeat took …; err=…); duration, error", Attrs: attrs.Of(AttrDuration, AttrError, AttrStore)},
+	{Kind: KindEpochIncremented, Category: forensics.CategoryOther, Label: "epoch incremented", Component: "liveness", Doc: "a node incremented another node's liveness epoch, ending its epoch leases (incremented nN liveness epoch to E); target, epoch", Attrs: attrs.Of(AttrEpoch, AttrStore, AttrTarget)},
+	{Kind: KindProposalSlow, Category: forensics.CategoryOther, Label: "proposal slow", Component: "kv", Doc: "a command has waited long for Raft to apply it (have been waiting …s for proposing command …); range, duration, command", Attrs: attrs.Of(AttrCommand, AttrDown, AttrDuration, AttrStore, AttrUnavailable)},
+	{Kind: KindProposalFinished, Category: forensics.CategoryOther, Label: "proposal finished", Component: "kv", Doc: "a slow command finally finished (slow command … finished after …s with error …); range, duration, error", Attrs: attrs.Of(AttrCommand, AttrDuration, AttrError, AttrStore)},
+	{Kind: KindBreakerTripped, Category: forensics.CategoryOther, Label: "breaker tripped", Component: "kv", Doc: "a replica's circuit breaker tripped: the range cannot serve requests (breaker: tripped with error: replica unavailable: …); range, replica, replicas, down", Attrs: attrs.Of(AttrDown, AttrReplica, AttrReplicas, AttrStore)},
+	{Kind: KindProposalNonLive, Category: forensics.CategoryOther, Label: "proposal nonlive", Component: "kv", Doc: "the replicas of a slow proposal's range that were not live (Non-live: … in its message, v20.1–v22.x); range, down", Attrs: attrs.Of(AttrDown)},
+	{Kind: KindBreakerReset, Category: forensics.CategoryOther, Label: "breaker reset", Component: "kv", Doc: "a replica's circuit breaker reset: the range serves again (breaker: breaker reset); range", Attrs: attrs.Of(AttrStore)},
 }
 
 // healthTmpl is the health message a text may be.
@@ -303,10 +303,10 @@ func (hl *health) handle(t healthTmpl, m healthMsg, origin string, emit forensic
 			return false
 		}
 		ev.Kind = KindClockOffsetFatal
-		ev.Set("max_offset", string(max))
+		ev.Set(AttrMaxOffset, string(max))
 		if healthy, known, ok := bytes.Cut(after, []byte(" of ")); ok && digits(healthy) == len(healthy) && digits(known) > 0 {
-			ev.Set("healthy", string(healthy))
-			ev.Set("known", string(known[:digits(known)]))
+			ev.Set(AttrHealthy, string(healthy))
+			ev.Set(AttrKnown, string(known[:digits(known)]))
 		}
 	case hClockUncertain:
 		// "off=%s, err=%s, at=%s for maximum [tolerated ]offset %s, treating as healthy"
@@ -316,17 +316,17 @@ func (hl *health) handle(t healthTmpl, m healthMsg, origin string, emit forensic
 			return false
 		}
 		ev.Kind = KindClockOffsetUncertain
-		ev.Set("offset", string(off))
+		ev.Set(AttrOffset, string(off))
 		if e, ok := field(rest, "err=", ","); ok {
-			ev.Set("uncertainty", string(e))
+			ev.Set(AttrUncertainty, string(e))
 		}
 		if i := bytes.Index(rest, []byte(" offset ")); i >= 0 {
 			if max, _, ok := bytes.Cut(rest[i+len(" offset "):], []byte(",")); ok {
-				ev.Set("max_offset", string(max))
+				ev.Set(AttrMaxOffset, string(max))
 			}
 		}
 		if tg.peer != nil {
-			ev.Set("peer", "n"+string(tg.peer))
+			ev.Set(AttrPeer, "n"+string(tg.peer))
 		}
 	case hDiskStall:
 		ev.Kind = KindDiskStall
@@ -335,44 +335,44 @@ func (hl *health) handle(t healthTmpl, m healthMsg, origin string, emit forensic
 		case scan.HasPrefix(rest, "pebble unable to write to "):
 			path, secs, ok := bytes.Cut(rest[len("pebble unable to write to "):], []byte(" in "))
 			if ok {
-				ev.Set("path", string(path))
+				ev.Set(AttrPath, string(path))
 				if s, _, ok := bytes.Cut(secs, []byte(" seconds")); ok {
-					ev.Set("duration", string(s)+"s")
+					ev.Set(AttrDuration, string(s)+"s")
 				}
 			}
 		case scan.HasPrefix(rest, "unable to sync log files within "):
-			ev.Set("path", "log files")
-			ev.Set("duration", string(firstWord(rest[len("unable to sync log files within "):])))
+			ev.Set(AttrPath, "log files")
+			ev.Set(AttrDuration, string(firstWord(rest[len("unable to sync log files within "):])))
 		case scan.HasPrefix(rest, "unable to write to "):
 			r := rest[len("unable to write to "):]
 			if i := bytes.LastIndex(r, []byte(" within ")); i >= 0 {
-				ev.Set("path", string(r[:i]))
-				ev.Set("duration", string(firstWord(r[i+len(" within "):])))
+				ev.Set(AttrPath, string(r[:i]))
+				ev.Set(AttrDuration, string(firstWord(r[i+len(" within "):])))
 			}
 		default:
 			slowInfo(ev, rest)
 		}
-		ev.Set("reason", string(rest))
+		ev.Set(AttrReason, string(rest))
 	case hFileWriteStall:
 		ev.Kind = KindDiskStall
 		rest := msg[len(preFileWriteStall):]
 		if scan.HasPrefix(rest, preDiskSlow) {
 			slowInfo(ev, rest[len(preDiskSlow):])
 		}
-		ev.Set("reason", string(rest))
+		ev.Set(AttrReason, string(rest))
 	case hDiskSlow:
 		ev.Kind = KindDiskSlow
 		rest := msg[len(preDiskSlow):]
 		if scan.HasPrefix(rest, "unable to sync log files within ") {
-			ev.Set("op", "sync")
-			ev.Set("path", "log files")
-			ev.Set("duration", string(firstWord(rest[len("unable to sync log files within "):])))
+			ev.Set(AttrOp, "sync")
+			ev.Set(AttrPath, "log files")
+			ev.Set(AttrDuration, string(firstWord(rest[len("unable to sync log files within "):])))
 		} else if !slowInfo(ev, rest) {
 			return false
 		}
 	case hHeartbeatFailed:
 		ev.Kind = KindHeartbeatFailed
-		ev.Set("error", string(bytes.TrimSpace(msg[len(preHeartbeatFailed):])))
+		ev.Set(AttrError, string(bytes.TrimSpace(msg[len(preHeartbeatFailed):])))
 	case hHeartbeatSlow:
 		// "%s; err=%v" (v20.2+); "%s" before, the failure on a line of its own.
 		d, e, ok := bytes.Cut(msg[len(preHeartbeatSlow):], []byte("; err="))
@@ -380,9 +380,9 @@ func (hl *health) handle(t healthTmpl, m healthMsg, origin string, emit forensic
 			return false
 		}
 		ev.Kind = KindHeartbeatSlow
-		ev.Set("duration", string(d))
+		ev.Set(AttrDuration, string(d))
 		if ok {
-			ev.Set("error", string(e))
+			ev.Set(AttrError, string(e))
 		}
 	case hEpoch:
 		// "incremented n%d liveness epoch to %d", "incremented node %d liveness epoch to %d"
@@ -395,15 +395,15 @@ func (hl *health) handle(t healthTmpl, m healthMsg, origin string, emit forensic
 			return false
 		}
 		ev.Kind = KindEpochIncremented
-		ev.Set("target", "n"+string(rest[:d]))
+		ev.Set(AttrTarget, "n"+string(rest[:d]))
 		if ep := rest[d+len(" liveness epoch to "):]; digits(ep) > 0 {
-			ev.Set("epoch", string(ep[:digits(ep)]))
+			ev.Set(AttrEpoch, string(ep[:digits(ep)]))
 		}
 	case hProposalSlow:
 		rest := msg
 		if scan.HasPrefix(rest, preRangeUnavailable) {
 			rest = rest[len(preRangeUnavailable):]
-			ev.Set("unavailable", "true")
+			ev.Set(AttrUnavailable, "true")
 		}
 		d, cmd, ok := bytes.Cut(rest[len(preProposalWait):], []byte(midProposing))
 		if !ok {
@@ -412,8 +412,8 @@ func (hl *health) handle(t healthTmpl, m healthMsg, origin string, emit forensic
 			}
 		}
 		ev.Kind = KindProposalSlow
-		ev.Set("duration", string(d))
-		ev.Set("command", string(bytes.TrimSuffix(cmd, []byte("."))))
+		ev.Set(AttrDuration, string(d))
+		ev.Set(AttrCommand, string(bytes.TrimSuffix(cmd, []byte("."))))
 	case hProposalFinished:
 		// "slow command %s finished after %.2fs with error %v"
 		rest := msg[len(preSlowCommand):]
@@ -422,10 +422,10 @@ func (hl *health) handle(t healthTmpl, m healthMsg, origin string, emit forensic
 			return false
 		}
 		ev.Kind = KindProposalFinished
-		ev.Set("command", string(rest[:i]))
+		ev.Set(AttrCommand, string(rest[:i]))
 		d, e, _ := bytes.Cut(rest[i+len(midFinishedAfter):], []byte(" with error "))
-		ev.Set("duration", string(d))
-		ev.Set("error", string(e))
+		ev.Set(AttrDuration, string(d))
+		ev.Set(AttrError, string(e))
 	case hBreakerTripped:
 		ev.Kind = KindBreakerTripped
 		rest := msg[len(preBreakerTripped):]
@@ -447,13 +447,13 @@ func (hl *health) handle(t healthTmpl, m healthMsg, origin string, emit forensic
 		node = string(tg.node)
 	}
 	if tg.store != nil {
-		ev.Set("store", string(tg.store))
+		ev.Set(AttrStore, string(tg.store))
 	}
 	if ev.Range == 0 {
 		ev.Range = tg.rng
 	}
 	if m.sev == 'F' {
-		ev.Set("fatal", "true")
+		ev.Set(AttrFatal, "true")
 	}
 	ev.Node = node
 	ev.Stamp = m.stamp
@@ -464,7 +464,7 @@ func (hl *health) handle(t healthTmpl, m healthMsg, origin string, emit forensic
 		// give them as continuation lines.
 		if i := bytes.Index(hl.buf, []byte("\n"+preNonLive)); i >= 0 {
 			if down := nonLive(hl.buf[i+1:]); down != "" {
-				ev.Set("down", down)
+				ev.Set(AttrDown, down)
 			}
 		}
 		hl.proposal.left, hl.proposal.stamp, hl.proposal.node, hl.proposal.rng = proposalLines, m.stamp, node, ev.Range
@@ -504,7 +504,7 @@ func (hl *health) continued(n int64, line, b []byte, st forensics.Stamp, emit fo
 	ev.Kind = KindProposalNonLive
 	ev.Range = p.rng
 	ev.Node = p.node
-	ev.Set("down", down)
+	ev.Set(AttrDown, down)
 	ev.Stamp = p.stamp
 	if !st.IsZero() {
 		ev.Stamp = st
@@ -535,12 +535,12 @@ func slowInfo(ev *forensics.Event, b []byte) bool {
 		return false
 	}
 	if i := bytes.Index(path, []byte(" (")); i >= 0 && bytes.HasSuffix(path, []byte(" bytes)")) {
-		ev.Set("bytes", string(path[i+2:len(path)-len(" bytes)")]))
+		ev.Set(AttrBytes, string(path[i+2:len(path)-len(" bytes)")]))
 		path = path[:i]
 	}
-	ev.Set("op", string(op))
-	ev.Set("path", string(path))
-	ev.Set("duration", string(firstWord(dur)))
+	ev.Set(AttrOp, string(op))
+	ev.Set(AttrPath, string(path))
+	ev.Set(AttrDuration, string(firstWord(dur)))
 	return true
 }
 
@@ -557,7 +557,7 @@ func unavailable(ev *forensics.Event, b []byte) {
 	if !ok {
 		return
 	}
-	ev.Set("replica", string(repl))
+	ev.Set(AttrReplica, string(repl))
 	if scan.HasPrefix(desc, "r") {
 		if d := digits(desc[1:]); d > 0 {
 			ev.Range = atoi(desc[1 : 1+d])
@@ -571,12 +571,12 @@ func unavailable(ev *forensics.Event, b []byte) {
 					rs = append(rs, string(r))
 				}
 			}
-			ev.Set("replicas", joinComma(rs))
+			ev.Set(AttrReplicas, joinComma(rs))
 		}
 	}
 	// The replicas end in ")" and ":<id>", so the list ends at "); ".
 	if down, ok := field(desc, "lost quorum (down: ", "); "); ok {
-		ev.Set("down", string(down))
+		ev.Set(AttrDown, string(down))
 	}
 }
 

@@ -25,7 +25,7 @@ func checkEvent(t *testing.T, e forensics.Event, w want) {
 		t.Errorf("event %s range %d node %q; want %s range %d node %q", e.Kind, e.Range, e.Node, w.kind, w.rng, w.node)
 	}
 	for k, v := range w.attrs {
-		if got := e.Attr(k); got != v {
+		if got := e.Attr(forensics.AttrKey(k)); got != v {
 			t.Errorf("%s: attr %s = %q, want %q", e.Kind, k, got, v)
 		}
 	}

@@ -219,9 +219,9 @@ func (p *requestsParser) header(n int64, day, tod time.Time, start, elapsed, tit
 	ev.Kind = KindTraceStart
 	ev.Stamp = st
 	ev.Line = n
-	ev.Set("trace", key)
-	ev.Set("title", string(title))
-	ev.Set("elapsed", string(elapsed))
+	ev.Set(AttrTrace, key)
+	ev.Set(AttrTitle, string(title))
+	ev.Set(AttrElapsed, string(elapsed))
 	ev.Text = string(start) + " " + string(elapsed) + " " + string(title)
 	emit(ev)
 	return st
@@ -261,9 +261,9 @@ func (p *requestsParser) event(n int64, st forensics.Stamp, line, text []byte, e
 		ev.Stamp = st
 		ev.Line = n
 		if p.cur.known {
-			ev.Set("trace", p.cur.key)
+			ev.Set(AttrTrace, p.cur.key)
 		}
-		ev.Set("count", string(text[1:1+digits(text[1:])]))
+		ev.Set(AttrCount, string(text[1:1+digits(text[1:])]))
 		ev.Text = string(line)
 		emit(ev)
 		return

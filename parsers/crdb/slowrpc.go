@@ -30,11 +30,11 @@ func (s *sender) slowRPC(ev *forensics.Event, msg []byte) bool {
 		return false
 	}
 	ev.Kind = KindSlowRPC
-	ev.Set("seconds", string(rest[:secs]))
+	ev.Set(AttrSeconds, string(rest[:secs]))
 	rest = rest[secs+1:]
 	if r, ok := bytes.CutPrefix(rest, []byte(" (")); ok {
 		if d := digits(r); d > 0 && scan.HasPrefix(r[d:], " attempts)") {
-			ev.Set("attempts", string(r[:d]))
+			ev.Set(AttrAttempts, string(r[:d]))
 			rest = r[d+len(" attempts)"):]
 		}
 	}
@@ -43,11 +43,11 @@ func (s *sender) slowRPC(ev *forensics.Event, msg []byte) bool {
 		head := r
 		if resp >= 0 {
 			head = r[:resp]
-			ev.Set("resp", string(r[resp+len("; resp: "):]))
+			ev.Set(AttrResp, string(r[resp+len("; resp: "):]))
 		}
 		if to := bytes.LastIndex(head, []byte(" to replica ")); to >= 0 {
-			ev.Set("batch", s.str(head[:to]))
-			ev.Set("replica", s.str(head[to+len(" to replica "):]))
+			ev.Set(AttrBatch, s.str(head[:to]))
+			ev.Set(AttrReplica, s.str(head[to+len(" to replica "):]))
 		}
 	}
 	return true

@@ -123,9 +123,9 @@ func (p *traceParser) textLine(n int64, b []byte, emit forensics.Emit) {
 		ev.Kind = KindTraceStart
 		ev.Line = n
 		ev.Node = node
-		ev.Set("trace", key)
-		ev.Set("operation", op)
-		ev.Set("offset_ms", string(offset))
+		ev.Set(AttrTrace, key)
+		ev.Set(AttrOperation, op)
+		ev.Set(AttrOffsetMS, string(offset))
 		ev.Text = string(b)
 		emit(ev)
 	case scan.HasPrefix(body, "event:"):
@@ -149,7 +149,7 @@ func (p *traceParser) traceEvent(n int64, st forensics.Stamp, text, msg []byte, 
 	}
 	var extra []forensics.Attr
 	if offset != nil {
-		p.extra[0] = forensics.Attr{Key: "offset_ms", Value: string(offset)}
+		p.extra[0] = forensics.NewAttr(AttrOffsetMS, string(offset))
 		extra = p.extra[:1]
 	}
 	p.m = message{n: n, stamp: st, text: text, tags: tags, msg: msg, trace: span.key, node: span.node, extra: extra}
@@ -489,9 +489,9 @@ func (w *docWalker) span(at int64, depth int, seen *bool) error {
 	if t, err := time.Parse(time.RFC3339Nano, start); err == nil {
 		st = forensics.Stamp{Time: t.UTC(), Zone: forensics.ZoneUTC}
 	}
-	extra := []forensics.Attr{{Key: "duration", Value: dur}}
+	extra := []forensics.Attr{forensics.NewAttr(AttrDuration, dur)}
 	if d, err := time.ParseDuration(dur); err == nil {
-		extra = append(extra, forensics.Attr{Key: "elapsed", Value: strconv.FormatFloat(d.Seconds(), 'f', 6, 64)})
+		extra = append(extra, forensics.NewAttr(AttrElapsed, strconv.FormatFloat(d.Seconds(), 'f', 6, 64)))
 	}
 	w.spanStart(w.lineAt(at), st, op, span, extra)
 	for _, l := range logs {
@@ -507,8 +507,8 @@ func (w *docWalker) spanStart(line int64, st forensics.Stamp, op string, span tr
 	ev.Stamp = st
 	ev.Line = line
 	ev.Node = span.node
-	ev.Set("trace", span.key)
-	ev.Set("operation", op)
+	ev.Set(AttrTrace, span.key)
+	ev.Set(AttrOperation, op)
 	ev.Attrs = append(ev.Attrs, extra...)
 	ev.Text = op
 	w.emit(ev)
@@ -610,9 +610,9 @@ func (w *docWalker) jaegerSpan(at int64) error {
 	}
 	var extra []forensics.Attr
 	if dur != "" {
-		extra = append(extra, forensics.Attr{Key: "duration_us", Value: dur.String()})
+		extra = append(extra, forensics.NewAttr(AttrDurationUs, dur.String()))
 		if us, err := dur.Int64(); err == nil {
-			extra = append(extra, forensics.Attr{Key: "elapsed", Value: strconv.FormatFloat(float64(us)/1e6, 'f', 6, 64)})
+			extra = append(extra, forensics.NewAttr(AttrElapsed, strconv.FormatFloat(float64(us)/1e6, 'f', 6, 64)))
 		}
 	}
 	w.spanStart(w.lineAt(at), st, op, span, extra)

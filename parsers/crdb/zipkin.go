@@ -103,11 +103,11 @@ func (w *docWalker) zipkinSpan(at int64) (bool, error) {
 	}
 	var extra []forensics.Attr
 	if traceID != "" {
-		extra = append(extra, forensics.Attr{Key: "trace_id", Value: traceID})
+		extra = append(extra, forensics.NewAttr(AttrTraceID, traceID))
 	}
 	if us, err := dur.Int64(); err == nil {
-		extra = append(extra, forensics.Attr{Key: "duration_us", Value: dur.String()},
-			forensics.Attr{Key: "elapsed", Value: strconv.FormatFloat(float64(us)/1e6, 'f', 6, 64)})
+		extra = append(extra, forensics.NewAttr(AttrDurationUs, dur.String()),
+			forensics.NewAttr(AttrElapsed, strconv.FormatFloat(float64(us)/1e6, 'f', 6, 64)))
 	}
 	w.spanStart(w.lineAt(at), st, name, span, extra)
 	for _, l := range logs {

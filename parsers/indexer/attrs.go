@@ -6,32 +6,48 @@ import "forensics"
 // event (the JSON attrs, --sql), so a key, once written, never changes;
 // rules name them by these constants, never by their strings.
 const (
-	AttrHwtSeqno      = "hwt_seqno"
-	AttrHwtSnapEnd    = "hwt_snap_end"
-	AttrHwtSnapStart  = "hwt_snap_start"
-	AttrKeyspace      = "keyspace"
-	AttrKVHost        = "kv_host"
-	AttrKVNode        = "kv_node"
-	AttrManifest      = "manifest"
-	AttrRollbackSeqno = "rollback_seqno"
-	AttrSeqno         = "seqno"
-	AttrSession       = "session"
-	AttrSnapEnd       = "snap_end"
-	AttrSnapStart     = "snap_start"
-	AttrStream        = "stream"
-	AttrVbuuid        = "vbuuid"
-	AttrVbuuidHex     = "vbuuid_hex"
+	AttrHwtSeqno      forensics.AttrKey = "hwt_seqno"
+	AttrHwtSnapEnd    forensics.AttrKey = "hwt_snap_end"
+	AttrHwtSnapStart  forensics.AttrKey = "hwt_snap_start"
+	AttrKeyspace      forensics.AttrKey = "keyspace"
+	AttrKVHost        forensics.AttrKey = "kv_host"
+	AttrKVNode        forensics.AttrKey = "kv_node"
+	AttrManifest      forensics.AttrKey = "manifest"
+	AttrRollbackSeqno forensics.AttrKey = "rollback_seqno"
+	AttrSeqno         forensics.AttrKey = "seqno"
+	AttrSession       forensics.AttrKey = "session"
+	AttrSnapEnd       forensics.AttrKey = "snap_end"
+	AttrSnapStart     forensics.AttrKey = "snap_start"
+	AttrStream        forensics.AttrKey = "stream"
+	AttrVbuuid        forensics.AttrKey = "vbuuid"
+	AttrVbuuidHex     forensics.AttrKey = "vbuuid_hex"
+	AttrError         forensics.AttrKey = "error"
+	AttrOp            forensics.AttrKey = "op"
+	AttrOsoCount      forensics.AttrKey = "oso_count"
+	AttrProjector     forensics.AttrKey = "projector"
+	AttrVbuckets      forensics.AttrKey = "vbuckets"
 )
 
-// Attrs lists, for each kind the indexer parsers emit, the attributes it
-// may carry. A rule reads only these; rules/attrs_test.go holds the parsers
-// to them on real lines.
-var Attrs = map[forensics.Kind][]string{
-	RepairRollback: {AttrKeyspace, AttrSession, AttrStream},
-	RestartTS:      {AttrKeyspace, AttrManifest, AttrSeqno, AttrSession, AttrSnapEnd, AttrSnapStart, AttrStream, AttrVbuuid, AttrVbuuidHex},
-	Rollback:       {AttrKeyspace, AttrRollbackSeqno, AttrStream, AttrVbuuid, AttrVbuuidHex},
-	StreamBegin:    {AttrHwtSeqno, AttrHwtSnapEnd, AttrHwtSnapStart, AttrKeyspace, AttrKVHost, AttrKVNode, AttrSeqno, AttrSession, AttrStream, AttrVbuuid},
-	StreamEnd:      {AttrKeyspace, AttrSeqno, AttrStream, AttrVbuuid},
-	StreamRepair:   {AttrKeyspace, AttrSession, AttrStream},
-	StreamRestart:  {AttrKeyspace, AttrSession, AttrStream},
+// attrs says what each key holds; each kind's doc lists the keys it carries.
+var attrs = forensics.AttrDocs{
+	{Key: AttrError, Type: forensics.AttrText, Doc: "the error the projector answered"},
+	{Key: AttrHwtSeqno, Type: forensics.AttrInt, Doc: "the seqno of the stream's high water timestamp for the vbucket"},
+	{Key: AttrHwtSnapEnd, Type: forensics.AttrInt, Doc: "the snapshot end of the stream's high water timestamp for the vbucket"},
+	{Key: AttrHwtSnapStart, Type: forensics.AttrInt, Doc: "the snapshot start of the stream's high water timestamp for the vbucket"},
+	{Key: AttrKVHost, Type: forensics.AttrText, Doc: "the host of kv_node or of the projector, without the port"},
+	{Key: AttrKVNode, Type: forensics.AttrText, Doc: "the KV node whose projector opened the stream, as host:port"},
+	{Key: AttrKeyspace, Type: forensics.AttrText, Doc: "the GSI keyspace id: bucket, or bucket:scope:collection"},
+	{Key: AttrManifest, Type: forensics.AttrHex, Doc: "the collection manifest uid of the vbucket's timestamp"},
+	{Key: AttrOp, Type: forensics.AttrText, Doc: "the request the projector answered (restartVbuckets, …)"},
+	{Key: AttrOsoCount, Type: forensics.AttrInt, Doc: "the out-of-sequence-order snapshot count of the vbucket's timestamp"},
+	{Key: AttrProjector, Type: forensics.AttrText, Doc: "the projector that answered, as host:port"},
+	{Key: AttrRollbackSeqno, Type: forensics.AttrInt, Doc: "the seqno the KV node asked the indexer to roll back to"},
+	{Key: AttrSeqno, Type: forensics.AttrInt, Doc: "the vbucket's seqno in the message"},
+	{Key: AttrSession, Type: forensics.AttrInt, Doc: "the stream's session id"},
+	{Key: AttrSnapEnd, Type: forensics.AttrInt, Doc: "the end of the vbucket's snapshot"},
+	{Key: AttrSnapStart, Type: forensics.AttrInt, Doc: "the start of the vbucket's snapshot"},
+	{Key: AttrStream, Type: forensics.AttrText, Doc: "the indexer's stream: MAINT_STREAM, INIT_STREAM, CATCHUP_STREAM"},
+	{Key: AttrVbuckets, Type: forensics.AttrList, Doc: "the vbuckets concerned, space-separated as logged"},
+	{Key: AttrVbuuid, Type: forensics.AttrInt, Doc: "the vbucket uuid, in decimal"},
+	{Key: AttrVbuuidHex, Type: forensics.AttrHex, Doc: "the vbucket uuid, in hexadecimal as logged"},
 }

@@ -42,18 +42,18 @@ var Format = forensics.Format{
 	Detect:    detect,
 	New:       func(forensics.Origin) forensics.Parser { return &parser{} },
 	Kinds: []forensics.KindDoc{
-		{Kind: StreamEnd, Category: forensics.CategoryStream, Label: "stream end", Doc: "a KV node ended a vbucket's stream to the indexer (TK StreamEnd): the last seqno the indexer had"},
-		{Kind: StreamBegin, Category: forensics.CategoryStream, Label: "stream begin", Doc: "a KV node's projector opened a vbucket's stream (TK StreamBegin), success or rollback; kv_node names the KV node"},
-		{Kind: Rollback, Category: forensics.CategoryRollback, Label: "stream begin with a rollback", Doc: "the KV node answered a stream request with a rollback (StreamBegin rollback): rollback_seqno and the vbuuid it named"},
-		{Kind: RepairRollback, Category: forensics.CategoryRollback, Label: "stream repair needs a rollback", Doc: "the timekeeper gave up repairing the stream and starts recovery by rolling back (repairStream need rollback)"},
-		{Kind: StreamRepair, Category: forensics.CategoryStream, Label: "stream repair", Doc: "the indexer restarts a keyspace's stream after a stream end or error (handleKVStreamRepair); session is the stream session id"},
-		{Kind: StreamRestart, Category: forensics.CategoryStream, Label: "stream restart requested", Doc: "the indexer asks the projectors to start a keyspace's stream from a restart timestamp (startKeyspaceIdStream / startBucketStream)"},
-		{Kind: RestartTS, Category: forensics.CategoryStream, Label: "restart timestamp", Doc: "one vbucket of the restart timestamp of a stream restart: the seqno, vbuuid and snapshot it restarts from"},
-		{Kind: ConnError, Category: forensics.CategoryError, Label: "stream connection lost", Doc: "the indexer lost the stream of some vbuckets (TK ConnError); vbuckets lists them"},
-		{Kind: StorageRB, Category: forensics.CategoryRollback, Label: "index storage rolls back", Doc: "index storage starts rolling back a keyspace's indexes to the rollback timestamp (StorageMgr::handleRollback)"},
-		{Kind: RollbackTS, Category: forensics.CategoryRollback, Label: "rollback timestamp", Doc: "one vbucket of the rollback timestamp of a storage rollback"},
-		{Kind: RollbackToZero, Category: forensics.CategoryRollback, Label: "rollback to zero: indexes rebuilt", Doc: "no usable snapshot: the keyspace's indexes are rolled back to zero and rebuilt (StorageMgr::rollbackAllToZero)"},
-		{Kind: ProjectorError, Category: forensics.CategoryError, Label: "projector answered with an error", Doc: "a projector answered a stream start or vbucket restart request with an error (KVSender)"},
+		{Kind: StreamEnd, Category: forensics.CategoryStream, Label: "stream end", Doc: "a KV node ended a vbucket's stream to the indexer (TK StreamEnd): the last seqno the indexer had", Attrs: attrs.Of(AttrKeyspace, AttrSeqno, AttrStream, AttrVbuuid)},
+		{Kind: StreamBegin, Category: forensics.CategoryStream, Label: "stream begin", Doc: "a KV node's projector opened a vbucket's stream (TK StreamBegin), success or rollback; kv_node names the KV node", Attrs: attrs.Of(AttrHwtSeqno, AttrHwtSnapEnd, AttrHwtSnapStart, AttrKeyspace, AttrKVHost, AttrKVNode, AttrSeqno, AttrSession, AttrStream, AttrVbuuid)},
+		{Kind: Rollback, Category: forensics.CategoryRollback, Label: "stream begin with a rollback", Doc: "the KV node answered a stream request with a rollback (StreamBegin rollback): rollback_seqno and the vbuuid it named", Attrs: attrs.Of(AttrKeyspace, AttrRollbackSeqno, AttrStream, AttrVbuuid, AttrVbuuidHex)},
+		{Kind: RepairRollback, Category: forensics.CategoryRollback, Label: "stream repair needs a rollback", Doc: "the timekeeper gave up repairing the stream and starts recovery by rolling back (repairStream need rollback)", Attrs: attrs.Of(AttrKeyspace, AttrSession, AttrStream)},
+		{Kind: StreamRepair, Category: forensics.CategoryStream, Label: "stream repair", Doc: "the indexer restarts a keyspace's stream after a stream end or error (handleKVStreamRepair); session is the stream session id", Attrs: attrs.Of(AttrKeyspace, AttrSession, AttrStream)},
+		{Kind: StreamRestart, Category: forensics.CategoryStream, Label: "stream restart requested", Doc: "the indexer asks the projectors to start a keyspace's stream from a restart timestamp (startKeyspaceIdStream / startBucketStream)", Attrs: attrs.Of(AttrKeyspace, AttrSession, AttrStream)},
+		{Kind: RestartTS, Category: forensics.CategoryStream, Label: "restart timestamp", Doc: "one vbucket of the restart timestamp of a stream restart: the seqno, vbuuid and snapshot it restarts from", Attrs: attrs.Of(AttrKeyspace, AttrManifest, AttrOsoCount, AttrSeqno, AttrSession, AttrSnapEnd, AttrSnapStart, AttrStream, AttrVbuuid, AttrVbuuidHex)},
+		{Kind: ConnError, Category: forensics.CategoryError, Label: "stream connection lost", Doc: "the indexer lost the stream of some vbuckets (TK ConnError); vbuckets lists them", Attrs: attrs.Of(AttrKeyspace, AttrStream, AttrVbuckets)},
+		{Kind: StorageRB, Category: forensics.CategoryRollback, Label: "index storage rolls back", Doc: "index storage starts rolling back a keyspace's indexes to the rollback timestamp (StorageMgr::handleRollback)", Attrs: attrs.Of(AttrKeyspace, AttrStream)},
+		{Kind: RollbackTS, Category: forensics.CategoryRollback, Label: "rollback timestamp", Doc: "one vbucket of the rollback timestamp of a storage rollback", Attrs: attrs.Of(AttrKeyspace, AttrManifest, AttrOsoCount, AttrSeqno, AttrSnapEnd, AttrSnapStart, AttrStream, AttrVbuuid, AttrVbuuidHex)},
+		{Kind: RollbackToZero, Category: forensics.CategoryRollback, Label: "rollback to zero: indexes rebuilt", Doc: "no usable snapshot: the keyspace's indexes are rolled back to zero and rebuilt (StorageMgr::rollbackAllToZero)", Attrs: attrs.Of(AttrKeyspace, AttrStream)},
+		{Kind: ProjectorError, Category: forensics.CategoryError, Label: "projector answered with an error", Doc: "a projector answered a stream start or vbucket restart request with an error (KVSender)", Attrs: attrs.Of(AttrError, AttrKeyspace, AttrKVHost, AttrOp, AttrProjector, AttrStream)},
 	},
 }
 
@@ -158,8 +158,8 @@ func (p *parser) start(k forensics.Kind, n int64, st forensics.Stamp, text []byt
 	return e
 }
 
-func add(e *forensics.Event, key, value string) {
-	e.Attrs = append(e.Attrs, forensics.Attr{Key: key, Value: value})
+func add(e *forensics.Event, key forensics.AttrKey, value string) {
+	e.Attrs = append(e.Attrs, forensics.NewAttr(key, value))
 }
 
 // token returns b up to the first space, and what follows that space.

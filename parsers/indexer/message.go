@@ -82,10 +82,10 @@ func (p *parser) streamEnd(n int64, text []byte, h cbgo.Header, rest []byte, emi
 	}
 	e := p.start(StreamEnd, n, h.Stamp, text)
 	e.VB = vb
-	add(e, "stream", string(f[0]))
+	add(e, AttrStream, string(f[0]))
 	cbgo.SetKeyspace(e, string(f[1]))
-	add(e, "vbuuid", string(f[3]))
-	add(e, "seqno", string(f[4]))
+	add(e, AttrVbuuid, string(f[3]))
+	add(e, AttrSeqno, string(f[4]))
 	emit(e)
 	return nil
 }
@@ -121,21 +121,21 @@ func (p *parser) streamBegin(n int64, text []byte, h cbgo.Header, rest []byte, e
 	}
 	e := p.start(StreamBegin, n, h.Stamp, text)
 	e.VB = vb
-	add(e, "stream", string(f[0]))
+	add(e, AttrStream, string(f[0]))
 	cbgo.SetKeyspace(e, string(f[1]))
-	add(e, "vbuuid", string(f[3]))
-	add(e, "seqno", string(f[4]))
+	add(e, AttrVbuuid, string(f[3]))
+	add(e, AttrSeqno, string(f[4]))
 	if k >= 6 {
-		add(e, "session", string(f[5]))
+		add(e, AttrSession, string(f[5]))
 	}
 	if k == 7 && len(f[6]) > 0 {
-		add(e, "kv_node", string(f[6]))
-		add(e, "kv_host", string(hostOf(f[6])))
+		add(e, AttrKVNode, string(f[6]))
+		add(e, AttrKVHost, string(hostOf(f[6])))
 	}
 	if hwt != nil {
-		add(e, "hwt_snap_start", string(ss))
-		add(e, "hwt_snap_end", string(se))
-		add(e, "hwt_seqno", string(seq))
+		add(e, AttrHwtSnapStart, string(ss))
+		add(e, AttrHwtSnapEnd, string(se))
+		add(e, AttrHwtSeqno, string(seq))
 	}
 	emit(e)
 	return nil
@@ -199,12 +199,12 @@ func (p *parser) rollback(n int64, text []byte, h cbgo.Header, rest []byte, emit
 	}
 	e := p.start(Rollback, n, h.Stamp, text)
 	e.VB = vb
-	add(e, "stream", string(stream))
+	add(e, AttrStream, string(stream))
 	cbgo.SetKeyspace(e, string(keyspace))
-	add(e, "rollback_seqno", string(seqno))
-	add(e, "vbuuid_hex", string(uuid))
+	add(e, AttrRollbackSeqno, string(seqno))
+	add(e, AttrVbuuidHex, string(uuid))
 	dec, _ := cbgo.VBUUID(uuid) // checked with IsHex above
-	add(e, "vbuuid", dec)
+	add(e, AttrVbuuid, dec)
 	emit(e)
 	return nil
 }
@@ -217,9 +217,9 @@ func (p *parser) repairRollback(n int64, text []byte, h cbgo.Header, rest []byte
 		return errors.New("malformed repairStream need rollback: want stream, keyspace, session")
 	}
 	e := p.start(RepairRollback, n, h.Stamp, text)
-	add(e, "stream", string(f[0]))
+	add(e, AttrStream, string(f[0]))
 	cbgo.SetKeyspace(e, string(f[1]))
-	add(e, "session", string(f[2]))
+	add(e, AttrSession, string(f[2]))
 	emit(e)
 	return nil
 }
@@ -235,10 +235,10 @@ func (p *parser) streamRepair(n int64, text []byte, h cbgo.Header, rest []byte, 
 		return errors.New("malformed Initiate Stream Repair: want stream, KeyspaceId, StreamId")
 	}
 	e := p.start(StreamRepair, n, h.Stamp, text)
-	add(e, "stream", string(f[0]))
+	add(e, AttrStream, string(f[0]))
 	cbgo.SetKeyspace(e, string(f[2]))
 	if k == 5 {
-		add(e, "session", string(f[4]))
+		add(e, AttrSession, string(f[4]))
 	}
 	emit(e)
 	return nil
@@ -268,10 +268,10 @@ func (p *parser) streamRestart(n int64, text []byte, h cbgo.Header, rest []byte,
 		return errors.New(bad)
 	}
 	e := p.start(StreamRestart, n, h.Stamp, text)
-	add(e, "stream", string(stream))
+	add(e, AttrStream, string(stream))
 	cbgo.SetKeyspace(e, string(keyspace))
 	if session != nil {
-		add(e, "session", string(session))
+		add(e, AttrSession, string(session))
 	}
 	emit(e)
 	if scan.HasPrefix(ts, "bucket: ") {
@@ -304,7 +304,7 @@ func (p *parser) storageRollback(n int64, text []byte, h cbgo.Header, rest []byt
 	}
 	e := p.start(StorageRB, n, h.Stamp, text)
 	if stream != nil {
-		add(e, "stream", string(stream))
+		add(e, AttrStream, string(stream))
 	}
 	if len(keyspace) > 0 {
 		cbgo.SetKeyspace(e, string(keyspace))
@@ -323,7 +323,7 @@ func (p *parser) rollbackToZero(n int64, text []byte, h cbgo.Header, rest []byte
 		return errors.New("malformed StorageMgr::rollbackAllToZero: want stream, keyspace")
 	}
 	e := p.start(RollbackToZero, n, h.Stamp, text)
-	add(e, "stream", string(f[0]))
+	add(e, AttrStream, string(f[0]))
 	cbgo.SetKeyspace(e, string(f[1]))
 	emit(e)
 	return nil
@@ -345,12 +345,12 @@ func (p *parser) projectorError(n int64, text []byte, h cbgo.Header, op string, 
 	}
 	addr := r[i+len(" from "):]
 	e := p.start(ProjectorError, n, h.Stamp, text)
-	add(e, "op", op)
-	add(e, "stream", string(stream))
+	add(e, AttrOp, op)
+	add(e, AttrStream, string(stream))
 	cbgo.SetKeyspace(e, string(keyspace))
-	add(e, "error", string(r[:i]))
-	add(e, "projector", string(addr))
-	add(e, "kv_host", string(hostOf(addr)))
+	add(e, AttrError, string(r[:i]))
+	add(e, AttrProjector, string(addr))
+	add(e, AttrKVHost, string(hostOf(addr)))
 	emit(e)
 	return nil
 }
@@ -381,9 +381,9 @@ func (p *parser) connError(n int64, text []byte, h cbgo.Header, rest []byte, emi
 	if count == 1 {
 		e.VB = one
 	}
-	add(e, "stream", string(stream))
+	add(e, AttrStream, string(stream))
 	cbgo.SetKeyspace(e, string(keyspace))
-	add(e, "vbuckets", string(list))
+	add(e, AttrVbuckets, string(list))
 	emit(e)
 	return nil
 }
@@ -391,7 +391,7 @@ func (p *parser) connError(n int64, text []byte, h cbgo.Header, rest []byte, emi
 // open starts reading the rows of the TsVbuuid printed at the end of the
 // event just emitted.
 func (p *parser) open(k forensics.Kind, st forensics.Stamp, header *forensics.Event) {
-	p.dump = dump{kind: k, stamp: st, stream: header.Attr("stream"), keyspace: header.Attr("keyspace"), session: header.Attr("session")}
+	p.dump = dump{kind: k, stamp: st, stream: header.Attr(AttrStream), keyspace: header.Attr(AttrKeyspace), session: header.Attr(AttrSession)}
 }
 
 // row reads a line that follows a TsVbuuid header (common/timestamp.go
@@ -445,25 +445,25 @@ func (p *parser) row(n int64, text []byte, emit forensics.Emit) error {
 	e := p.start(d.kind, n, d.stamp, text)
 	e.VB = vb
 	if d.stream != "" {
-		add(e, "stream", d.stream)
+		add(e, AttrStream, d.stream)
 	}
 	if d.keyspace != "" {
 		cbgo.SetKeyspace(e, d.keyspace)
 	}
 	if d.session != "" {
-		add(e, "session", d.session)
+		add(e, AttrSession, d.session)
 	}
-	add(e, "vbuuid_hex", string(f[1]))
+	add(e, AttrVbuuidHex, string(f[1]))
 	dec, _ := cbgo.VBUUID(f[1]) // checked with IsHex above
-	add(e, "vbuuid", dec)
-	add(e, "seqno", string(seqno))
-	add(e, "snap_start", string(start))
-	add(e, "snap_end", string(end))
+	add(e, AttrVbuuid, dec)
+	add(e, AttrSeqno, string(seqno))
+	add(e, AttrSnapStart, string(start))
+	add(e, AttrSnapEnd, string(end))
 	if manifest != nil {
-		add(e, "manifest", string(manifest))
+		add(e, AttrManifest, string(manifest))
 	}
 	if oso != nil {
-		add(e, "oso_count", string(oso))
+		add(e, AttrOsoCount, string(oso))
 	}
 	emit(e)
 	return nil

@@ -29,7 +29,7 @@ var BreakpadFormat = forensics.Format{
 	Detect:    detectBreakpad,
 	New:       func(forensics.Origin) forensics.Parser { return &breakpadParser{} },
 	Kinds: []forensics.KindDoc{
-		{Kind: BreakpadCrash, Category: forensics.CategoryOther, Label: "breakpad crash", Doc: "memcached crashed and Breakpad wrote a minidump (memcached.log.breakpad.crash.txt, timed by the file); version, dump, dump_written, top_frame"},
+		{Kind: BreakpadCrash, Category: forensics.CategoryOther, Label: "breakpad crash", Doc: "memcached crashed and Breakpad wrote a minidump (memcached.log.breakpad.crash.txt, timed by the file); version, dump, dump_written, top_frame", Attrs: attrs.Of(AttrDump, AttrDumpWritten, AttrTopFrame, AttrVersion)},
 	},
 }
 
@@ -65,23 +65,23 @@ func (p *breakpadParser) Line(n int64, text []byte, emit forensics.Emit) (forens
 		e.Kind, e.Line, e.Text = BreakpadCrash, n, string(text)
 		if i := bytes.IndexByte(r, ')'); i > 0 {
 			p.release = string(r[:i])
-			e.Set("version", p.release)
+			e.Set(AttrVersion, p.release)
 			r = r[i+1:]
 		}
 		if r, ok := bytes.CutPrefix(r, []byte(". Writing crash dump to ")); ok {
 			if i := bytes.Index(r, []byte(" before terminating.")); i > 0 {
-				e.Set("dump", string(r[:i]))
+				e.Set(AttrDump, string(r[:i]))
 			}
 		}
 		if _, v, ok := bytes.Cut(r, []byte("Writing dump succeeded: ")); ok {
-			e.Set("dump_written", string(bytes.TrimSpace(v)))
+			e.Set(AttrDumpWritten, string(bytes.TrimSpace(v)))
 		}
 		p.open = true
 		return forensics.Stamp{}, nil
 	}
 	// The first frame after "Stack backtrace of crashed thread:" is where it crashed.
 	if p.open && len(text) > 3 && text[0] == ' ' && bytes.HasPrefix(text, []byte("   ")) {
-		p.ev.Set("top_frame", string(bytes.TrimSpace(text)))
+		p.ev.Set(AttrTopFrame, string(bytes.TrimSpace(text)))
 		p.flush(emit)
 	}
 	return forensics.Stamp{}, nil

@@ -252,7 +252,7 @@ func (p *parser) structured(l *line, text, ctx []byte, prevClosing bool, emit fo
 			p.traffic[string(l.bucket)] = trafficCreating
 			e := p.event(l, BucketCreate)
 			if t := c.str("type"); t != "" {
-				e.Set("type", t)
+				e.Set(AttrType, t)
 			}
 			emit(e)
 		case "Creating stream":
@@ -272,10 +272,10 @@ func (p *parser) structured(l *line, text, ctx []byte, prevClosing bool, emit fo
 		p.graceful = true
 		e := p.event(l, Shutdown)
 		if v := c.str("sigint"); v != "" {
-			e.Set("sigint", v)
+			e.Set(AttrSigint, v)
 		}
 		if v := c.str("sigterm"); v != "" {
-			e.Set("sigterm", v)
+			e.Set(AttrSigterm, v)
 		}
 		emit(e)
 	case 'D':
@@ -313,11 +313,11 @@ func (p *parser) structured(l *line, text, ctx []byte, prevClosing bool, emit fo
 		}
 		e := p.event(l, VBState)
 		e.VB = vb
-		e.Set("high_seqno", c.str("high_seqno"))
-		e.Set("from", c.str("from"))
-		e.Set("to", c.str("to"))
+		e.Set(AttrHighSeqno, c.str("high_seqno"))
+		e.Set(AttrFrom, c.str("from"))
+		e.Set(AttrTo, c.str("to"))
 		if m := c.raw("meta"); m != nil {
-			e.Set("meta", l.txt.Str(m))
+			e.Set(AttrMeta, l.txt.Str(m))
 		}
 		emit(e)
 	case 'W':
@@ -327,7 +327,7 @@ func (p *parser) structured(l *line, text, ctx []byte, prevClosing bool, emit fo
 		p.failoverEntry(l, text[len("KVBucket::setVBucketState: "):], "KVBucket::setVBucketState", emit)
 	case 'T':
 		e := p.event(l, WarmupEnough)
-		e.Set("criterion", "low water mark")
+		e.Set(AttrCriterion, "low water mark")
 		emit(e)
 	}
 	return true, nil
@@ -374,7 +374,7 @@ func (p *parser) dcpOpen8(l *line, c *lineContext, emit forensics.Emit) {
 		return
 	}
 	e := p.event(l, DCPProducer)
-	e.Set("flags", strings.Join(flags, ", "))
+	e.Set(AttrFlags, strings.Join(flags, ", "))
 	var desc struct {
 		Peer json.RawMessage `json:"peer"`
 		User *struct {
@@ -383,10 +383,10 @@ func (p *parser) dcpOpen8(l *line, c *lineContext, emit forensics.Emit) {
 	}
 	if json.Unmarshal(c.raw("description"), &desc) == nil {
 		if len(desc.Peer) > 0 {
-			e.Set("peer", l.txt.Str(desc.Peer))
+			e.Set(AttrPeer, l.txt.Str(desc.Peer))
 		}
 		if desc.User != nil && desc.User.Name != "" {
-			e.Set("user", desc.User.Name)
+			e.Set(AttrUser, desc.User.Name)
 		}
 	}
 	p.wait(l, e, emit)
@@ -411,22 +411,22 @@ func (p *parser) streamCreated8(l *line, c *lineContext, emit forensics.Emit) {
 		return
 	}
 	e := p.dcpEvent(l, StreamCreated, dcpName(c), vb, sid8(c))
-	e.Set("start_seqno", start)
-	e.Set("end_seqno", end)
+	e.Set(AttrStartSeqno, start)
+	e.Set(AttrEndSeqno, end)
 	if v := c.str("requested_end_seqno"); v != "" {
-		e.Set("requested_end_seqno", v)
+		e.Set(AttrRequestedEndSeqno, v)
 	}
 	if a, b, ok := c.pair("snapshot"); ok {
-		e.Set("snap_start", a)
-		e.Set("snap_end", b)
+		e.Set(AttrSnapStart, a)
+		e.Set(AttrSnapEnd, b)
 	}
 	if v := c.str("flags"); v != "" {
-		e.Set("flags", v)
+		e.Set(AttrFlags, v)
 	}
 	if c.str("takeover") == "true" {
-		e.Set("takeover", "true")
+		e.Set(AttrTakeover, "true")
 	} else {
-		e.Set("takeover", "false")
+		e.Set(AttrTakeover, "false")
 	}
 	emit(e)
 }
@@ -444,15 +444,15 @@ func (p *parser) streamRequest8(l *line, c *lineContext, text []byte, emit foren
 	switch {
 	case string(text) == "Stream request requires rollback to seqno":
 		e := p.dcpEvent(l, StreamRollback, name, vb, sid)
-		e.Set("rollback_seqno", c.str("rollback_seqno"))
-		e.Set("reason", c.str("rollback_reason"))
-		e.Set("req_start", c.str("start_seqno"))
-		e.Set("req_end", c.str("end_seqno"))
+		e.Set(AttrRollbackSeqno, c.str("rollback_seqno"))
+		e.Set(AttrReason, c.str("rollback_reason"))
+		e.Set(AttrReqStart, c.str("start_seqno"))
+		e.Set(AttrReqEnd, c.str("end_seqno"))
 		if a, b, ok := c.pair("snapshot"); ok {
-			e.Set("snap_start", a)
-			e.Set("snap_end", b)
+			e.Set(AttrSnapStart, a)
+			e.Set(AttrSnapEnd, b)
 		}
-		e.Set("uuid", c.str("vb_uuid"))
+		e.Set(AttrUUID, c.str("vb_uuid"))
 		emit(e)
 	case string(text) == "Stream request failed due to vbucket state":
 		p.refuse(l, name, vb, sid, []byte("the vbucket is in state:"+c.str("vb_state")), "not_my_vbucket", emit)
@@ -487,16 +487,16 @@ func (p *parser) warmup8(l *line, text []byte, emit forensics.Emit) {
 		// loaded in {} ({:.2f} keys/s {:.2f} values/s), mem_used now at {} ({})"
 		r = r[len(" completed: "):]
 		e := p.event(l, WarmupComplete)
-		e.Set("warmup", l.txt.Str(phase))
+		e.Set(AttrWarmup, l.txt.Str(phase))
 		if d, r2, ok := number(r); ok {
-			e.Set("keys", l.txt.Str(d))
+			e.Set(AttrKeys, l.txt.Str(d))
 			if j := bytes.Index(r2, []byte(" and ")); j >= 0 {
 				if d, r2, ok = number(r2[j+len(" and "):]); ok {
-					e.Set("values", l.txt.Str(d))
+					e.Set(AttrValues, l.txt.Str(d))
 					if k := bytes.Index(r2, []byte(" loaded in ")); k >= 0 {
 						r2 = r2[k+len(" loaded in "):]
 						if m := bytes.Index(r2, []byte(" (")); m > 0 {
-							e.Set("duration", l.txt.Str(r2[:m]))
+							e.Set(AttrDuration, l.txt.Str(r2[:m]))
 						}
 					}
 				}

@@ -37,17 +37,17 @@ func (p *parser) dcpOpen(l *line, msg []byte, emit forensics.Emit) error {
 		flags, desc = r[:i], r[i+1:]
 	}
 	e := p.event(l, DCPProducer)
-	e.Set("flags", l.txt.Str(flags))
+	e.Set(AttrFlags, l.txt.Str(flags))
 	// daemon/connection.cc updateDescription: the peer and local addresses
 	// (JSON in 7.x), then "(System, <ud>user</ud>)", "(<ud>user</ud> (LDAP))"
 	// or "(not authenticated)".
 	if r, ok := scan.Cut(desc, "[ "); ok {
 		if i := bytes.Index(r, []byte(" - ")); i > 0 {
-			e.Set("peer", l.txt.Str(r[:i]))
+			e.Set(AttrPeer, l.txt.Str(r[:i]))
 			r = r[i+3:]
 			if j := bytes.Index(r, []byte(" (")); j >= 0 {
 				if user, ok := bytes.CutSuffix(r[j+2:], []byte(") ]")); ok && string(user) != "not authenticated" {
-					e.Set("user", l.txt.Str(user))
+					e.Set(AttrUser, l.txt.Str(user))
 				}
 			}
 		}
@@ -129,8 +129,8 @@ func (p *parser) resolve(cid, bucket, name []byte, emit forensics.Emit) {
 		op.ev.Bucket = string(bucket)
 		if name != nil {
 			consumer := string(name)
-			op.ev.Set("consumer", consumer)
-			op.ev.Set("consumer_kind", consumerKind(consumer))
+			op.ev.Set(AttrConsumer, consumer)
+			op.ev.Set(AttrConsumerKind, consumerKind(consumer))
 		}
 		emit(&op.ev)
 		p.settle(op)
@@ -207,11 +207,11 @@ func (p *parser) dcpEvent(l *line, kind forensics.Kind, name []byte, vb int, sid
 	e.VB = vb
 	if name != nil {
 		consumer := l.txt.Str(name)
-		e.Set("consumer", consumer)
-		e.Set("consumer_kind", consumerKind(consumer))
+		e.Set(AttrConsumer, consumer)
+		e.Set(AttrConsumerKind, consumerKind(consumer))
 	}
 	if len(sid) > 0 && string(sid) != "none" {
-		e.Set("sid", l.txt.Str(sid))
+		e.Set(AttrSid, l.txt.Str(sid))
 	}
 	return e
 }
@@ -253,30 +253,30 @@ func (p *parser) streamCreated(l *line, name []byte, vb int, sid, r []byte, emit
 		return errStreamCreated
 	}
 	e := p.dcpEvent(l, StreamCreated, name, vb, sid)
-	e.Set("start_seqno", l.txt.Str(start))
-	e.Set("end_seqno", l.txt.Str(end))
-	e.Set("requested_end_seqno", l.txt.Str(requested))
+	e.Set(AttrStartSeqno, l.txt.Str(start))
+	e.Set(AttrEndSeqno, l.txt.Str(end))
+	e.Set(AttrRequestedEndSeqno, l.txt.Str(requested))
 	if i := bytes.Index(r, []byte("snapshot:{")); i >= 0 {
 		if a, b, _, ok := pair(r[i+len("snapshot:"):]); ok {
-			e.Set("snap_start", l.txt.Str(a))
-			e.Set("snap_end", l.txt.Str(b))
+			e.Set(AttrSnapStart, l.txt.Str(a))
+			e.Set(AttrSnapEnd, l.txt.Str(b))
 		}
 	}
 	if v, ok := field(r, ", flags:", ','); ok {
-		e.Set("flags", l.txt.Str(v))
+		e.Set(AttrFlags, l.txt.Str(v))
 	}
 	if takeover {
-		e.Set("takeover", "true")
+		e.Set(AttrTakeover, "true")
 	} else {
-		e.Set("takeover", "false")
+		e.Set(AttrTakeover, "false")
 	}
 	if pitr {
-		e.Set("pitr", "true")
+		e.Set(AttrPitr, "true")
 	}
-	if e.Attr("sid") == "" {
+	if e.Attr(AttrSid) == "" {
 		// 7.0–7.2 print the stream id last: "sid:none" or "sid:N".
 		if v, ok := field(r, " sid:", ' '); ok && string(v) != "none" && len(v) > 0 {
-			e.Set("sid", l.txt.Str(v))
+			e.Set(AttrSid, l.txt.Str(v))
 		}
 	}
 	emit(e)
@@ -325,13 +325,13 @@ func (p *parser) streamRollback(l *line, name []byte, vb int, sid, r []byte, emi
 		return errRollback
 	}
 	e := p.dcpEvent(l, StreamRollback, name, vb, sid)
-	e.Set("rollback_seqno", l.txt.Str(to))
-	e.Set("reason", l.txt.Str(reason))
-	e.Set("req_start", l.txt.Str(reqStart))
-	e.Set("req_end", l.txt.Str(reqEnd))
-	e.Set("snap_start", l.txt.Str(snapStart))
-	e.Set("snap_end", l.txt.Str(snapEnd))
-	e.Set("uuid", l.txt.Str(uuid))
+	e.Set(AttrRollbackSeqno, l.txt.Str(to))
+	e.Set(AttrReason, l.txt.Str(reason))
+	e.Set(AttrReqStart, l.txt.Str(reqStart))
+	e.Set(AttrReqEnd, l.txt.Str(reqEnd))
+	e.Set(AttrSnapStart, l.txt.Str(snapStart))
+	e.Set(AttrSnapEnd, l.txt.Str(snapEnd))
+	e.Set(AttrUUID, l.txt.Str(uuid))
 	emit(e)
 	return nil
 }
@@ -377,9 +377,9 @@ func (p *parser) streamRefused(l *line, name []byte, vb int, sid, msg []byte, em
 
 func (p *parser) refuse(l *line, name []byte, vb int, sid, reason []byte, status string, emit forensics.Emit) {
 	e := p.dcpEvent(l, StreamRefused, name, vb, sid)
-	e.Set("reason", l.txt.Str(bytes.TrimRight(reason, " ")))
+	e.Set(AttrReason, l.txt.Str(bytes.TrimRight(reason, " ")))
 	if status != "" {
-		e.Set("status", status)
+		e.Set(AttrStatus, status)
 	}
 	emit(e)
 }

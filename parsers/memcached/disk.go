@@ -11,7 +11,7 @@ import (
 // write or commit a vbucket's batch (the data service retries it).
 const WriteFailed forensics.Kind = "memcached.write_failed"
 
-var writeFailedDoc = forensics.KindDoc{Kind: WriteFailed, Category: forensics.CategoryError, Label: "write failed", Doc: "the data service failed to write a batch to disk (couchstore_commit / saveDocs / kvstore.commit errors); system is the OS error when logged, e.g. No space left on device"}
+var writeFailedDoc = forensics.KindDoc{Kind: WriteFailed, Category: forensics.CategoryError, Label: "write failed", Doc: "the data service failed to write a batch to disk (couchstore_commit / saveDocs / kvstore.commit errors); system is the OS error when logged, e.g. No space left on device", Attrs: attrs.Of(AttrStore, AttrSystem)}
 
 // The flush-failure templates of kv_engine, from the innermost:
 //
@@ -61,12 +61,12 @@ func (p *parser) writeFailure(l *line, lvl int, msg []byte, emit forensics.Emit)
 	}
 	e := p.event(l, WriteFailed)
 	rest := msg[at+len(writeFailures[which]):]
-	e.Set("store", map[bool]string{true: "magma", false: "couchstore"}[which == 2])
+	e.Set(AttrStore, map[bool]string{true: "magma", false: "couchstore"}[which == 2])
 	if bytes.Contains(rest, noSpace) {
-		e.Set("system", l.txt.Str(noSpace))
+		e.Set(AttrSystem, l.txt.Str(noSpace))
 	} else if which == 0 {
 		if i, j := bytes.IndexByte(rest, '['), bytes.LastIndexByte(rest, ']'); i >= 0 && j > i {
-			e.Set("system", l.txt.Str(rest[i+1:j]))
+			e.Set(AttrSystem, l.txt.Str(rest[i+1:j]))
 		}
 	}
 	if k := bytes.Index(rest, vbMarker); k >= 0 {

@@ -63,7 +63,7 @@ func TestSeedRollback(t *testing.T) {
 func checkAttrs(t *testing.T, e forensics.Event, want map[string]string) {
 	t.Helper()
 	for k, v := range want {
-		got := e.Attr(k)
+		got := e.Attr(forensics.AttrKey(k))
 		if v == "-" {
 			if got != "" {
 				t.Errorf("%s: attr %s = %q, want none", e.Kind, k, got)

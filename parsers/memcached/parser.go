@@ -196,7 +196,7 @@ func (p *parser) event(l *line, kind forensics.Kind) *forensics.Event {
 		e.Bucket = l.txt.Str(l.bucket)
 	}
 	if l.cid != nil {
-		e.Set("conn_id", l.txt.Str(l.cid))
+		e.Set(AttrConnID, l.txt.Str(l.cid))
 	}
 	return e
 }
@@ -242,10 +242,10 @@ func (p *parser) core(l *line, msg []byte, prevClosing bool, emit forensics.Emit
 			p.graceful = true
 			e := p.event(l, Shutdown)
 			if v, ok := field(r, "sigint:", ' '); ok {
-				e.Set("sigint", l.txt.Str(v))
+				e.Set(AttrSigint, l.txt.Str(v))
 			}
 			if v, ok := field(r, "sigterm:", ' '); ok {
-				e.Set("sigterm", l.txt.Str(v))
+				e.Set(AttrSigterm, l.txt.Str(v))
 			}
 			emit(e)
 		}
@@ -286,16 +286,16 @@ func (p *parser) start(l *line, version []byte, prevClosing bool, emit forensics
 	clear(p.traffic)
 	e := p.event(l, Start)
 	p.release = string(version)
-	e.Set("version", p.release)
+	e.Set(AttrVersion, p.release)
 	if p.started {
 		closed := prevClosing
 		if p.opened {
 			closed = p.openedClean
 		}
 		if p.graceful || closed {
-			e.Set("unclean", "false")
+			e.Set(AttrUnclean, "false")
 		} else {
-			e.Set("unclean", "true")
+			e.Set(AttrUnclean, "true")
 		}
 	}
 	p.started, p.graceful, p.opened = true, false, false
@@ -323,7 +323,7 @@ func (p *parser) bucketCreate(l *line, msg []byte, emit forensics.Emit) error {
 	p.traffic[string(name)] = trafficCreating
 	e := p.event(l, BucketCreate)
 	if len(typ) > 0 {
-		e.Set("type", l.txt.Str(typ))
+		e.Set(AttrType, l.txt.Str(typ))
 	}
 	emit(e)
 	return nil
@@ -382,7 +382,7 @@ func (p *parser) engineLine(l *line, emit forensics.Emit) error {
 		// ep_bucket.cc maybeEnableTraffic: loading stops at the low water mark.
 		if scan.HasPrefix(body, "Total memory use reached to the low water mark, stop warmup") {
 			e := p.event(l, WarmupEnough)
-			e.Set("criterion", "low water mark")
+			e.Set(AttrCriterion, "low water mark")
 			emit(e)
 		}
 	case 'V':
@@ -399,9 +399,9 @@ func (p *parser) engineLine(l *line, emit forensics.Emit) error {
 			if i := bytes.IndexByte(uid, ' '); i >= 0 {
 				uid = uid[:i]
 			}
-			e.Set("manifest_uid", l.txt.Str(uid))
+			e.Set(AttrManifestUID, l.txt.Str(uid))
 			if v, ok := field(r, " force:", ' '); ok {
-				e.Set("force", l.txt.Str(v))
+				e.Set(AttrForce, l.txt.Str(v))
 			}
 			emit(e)
 		}
@@ -434,13 +434,13 @@ func (p *parser) warmup(l *line, emit forensics.Emit) {
 	if r, ok := scan.Cut(body, "Warmup completed: "); ok {
 		e := p.event(l, WarmupComplete)
 		if d, r2, ok := number(r); ok {
-			e.Set("keys", l.txt.Str(d))
+			e.Set(AttrKeys, l.txt.Str(d))
 			if r2, ok = scan.Cut(r2, " keys and "); ok {
 				if d, r2, ok = number(r2); ok {
-					e.Set("values", l.txt.Str(d))
+					e.Set(AttrValues, l.txt.Str(d))
 					if r2, ok = scan.Cut(r2, " values loaded in "); ok {
 						if i := bytes.Index(r2, []byte(" (")); i > 0 {
-							e.Set("duration", l.txt.Str(r2[:i]))
+							e.Set(AttrDuration, l.txt.Str(r2[:i]))
 						}
 					}
 				}
@@ -456,9 +456,9 @@ func (p *parser) unblock(l *line, r []byte, emit forensics.Emit) {
 		return
 	}
 	e := p.event(l, WarmupUnblock)
-	e.Set("cookies", l.txt.Str(d))
+	e.Set(AttrCookies, l.txt.Str(d))
 	if v, ok := field(r, " status:", ' '); ok {
-		e.Set("status", l.txt.Str(v))
+		e.Set(AttrStatus, l.txt.Str(v))
 	}
 	emit(e)
 }
@@ -474,7 +474,7 @@ func (p *parser) warmupEnough(l *line, emit forensics.Emit) {
 		return
 	}
 	e := p.event(l, WarmupEnough)
-	e.Set("criterion", l.txt.Str(r[:i]))
+	e.Set(AttrCriterion, l.txt.Str(r[:i]))
 	emit(e)
 }
 
@@ -504,12 +504,12 @@ func (p *parser) failoverEntry(l *line, r []byte, origin string, emit forensics.
 	}
 	e := p.event(l, FailoverEntry)
 	e.VB = vb
-	e.Set("uuid", l.txt.Str(uuid))
-	e.Set("seqno", l.txt.Str(seqno))
+	e.Set(AttrUUID, l.txt.Str(uuid))
+	e.Set(AttrSeqno, l.txt.Str(seqno))
 	if reason, ok := scan.Cut(r, " due to "); ok {
-		e.Set("reason", l.txt.Str(reason))
+		e.Set(AttrReason, l.txt.Str(reason))
 	}
-	e.Set("origin", origin)
+	e.Set(AttrOrigin, origin)
 	emit(e)
 }
 
@@ -582,11 +582,11 @@ func (p *parser) vbState(l *line, emit forensics.Emit) {
 	}
 	e := p.event(l, VBState)
 	e.VB = vb
-	e.Set("high_seqno", l.txt.Str(high))
-	e.Set("from", l.txt.Str(from))
-	e.Set("to", l.txt.Str(to))
+	e.Set(AttrHighSeqno, l.txt.Str(high))
+	e.Set(AttrFrom, l.txt.Str(from))
+	e.Set(AttrTo, l.txt.Str(to))
 	if m, ok := scan.Cut(meta, "meta:"); ok {
-		e.Set("meta", l.txt.Str(m))
+		e.Set(AttrMeta, l.txt.Str(m))
 	}
 	emit(e)
 }

@@ -24,14 +24,14 @@ const (
 )
 
 var alertKindDocs = map[forensics.Kind]forensics.KindDoc{
-	AutoFailoverRefused: {Category: forensics.CategoryError, Label: "autofailover refused", Doc: "auto-failover decided not to fail a node over, with the reason (auto_failover: Could not auto-failover …)"},
-	RebalanceStart:      {Category: forensics.CategoryOther, Label: "rebalance start", Doc: "a rebalance started, with the nodes kept and ejected (ns_orchestrator: Starting rebalance, KeepNodes = …; master events rebalanceStart, also with the failed and delta-recovered nodes)"},
-	RebalanceEnd:        {Category: forensics.CategoryOther, Label: "rebalance end", Doc: "a rebalance ended: result completed, failed (with the exit reason as logged and its leading atom as reason_tag), stopped or interrupted (ns_orchestrator; master events rebalanceEnd: completed or failed)"},
-	RebalanceStuck:      {Category: forensics.CategoryOther, Label: "rebalance stuck", Doc: "the stuck-rebalance alert of 7.6+: no progress for a service for a number of seconds (menelaus_web_alerts_srv)"},
-	DiskAlert:           {Category: forensics.CategoryOther, Label: "disk alert", Doc: "the approaching-full-disk alert: a disk (path) of a node is used above the threshold, percent as logged (menelaus_web_alerts_srv)"},
-	WriteCommitFailed:   {Category: forensics.CategoryError, Label: "write commit failed", Doc: "the Write Commit Failure alert: the data service failed to persist items of a bucket on a node (menelaus_web_alerts_srv, ep_item_commit_failed)"},
-	TimeOutOfSync:       {Category: forensics.CategoryOther, Label: "time out of sync", Doc: "the time-out-of-sync alert: a node's clock differs from the orchestrator's beyond the threshold (menelaus_web_alerts_srv)"},
-	CASDrift:            {Category: forensics.CategoryOther, Label: "cas drift", Doc: "the CAS drift alert: a node received mutations of a bucket timestamped more than threshold_ms ahead of its clock (menelaus_web_alerts_srv, ep_clock_cas_drift_threshold_exceeded)"},
+	AutoFailoverRefused: {Category: forensics.CategoryError, Label: "autofailover refused", Doc: "auto-failover decided not to fail a node over, with the reason (auto_failover: Could not auto-failover …)", Attrs: attrs.Of(AttrComponent, AttrDescription, AttrDownNode, AttrEventID, AttrName, AttrNode, AttrNodes, AttrReason, AttrSeverity, AttrVia)},
+	RebalanceStart:      {Category: forensics.CategoryOther, Label: "rebalance start", Doc: "a rebalance started, with the nodes kept and ejected (ns_orchestrator: Starting rebalance, KeepNodes = …; master events rebalanceStart, also with the failed and delta-recovered nodes)", Attrs: attrs.Of(AttrDeltaNodes, AttrEjectNodes, AttrFailedNodes, AttrKeepNodes, AttrOperationID, AttrPID, AttrVia)},
+	RebalanceEnd:        {Category: forensics.CategoryOther, Label: "rebalance end", Doc: "a rebalance ended: result completed, failed (with the exit reason as logged and its leading atom as reason_tag), stopped or interrupted (ns_orchestrator; master events rebalanceEnd: completed or failed)", Attrs: attrs.Of(AttrComponent, AttrDescription, AttrDownNode, AttrEventID, AttrName, AttrNode, AttrOperationID, AttrPID, AttrReason, AttrReasonNodes, AttrReasonTag, AttrResult, AttrSeverity, AttrVia)},
+	RebalanceStuck:      {Category: forensics.CategoryOther, Label: "rebalance stuck", Doc: "the stuck-rebalance alert of 7.6+: no progress for a service for a number of seconds (menelaus_web_alerts_srv)", Attrs: attrs.Of(AttrOperationID, AttrSeconds, AttrService)},
+	DiskAlert:           {Category: forensics.CategoryOther, Label: "disk alert", Doc: "the approaching-full-disk alert: a disk (path) of a node is used above the threshold, percent as logged (menelaus_web_alerts_srv)", Attrs: attrs.Of(AttrAlertHost, AttrPath, AttrPercent, AttrVia)},
+	WriteCommitFailed:   {Category: forensics.CategoryError, Label: "write commit failed", Doc: "the Write Commit Failure alert: the data service failed to persist items of a bucket on a node (menelaus_web_alerts_srv, ep_item_commit_failed)", Attrs: attrs.Of(AttrAlertHost, AttrVia)},
+	TimeOutOfSync:       {Category: forensics.CategoryOther, Label: "time out of sync", Doc: "the time-out-of-sync alert: a node's clock differs from the orchestrator's beyond the threshold (menelaus_web_alerts_srv)", Attrs: attrs.Of(AttrAlertNode, AttrVia)},
+	CASDrift:            {Category: forensics.CategoryOther, Label: "cas drift", Doc: "the CAS drift alert: a node received mutations of a bucket timestamped more than threshold_ms ahead of its clock (menelaus_web_alerts_srv, ep_clock_cas_drift_threshold_exceeded)", Attrs: attrs.Of(AttrAlertHost, AttrThresholdMS)},
 }
 
 // alertKinds are the kinds of this file, for the formats' Kinds and diag.log's filter.
@@ -149,9 +149,9 @@ func autoFailoverRefused(msg []byte, ev *forensics.Event, out found) bool {
 	reason := trimSpace(r[1:])
 	reason = bytes.TrimPrefix(reason, []byte(". "))
 	ev.Kind = AutoFailoverRefused
-	ev.Set("nodes", nodes)
+	ev.Set(AttrNodes, nodes)
 	if len(reason) > 0 {
-		ev.Set("reason", string(firstLineOf(reason)))
+		ev.Set(AttrReason, string(firstLineOf(reason)))
 	}
 	out(ev, nil)
 	return true
@@ -174,7 +174,7 @@ func rebalanceEnd(r []byte, ev *forensics.Event, out found) bool {
 	case scan.HasPrefix(r, "interrupted due to auto-failover of nodes "):
 		result = "interrupted"
 		if nodes, _, _, ok := list(r[len("interrupted due to auto-failover of nodes "):]); ok {
-			ev.Set("nodes", nodes)
+			ev.Set(AttrNodes, nodes)
 		}
 	case scan.HasPrefix(r, "interrupted as observer exited with reason "):
 		result, reason = "failed", r[len("interrupted as observer exited with reason "):]
@@ -184,7 +184,7 @@ func rebalanceEnd(r []byte, ev *forensics.Event, out found) bool {
 		return false
 	}
 	ev.Kind = RebalanceEnd
-	ev.Set("result", result)
+	ev.Set(AttrResult, result)
 	if reason != nil {
 		if after, ok := skipTerm(reason); ok {
 			reason = reason[:len(reason)-len(after)]
@@ -195,7 +195,7 @@ func rebalanceEnd(r []byte, ev *forensics.Event, out found) bool {
 	}
 	if i := bytes.Index(r, operationID); i >= 0 {
 		if id := firstWord(r[i+len(operationID):]); len(id) > 0 {
-			ev.Set("operation_id", string(id))
+			ev.Set(AttrOperationID, string(id))
 		}
 	}
 	out(ev, nil)
@@ -205,16 +205,16 @@ func rebalanceEnd(r []byte, ev *forensics.Event, out found) bool {
 // setRebalanceReason sets the exit reason of a failed rebalance, its
 // leading atom, the bucket and the nodes it names.
 func setRebalanceReason(ev *forensics.Event, reason []byte) {
-	ev.Set("reason", compactTerm(reason))
+	ev.Set(AttrReason, compactTerm(reason))
 	tag, bucket := reasonHead(reason)
 	if tag != "" {
-		ev.Set("reason_tag", tag)
+		ev.Set(AttrReasonTag, tag)
 	}
 	if bucket != "" {
 		ev.Bucket = bucket
 	}
 	if nodes := otpNodes(reason); nodes != "" {
-		ev.Set("reason_nodes", nodes)
+		ev.Set(AttrReasonNodes, nodes)
 	}
 }
 
@@ -292,15 +292,15 @@ func rebalanceStart(msg []byte, ev *forensics.Event, out found) bool {
 		return false
 	}
 	ev.Kind = RebalanceStart
-	ev.Set("keep_nodes", keep)
+	ev.Set(AttrKeepNodes, keep)
 	if r, ok := scan.Cut(r, ", EjectNodes = "); ok {
 		if eject, _, _, ok := list(r); ok && eject != "" {
-			ev.Set("eject_nodes", eject)
+			ev.Set(AttrEjectNodes, eject)
 		}
 	}
 	if i := bytes.Index(msg, operationID); i >= 0 {
 		if id := firstWord(msg[i+len(operationID):]); len(id) > 0 {
-			ev.Set("operation_id", string(id))
+			ev.Set(AttrOperationID, string(id))
 		}
 	}
 	out(ev, nil)
@@ -321,12 +321,12 @@ func rebalanceStuck(r []byte, ev *forensics.Event, out found) bool {
 	service := r[1 : 1+end]
 	r = r[end+2:]
 	ev.Kind = RebalanceStuck
-	ev.Set("service", string(service))
+	ev.Set(AttrService, string(service))
 	if v, ok := between(r, "(rebalance_id: ", ")"); ok {
-		ev.Set("operation_id", string(v))
+		ev.Set(AttrOperationID, string(v))
 	}
 	if v, ok := between(r, "no progress has been made for ", " seconds"); ok {
-		ev.Set("seconds", string(v))
+		ev.Set(AttrSeconds, string(v))
 	}
 	out(ev, nil)
 	return true
@@ -342,9 +342,9 @@ func diskAlert(msg []byte, ev *forensics.Event, out found) bool {
 		return false
 	}
 	ev.Kind = DiskAlert
-	ev.Set("path", string(path))
-	ev.Set("alert_host", string(host))
-	ev.Set("percent", string(pct))
+	ev.Set(AttrPath, string(path))
+	ev.Set(AttrAlertHost, string(host))
+	ev.Set(AttrPercent, string(pct))
 	out(ev, nil)
 	return true
 }
@@ -360,7 +360,7 @@ func writeCommitFailed(msg []byte, ev *forensics.Event, out found) bool {
 	host := bytes.TrimSuffix(firstLineOf(trimSpace(msg[i+len("\" on node "):])), []byte("."))
 	ev.Kind = WriteCommitFailed
 	ev.Bucket = string(b)
-	ev.Set("alert_host", string(host))
+	ev.Set(AttrAlertHost, string(host))
 	out(ev, nil)
 	return true
 }
@@ -375,7 +375,7 @@ func timeOutOfSync(msg []byte, ev *forensics.Event, out found) bool {
 		return false
 	}
 	ev.Kind = TimeOutOfSync
-	ev.Set("alert_node", v.String())
+	ev.Set(AttrAlertNode, v.String())
 	out(ev, nil)
 	return true
 }
@@ -410,8 +410,8 @@ func casDrift(msg []byte, ev *forensics.Event, out found) bool {
 	}
 	ev.Kind = CASDrift
 	ev.Bucket = b.String()
-	ev.Set("alert_host", host.String())
-	ev.Set("threshold_ms", string(ms))
+	ev.Set(AttrAlertHost, host.String())
+	ev.Set(AttrThresholdMS, string(ms))
 	out(ev, nil)
 	return true
 }

@@ -58,7 +58,7 @@ func TestAlertsALE(t *testing.T) {
 			continue
 		}
 		for k, v := range w.attrs {
-			if got := e.Attr(k); got != v {
+			if got := e.Attr(forensics.AttrKey(k)); got != v {
 				t.Errorf("event %d (%s): %s = %q, want %q", i, e.Kind, k, got, v)
 			}
 		}

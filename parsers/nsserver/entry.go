@@ -125,7 +125,7 @@ func (m *emitter) flush(e *entry, emit forensics.Emit) {
 			ev.Text = text
 		}
 		if m.via != "" {
-			ev.Set("via", m.via)
+			ev.Set(AttrVia, m.via)
 		}
 		emit(ev)
 	})

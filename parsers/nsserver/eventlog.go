@@ -114,13 +114,13 @@ func (r *eventLogReader) line(n int64, text []byte, emit forensics.Emit) (forens
 	if ev.Kind == "" && !eventAlert(id, &e.Extra, ev) {
 		ev.Kind = LoggedEvent
 	}
-	ev.Set("event_id", e.EventID.String())
-	ev.Set("description", e.Description)
+	ev.Set(AttrEventID, e.EventID.String())
+	ev.Set(AttrDescription, e.Description)
 	if e.Component != "" {
-		ev.Set("component", e.Component)
+		ev.Set(AttrComponent, e.Component)
 	}
 	if e.Severity != "" {
-		ev.Set("severity", e.Severity)
+		ev.Set(AttrSeverity, e.Severity)
 	}
 	x := &e.Extra
 	if b := jsonText(x.Bucket); b != "" {
@@ -128,44 +128,44 @@ func (r *eventLogReader) line(n int64, text []byte, emit forensics.Emit) (forens
 	}
 	switch ev.Kind {
 	case ServiceExited:
-		setText(ev, "service", x.Name)
-		setText(ev, "status", x.ExitStatus)
-		setText(ev, "name", x.Name)
-		setText(ev, "exit_status", x.ExitStatus)
-		setText(ev, "os_pid", x.OSPid)
+		setText(ev, AttrService, x.Name)
+		setText(ev, AttrStatus, x.ExitStatus)
+		setText(ev, AttrName, x.Name)
+		setText(ev, AttrExitStatus, x.ExitStatus)
+		setText(ev, AttrOsPID, x.OSPid)
 	case BucketOnline:
-		setText(ev, "bucket_uuid", x.BucketUUID)
-		setText(ev, "warmup_time", x.WarmupTime)
+		setText(ev, AttrBucketUUID, x.BucketUUID)
+		setText(ev, AttrWarmupTime, x.WarmupTime)
 	case FailoverStart, FailoverEnd, FailoverFailed:
 		if len(x.NodesInfo.FailoverNodes) > 0 {
-			ev.Set("nodes", strings.Join(x.NodesInfo.FailoverNodes, ","))
+			ev.Set(AttrNodes, strings.Join(x.NodesInfo.FailoverNodes, ","))
 		}
 		if x.NodesInfo.MasterNode != "" {
-			ev.Set("master_node", x.NodesInfo.MasterNode)
+			ev.Set(AttrMasterNode, x.NodesInfo.MasterNode)
 		}
 		if id >= 6 && id <= 9 {
-			ev.Set("graceful", "true")
+			ev.Set(AttrGraceful, "true")
 		}
 		if id >= 14 && id <= 16 {
-			ev.Set("auto", "true")
+			ev.Set(AttrAuto, "true")
 		}
-		setText(ev, "operation_id", x.OperationID)
-		setText(ev, "allow_unsafe", x.AllowUnsafe)
-		setText(ev, "time_taken", x.TimeTaken)
-		setText(ev, "completion_message", x.CompletionMessage)
-		setText(ev, "failover_reason", x.FailoverReason)
+		setText(ev, AttrOperationID, x.OperationID)
+		setText(ev, AttrAllowUnsafe, x.AllowUnsafe)
+		setText(ev, AttrTimeTaken, x.TimeTaken)
+		setText(ev, AttrCompletionMessage, x.CompletionMessage)
+		setText(ev, AttrFailoverReason, x.FailoverReason)
 	default:
-		setText(ev, "name", x.Name)
-		setText(ev, "node", x.Node)
-		setText(ev, "down_node", x.DownNode)
-		setText(ev, "reason", x.Reason)
+		setText(ev, AttrName, x.Name)
+		setText(ev, AttrNode, x.Node)
+		setText(ev, AttrDownNode, x.DownNode)
+		setText(ev, AttrReason, x.Reason)
 	}
-	ev.Set("via", "event_log")
+	ev.Set(AttrVia, "event_log")
 	emit(ev)
 	return st, nil
 }
 
-func setText(ev *forensics.Event, key string, raw json.RawMessage) {
+func setText(ev *forensics.Event, key forensics.AttrKey, raw json.RawMessage) {
 	if v := jsonText(raw); v != "" {
 		ev.Set(key, v)
 	}

@@ -26,7 +26,7 @@ func eventAlert(id int, x *extraAttrs, ev *forensics.Event) bool {
 		if !ok || !rebalanceEnd(r, ev, func(*forensics.Event, []byte) {}) {
 			return false
 		}
-		setText(ev, "operation_id", x.OperationID)
+		setText(ev, AttrOperationID, x.OperationID)
 		return true
 	case 17:
 		var nodes []string
@@ -34,8 +34,8 @@ func eventAlert(id int, x *extraAttrs, ev *forensics.Event) bool {
 			return false
 		}
 		ev.Kind = AutoFailoverRefused
-		ev.Set("nodes", strings.Join(nodes, ","))
-		setText(ev, "reason", x.Reason)
+		ev.Set(AttrNodes, strings.Join(nodes, ","))
+		setText(ev, AttrReason, x.Reason)
 		return true
 	}
 	return false

@@ -76,7 +76,7 @@ func (p *masterParser) Line(n int64, text []byte, emit forensics.Emit) (forensic
 		if ok, err := p.rebalance(b, kind, ev); !ok {
 			return st, err
 		}
-		ev.Set("via", "master_events")
+		ev.Set(AttrVia, "master_events")
 		emit(ev)
 		return st, nil
 	}
@@ -100,22 +100,22 @@ func (p *masterParser) Line(n int64, text []byte, emit forensics.Emit) (forensic
 		if !setVB(ev, bytes.Trim(m.VBucket, `"`)) {
 			return st, nil
 		}
-		ev.Set("state", m.State)
-		ev.Set("host", m.Host)
+		ev.Set(AttrState, m.State)
+		ev.Set(AttrHost, m.Host)
 		if node := hostNode(m.Host); node != "" {
-			ev.Set("vb_node", node)
+			ev.Set(AttrVBNode, node)
 		}
 	case VBucketMap:
 		if !setVB(ev, bytes.Trim(m.VBucket, `"`)) {
 			return st, nil
 		}
-		ev.Set("chain_before", strings.Join(m.ChainBefore, ","))
-		ev.Set("chain_after", strings.Join(m.ChainAfter, ","))
+		ev.Set(AttrChainBefore, strings.Join(m.ChainBefore, ","))
+		ev.Set(AttrChainAfter, strings.Join(m.ChainAfter, ","))
 		if len(m.ChainBefore) > 0 && m.ChainBefore[0] != "" {
-			ev.Set("active_before", hostNode(m.ChainBefore[0]))
+			ev.Set(AttrActiveBefore, hostNode(m.ChainBefore[0]))
 		}
 		if len(m.ChainAfter) > 0 && m.ChainAfter[0] != "" {
-			ev.Set("active_after", hostNode(m.ChainAfter[0]))
+			ev.Set(AttrActiveAfter, hostNode(m.ChainAfter[0]))
 		}
 	case FailoverStart:
 		// {failover, Nodes} carries hosts; {failover_ended} has the same
@@ -126,15 +126,15 @@ func (p *masterParser) Line(n int64, text []byte, emit forensics.Emit) (forensic
 		fallthrough
 	default:
 		if len(hosts) > 0 {
-			ev.Set("hosts", strings.Join(hosts, ","))
+			ev.Set(AttrHosts, strings.Join(hosts, ","))
 			nodes := make([]string, len(hosts))
 			for i, h := range hosts {
 				nodes[i] = hostNode(h)
 			}
-			ev.Set("nodes", strings.Join(nodes, ","))
+			ev.Set(AttrNodes, strings.Join(nodes, ","))
 		}
 	}
-	ev.Set("via", "master_events")
+	ev.Set(AttrVia, "master_events")
 	emit(ev)
 	return st, nil
 }

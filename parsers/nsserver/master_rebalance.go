@@ -35,21 +35,21 @@ func (p *masterParser) rebalance(b []byte, kind forensics.Kind, ev *forensics.Ev
 	}
 	ev.Kind = kind
 	if m.Pid != "" {
-		ev.Set("pid", m.Pid)
+		ev.Set(AttrPID, m.Pid)
 	}
 	if kind == RebalanceEnd {
 		if m.Reason == "normal" {
-			ev.Set("result", "completed")
+			ev.Set(AttrResult, "completed")
 		} else {
-			ev.Set("result", "failed")
+			ev.Set(AttrResult, "failed")
 			setRebalanceReason(ev, []byte(m.Reason))
 		}
 		return true, nil
 	}
 	for _, f := range []struct {
-		key   string
+		key   forensics.AttrKey
 		hosts []string
-	}{{"keep_nodes", m.KeepNodes}, {"eject_nodes", m.EjectNodes}, {"failed_nodes", m.FailedNodes}, {"delta_nodes", m.DeltaNodes}} {
+	}{{AttrKeepNodes, m.KeepNodes}, {AttrEjectNodes, m.EjectNodes}, {AttrFailedNodes, m.FailedNodes}, {AttrDeltaNodes, m.DeltaNodes}} {
 		if len(f.hosts) == 0 {
 			continue
 		}

@@ -33,26 +33,26 @@ const (
 )
 
 var kindDocs = map[forensics.Kind]forensics.KindDoc{
-	ServiceExited:       {Category: forensics.CategoryProcess, Label: "service exited, restarting", Doc: "a service run by the babysitter (memcached, indexer, …) exited and is being restarted (ns_log: Service '…' exited with status N; event log id 19)"},
-	PortExited:          {Category: forensics.CategoryProcess, Label: "process exited", Doc: "the babysitter saw a service's OS process exit (goport: Port exited with status N; supervisor_cushion: Cushion managed supervisor for … failed)"},
+	ServiceExited:       {Category: forensics.CategoryProcess, Label: "service exited, restarting", Doc: "a service run by the babysitter (memcached, indexer, …) exited and is being restarted (ns_log: Service '…' exited with status N; event log id 19)", Attrs: attrs.Of(AttrComponent, AttrDescription, AttrEventID, AttrExitStatus, AttrName, AttrOsPID, AttrRepeated, AttrService, AttrSeverity, AttrStatus, AttrVia)},
+	PortExited:          {Category: forensics.CategoryProcess, Label: "process exited", Doc: "the babysitter saw a service's OS process exit (goport: Port exited with status N; supervisor_cushion: Cushion managed supervisor for … failed)", Attrs: attrs.Of(AttrReason, AttrService, AttrStatus)},
 	TrafficEnabling:     {Category: forensics.CategoryTraffic, Label: "enabling traffic", Doc: "ns_server on this node is about to enable data traffic on the bucket (ns_memcached: Enabling traffic to bucket)"},
-	BucketWarmed:        {Category: forensics.CategoryTraffic, Label: "traffic enabled (marked as warmed)", Doc: "data traffic was enabled on the bucket on this node: the end of warmup as clients see it (ns_memcached: Bucket … marked as warmed)"},
-	TrafficEnableFailed: {Category: forensics.CategoryError, Label: "enabling traffic failed", Doc: "enabling data traffic on the bucket failed on this node (ns_memcached: Failed to enable traffic to bucket)"},
-	BucketReady:         {Category: forensics.CategoryTraffic, Label: "ns_doctor: bucket ready", Doc: "ns_doctor learned that buckets became ready (traffic enabled) on a node, about a heartbeat after the fact"},
-	BucketUnready:       {Category: forensics.CategoryTraffic, Label: "ns_doctor: bucket no longer ready", Doc: "ns_doctor learned that buckets stopped being ready on a node (for example memcached restarted)"},
-	BucketNotReady:      {Category: forensics.CategoryWarmup, Label: "janitor: bucket not yet ready", Doc: "the orchestrator's janitor found the bucket not yet ready on some nodes and did not set vbucket states (ns_janitor)"},
-	BucketLoaded:        {Category: forensics.CategoryWarmup, Label: "bucket loaded (traffic not yet enabled)", Doc: "the bucket's warmup finished loading on a node; traffic is NOT enabled yet (ns_memcached: Bucket … loaded on node …)"},
-	BucketOnline:        {Category: forensics.CategoryTraffic, Label: "bucket online", Doc: "the bucket came online on a node: traffic enabled (event log id 8199)"},
-	FailoverStart:       {Category: forensics.CategoryFailover, Label: "failover began", Doc: "a failover of nodes began (ns_orchestrator, failover.erl; event log ids 6, 10, 14)"},
-	FailoverNode:        {Category: forensics.CategoryFailover, Label: "nodes failed over", Doc: "nodes were failed over (failover.erl: Failed over …: ok); result is ok or incomplete"},
-	FailoverFailed:      {Category: forensics.CategoryError, Label: "failover failed", Doc: "a failover failed, was interrupted or stopped (failover.erl, ns_orchestrator; event log ids 8, 9, 12, 13, 16)"},
-	FailoverEnd:         {Category: forensics.CategoryFailover, Label: "failover completed", Doc: "a failover completed successfully (ns_orchestrator; event log ids 7, 11, 15)"},
-	AutoFailover:        {Category: forensics.CategoryFailover, Label: "auto-failover", Doc: "a node was automatically failed over, with the reason (auto_failover)"},
-	BucketFailoverStart: {Category: forensics.CategoryFailover, Label: "bucket failover began", Doc: "the failover of one bucket began (master events bucketFailoverStarted)"},
-	BucketFailoverEnd:   {Category: forensics.CategoryFailover, Label: "bucket failover ended", Doc: "the failover of one bucket ended (master events bucketFailoverEnded)"},
-	VBucketState:        {Category: forensics.CategoryFailover, Label: "vbucket state set", Doc: "ns_server set or decided a vbucket's state on a node (ns_memcached, ns_janitor; master events vbucketStateChange)"},
-	VBucketMap:          {Category: forensics.CategoryFailover, Label: "vbucket map changed", Doc: "the vbucket map changed a vbucket's chain, e.g. a replica promoted to active (master events updateMap; ns_janitor)"},
-	LoggedEvent:         {Category: forensics.CategoryOther, Label: "event log entry", Doc: "another event log entry (event log JSON), with its event_id and description"},
+	BucketWarmed:        {Category: forensics.CategoryTraffic, Label: "traffic enabled (marked as warmed)", Doc: "data traffic was enabled on the bucket on this node: the end of warmup as clients see it (ns_memcached: Bucket … marked as warmed)", Attrs: attrs.Of(AttrSeconds)},
+	TrafficEnableFailed: {Category: forensics.CategoryError, Label: "enabling traffic failed", Doc: "enabling data traffic on the bucket failed on this node (ns_memcached: Failed to enable traffic to bucket)", Attrs: attrs.Of(AttrError)},
+	BucketReady:         {Category: forensics.CategoryTraffic, Label: "ns_doctor: bucket ready", Doc: "ns_doctor learned that buckets became ready (traffic enabled) on a node, about a heartbeat after the fact", Attrs: attrs.Of(AttrActiveBuckets, AttrBuckets, AttrReadyNode)},
+	BucketUnready:       {Category: forensics.CategoryTraffic, Label: "ns_doctor: bucket no longer ready", Doc: "ns_doctor learned that buckets stopped being ready on a node (for example memcached restarted)", Attrs: attrs.Of(AttrActiveBuckets, AttrBuckets, AttrUnreadyNode)},
+	BucketNotReady:      {Category: forensics.CategoryWarmup, Label: "janitor: bucket not yet ready", Doc: "the orchestrator's janitor found the bucket not yet ready on some nodes and did not set vbucket states (ns_janitor)", Attrs: attrs.Of(AttrNodes)},
+	BucketLoaded:        {Category: forensics.CategoryWarmup, Label: "bucket loaded (traffic not yet enabled)", Doc: "the bucket's warmup finished loading on a node; traffic is NOT enabled yet (ns_memcached: Bucket … loaded on node …)", Attrs: attrs.Of(AttrLoadedNode, AttrSeconds, AttrVia)},
+	BucketOnline:        {Category: forensics.CategoryTraffic, Label: "bucket online", Doc: "the bucket came online on a node: traffic enabled (event log id 8199)", Attrs: attrs.Of(AttrBucketUUID, AttrComponent, AttrDescription, AttrEventID, AttrSeverity, AttrVia, AttrWarmupTime)},
+	FailoverStart:       {Category: forensics.CategoryFailover, Label: "failover began", Doc: "a failover of nodes began (ns_orchestrator, failover.erl; event log ids 6, 10, 14)", Attrs: attrs.Of(AttrAllowUnsafe, AttrAuto, AttrComponent, AttrDescription, AttrEventID, AttrFailoverReason, AttrGraceful, AttrHosts, AttrMasterNode, AttrNodes, AttrOperationID, AttrSeverity, AttrVia)},
+	FailoverNode:        {Category: forensics.CategoryFailover, Label: "nodes failed over", Doc: "nodes were failed over (failover.erl: Failed over …: ok); result is ok or incomplete", Attrs: attrs.Of(AttrErrorNodes, AttrNodes, AttrResult, AttrVia)},
+	FailoverFailed:      {Category: forensics.CategoryError, Label: "failover failed", Doc: "a failover failed, was interrupted or stopped (failover.erl, ns_orchestrator; event log ids 8, 9, 12, 13, 16)", Attrs: attrs.Of(AttrError, AttrGraceful, AttrOperationID, AttrVia)},
+	FailoverEnd:         {Category: forensics.CategoryFailover, Label: "failover completed", Doc: "a failover completed successfully (ns_orchestrator; event log ids 7, 11, 15)", Attrs: attrs.Of(AttrAuto, AttrCompletionMessage, AttrComponent, AttrDescription, AttrEventID, AttrFailoverReason, AttrGraceful, AttrMasterNode, AttrNodes, AttrOperationID, AttrSeverity, AttrTimeTaken, AttrVia)},
+	AutoFailover:        {Category: forensics.CategoryFailover, Label: "auto-failover", Doc: "a node was automatically failed over, with the reason (auto_failover)", Attrs: attrs.Of(AttrNodes, AttrReason, AttrVia)},
+	BucketFailoverStart: {Category: forensics.CategoryFailover, Label: "bucket failover began", Doc: "the failover of one bucket began (master events bucketFailoverStarted)", Attrs: attrs.Of(AttrHosts, AttrNodes, AttrVia)},
+	BucketFailoverEnd:   {Category: forensics.CategoryFailover, Label: "bucket failover ended", Doc: "the failover of one bucket ended (master events bucketFailoverEnded)", Attrs: attrs.Of(AttrHosts, AttrNodes, AttrVia)},
+	VBucketState:        {Category: forensics.CategoryFailover, Label: "vbucket state set", Doc: "ns_server set or decided a vbucket's state on a node (ns_memcached, ns_janitor; master events vbucketStateChange)", Attrs: attrs.Of(AttrFromState, AttrHost, AttrState, AttrVBNode, AttrVia)},
+	VBucketMap:          {Category: forensics.CategoryFailover, Label: "vbucket map changed", Doc: "the vbucket map changed a vbucket's chain, e.g. a replica promoted to active (master events updateMap; ns_janitor)", Attrs: attrs.Of(AttrActiveAfter, AttrActiveBefore, AttrChainAfter, AttrChainBefore, AttrVia)},
+	LoggedEvent:         {Category: forensics.CategoryOther, Label: "event log entry", Doc: "another event log entry (event log JSON), with its event_id and description", Attrs: attrs.Of(AttrComponent, AttrDescription, AttrDownNode, AttrEventID, AttrName, AttrNode, AttrReason, AttrSeverity, AttrVia)},
 }
 
 func docs(kinds ...forensics.Kind) []forensics.KindDoc {
@@ -118,7 +118,7 @@ func recognize(msg []byte, ev *forensics.Event, out found) {
 			// failover.erl orchestrate/2.
 			if nodes, _, _, ok := list(rest); ok {
 				ev.Kind = FailoverStart
-				ev.Set("nodes", nodes)
+				ev.Set(AttrNodes, nodes)
 				out(ev, nil)
 			}
 		} else if rest, ok := scan.Cut(msg, "Starting failover of nodes "); ok {
@@ -134,7 +134,7 @@ func recognize(msg []byte, ev *forensics.Event, out found) {
 		if rest, ok := scan.Cut(msg, "Port exited with status "); ok {
 			if st, _ := digits(rest); st != nil {
 				ev.Kind = PortExited
-				ev.Set("status", string(st))
+				ev.Set(AttrStatus, string(st))
 				out(ev, nil)
 			}
 		}
@@ -210,8 +210,8 @@ func serviceExited(rest []byte, ev *forensics.Event, out found) {
 		return
 	}
 	ev.Kind = ServiceExited
-	ev.Set("service", unquote(string(rest[1:k])))
-	ev.Set("status", string(st))
+	ev.Set(AttrService, unquote(string(rest[1:k])))
+	ev.Set(AttrStatus, string(st))
 	repeated(rest, ev)
 	out(ev, nil)
 }
@@ -226,7 +226,7 @@ func repeated(msg []byte, ev *forensics.Event) {
 	}
 	n, rest := digits(msg[i+len(repeatedTimes):])
 	if n != nil && scan.HasPrefix(rest, " times") {
-		ev.Set("repeated", string(n))
+		ev.Set(AttrRepeated, string(n))
 	}
 }
 
@@ -240,13 +240,13 @@ func cushionFailed(rest []byte, ev *forensics.Event, out found) {
 	}
 	reason := trimSpace(rest[k+len(failedColon):])
 	ev.Kind = PortExited
-	ev.Set("service", unquote(string(trimSpace(rest[:k]))))
+	ev.Set(AttrService, unquote(string(trimSpace(rest[:k]))))
 	if r, ok := scan.Cut(reason, "{abnormal,"); ok {
 		if st, r := digits(r); st != nil && len(r) > 0 && r[0] == '}' {
-			ev.Set("status", string(st))
+			ev.Set(AttrStatus, string(st))
 		}
 	}
-	ev.Set("reason", string(reason))
+	ev.Set(AttrReason, string(reason))
 	out(ev, nil)
 }
 
@@ -261,7 +261,7 @@ func bucketMessage(rest []byte, ev *forensics.Event, out found) {
 		if sec, _ := digits(r); sec != nil {
 			ev.Kind = BucketWarmed
 			ev.Bucket = b.String()
-			ev.Set("seconds", string(sec))
+			ev.Set(AttrSeconds, string(sec))
 			out(ev, nil)
 		}
 	} else if r, ok := scan.Cut(rest, " loaded on node "); ok {
@@ -277,15 +277,15 @@ func bucketMessage(rest []byte, ev *forensics.Event, out found) {
 		}
 		ev.Kind = BucketLoaded
 		ev.Bucket = b.String()
-		ev.Set("loaded_node", node.String())
-		ev.Set("seconds", string(sec))
+		ev.Set(AttrLoadedNode, node.String())
+		ev.Set(AttrSeconds, string(sec))
 		out(ev, nil)
 	} else if r, ok := scan.Cut(rest, " not yet ready on "); ok {
 		// ns_janitor cleanup_with_membase_bucket(s)_vbucket_map.
 		if nodes, _, _, ok := list(r); ok {
 			ev.Kind = BucketNotReady
 			ev.Bucket = b.String()
-			ev.Set("nodes", nodes)
+			ev.Set(AttrNodes, nodes)
 			out(ev, nil)
 		}
 	}
@@ -300,13 +300,13 @@ func failMessage(msg []byte, ev *forensics.Event, out found) {
 			return
 		}
 		ev.Kind = FailoverNode
-		ev.Set("nodes", nodes)
+		ev.Set(AttrNodes, nodes)
 		if _, ok := scan.Cut(r, ": ok"); ok {
-			ev.Set("result", "ok")
+			ev.Set(AttrResult, "ok")
 		} else if r, ok := scan.Cut(r, ". Failover couldn't complete on some nodes:"); ok {
-			ev.Set("result", "incomplete")
+			ev.Set(AttrResult, "incomplete")
 			if e := trimSpace(r); len(e) > 0 {
-				ev.Set("error_nodes", string(e))
+				ev.Set(AttrErrorNodes, string(e))
 			}
 		} else {
 			return
@@ -321,13 +321,13 @@ func failMessage(msg []byte, ev *forensics.Event, out found) {
 		ev.Kind = TrafficEnableFailed
 		ev.Bucket = b.String()
 		if r, ok := scan.Cut(r, ": "); ok {
-			ev.Set("error", string(trimSpace(r)))
+			ev.Set(AttrError, string(trimSpace(r)))
 		}
 		out(ev, nil)
 	} else if rest, ok := scan.Cut(msg, "Failover failed with "); ok {
 		// failover.erl orchestrate/2.
 		ev.Kind = FailoverFailed
-		ev.Set("error", string(trimSpace(rest)))
+		ev.Set(AttrError, string(trimSpace(rest)))
 		out(ev, nil)
 	} else if rest, ok := scan.Cut(msg, "Failover "); ok {
 		failoverResult(rest, false, ev, out)
@@ -348,16 +348,16 @@ func failoverResult(rest []byte, graceful bool, ev *forensics.Event, out found) 
 		if i := bytes.Index(reason, rebalanceOpID); i >= 0 {
 			reason = reason[:i]
 		}
-		ev.Set("error", string(trimSpace(reason)))
+		ev.Set(AttrError, string(trimSpace(reason)))
 	default:
 		return
 	}
 	if graceful {
-		ev.Set("graceful", "true")
+		ev.Set(AttrGraceful, "true")
 	}
 	if i := bytes.Index(rest, operationID); i >= 0 {
 		if id := firstWord(rest[i+len(operationID):]); len(id) > 0 {
-			ev.Set("operation_id", string(id))
+			ev.Set(AttrOperationID, string(id))
 		}
 	}
 	out(ev, nil)
@@ -382,18 +382,18 @@ func failoverStarting(rest []byte, graceful bool, ev *forensics.Event, out found
 		return
 	}
 	ev.Kind = FailoverStart
-	ev.Set("nodes", nodes)
+	ev.Set(AttrNodes, nodes)
 	if graceful {
-		ev.Set("graceful", "true")
+		ev.Set(AttrGraceful, "true")
 	}
 	if r, ok := scan.Cut(r, " AllowUnsafe = "); ok {
 		if v, _, ok := scalar(r); ok {
-			ev.Set("allow_unsafe", v.String())
+			ev.Set(AttrAllowUnsafe, v.String())
 		}
 	}
 	if i := bytes.Index(r, operationID); i >= 0 {
 		if id := firstWord(r[i+len(operationID):]); len(id) > 0 {
-			ev.Set("operation_id", string(id))
+			ev.Set(AttrOperationID, string(id))
 		}
 	}
 	out(ev, nil)
@@ -403,13 +403,13 @@ func failoverStarting(rest []byte, graceful bool, ev *forensics.Event, out found
 // "The following buckets became ready on node ~p: ~p" and
 // "The following buckets became not ready on node ~p: ~p, those of them are active ~p".
 func bucketsBecame(rest []byte, ev *forensics.Event, out found) {
-	kind, key := BucketReady, "ready_node"
+	kind, key := BucketReady, AttrReadyNode
 	r, ok := scan.Cut(rest, "ready on node ")
 	if !ok {
 		if r, ok = scan.Cut(rest, "not ready on node "); !ok {
 			return
 		}
-		kind, key = BucketUnready, "unready_node"
+		kind, key = BucketUnready, AttrUnreadyNode
 	}
 	node, r, ok := scalar(r)
 	if !ok {
@@ -424,14 +424,14 @@ func bucketsBecame(rest []byte, ev *forensics.Event, out found) {
 	}
 	ev.Kind = kind
 	ev.Set(key, node.String())
-	ev.Set("buckets", buckets)
+	ev.Set(AttrBuckets, buckets)
 	if n == 1 {
 		ev.Bucket = buckets
 	}
 	if kind == BucketUnready {
 		if r, ok := scan.Cut(r, ", those of them are active "); ok {
 			if active, _, _, ok := list(r); ok && active != "" {
-				ev.Set("active_buckets", active)
+				ev.Set(AttrActiveBuckets, active)
 			}
 		}
 	}
@@ -451,12 +451,12 @@ func autoFailover(rest []byte, ev *forensics.Event, out found) {
 		return
 	}
 	ev.Kind = AutoFailover
-	ev.Set("nodes", node.String())
+	ev.Set(AttrNodes, node.String())
 	if reason, ok := scan.Cut(r, " Reason: "); ok {
 		r = reason
 	}
 	if reason := trimSpace(r); len(reason) > 0 {
-		ev.Set("reason", string(reason))
+		ev.Set(AttrReason, string(reason))
 	}
 	out(ev, nil)
 }
@@ -482,7 +482,7 @@ func vbucketChanged(rest []byte, ev *forensics.Event, out found) {
 	}
 	ev.Kind = VBucketState
 	ev.Bucket = b.String()
-	ev.Set("state", state.String())
+	ev.Set(AttrState, state.String())
 	out(ev, nil)
 }
 
@@ -516,7 +516,7 @@ func vbucketsChanged(rest []byte, ev *forensics.Event, out found) {
 			return
 		}
 		ev.Kind = VBucketState
-		ev.Set("state", state.String())
+		ev.Set(AttrState, state.String())
 		out(ev, start[:len(start)-len(after)])
 		b = skipSpace(after)
 		if len(b) == 0 || b[0] != ',' {
@@ -555,9 +555,9 @@ func janitorActivating(rest []byte, ev *forensics.Event, out found) {
 	}
 	ev.Kind = VBucketState
 	ev.Bucket = b.String()
-	ev.Set("state", "active")
-	ev.Set("from_state", from.String())
-	ev.Set("vb_node", node.String())
+	ev.Set(AttrState, "active")
+	ev.Set(AttrFromState, from.String())
+	ev.Set(AttrVBNode, node.String())
 	out(ev, nil)
 }
 
@@ -583,7 +583,7 @@ func janitorNewMaster(rest []byte, ev *forensics.Event, out found) {
 	}
 	ev.Kind = VBucketMap
 	ev.Bucket = b.String()
-	ev.Set("active_after", node.String())
+	ev.Set(AttrActiveAfter, node.String())
 	out(ev, nil)
 }
 

@@ -63,7 +63,7 @@ func check(t *testing.T, f forensics.Format, origin forensics.Origin, input stri
 			t.Errorf("event %d (%s): no time", i, e.Kind)
 		}
 		for k, v := range w.attrs {
-			got := e.Attr(k)
+			got := e.Attr(forensics.AttrKey(k))
 			if v == "" {
 				for _, at := range e.Attrs {
 					if at.Key == k {

@@ -158,11 +158,11 @@ func (p *couchbaseLog) memInfoLine(n int64, text []byte) forensics.Stamp {
 		p.ev.Kind = MemInfo
 		p.ev.Line = n
 		p.ev.Text = string(text)
-		p.ev.Set("mem_total_kb", string(f[0]))
+		p.ev.Set(AttrMemTotalKB, string(f[0]))
 		return forensics.Stamp{Time: p.utc, Zone: forensics.ZoneUTC}
 	case "MemAvailable":
 		if p.memTotal > 0 {
-			p.ev.Set("mem_available_kb", string(f[0]))
+			p.ev.Set(AttrMemAvailableKB, string(f[0]))
 		}
 	}
 	return forensics.Stamp{}
@@ -231,12 +231,12 @@ func (p *couchbaseLog) kernelLine(n int64, text []byte, emit forensics.Emit) (fo
 		}
 		boot := p.utc.Add(-time.Duration(p.uptime * float64(time.Second)))
 		st = forensics.Stamp{Time: boot.Add(time.Duration(secs * float64(time.Second))).Truncate(time.Microsecond), Zone: forensics.ZoneUTC}
-		ev.Set("clock", "since-boot")
-		ev.Set("since_boot_s", string(inner))
+		ev.Set(AttrClock, "since-boot")
+		ev.Set(AttrSinceBootS, string(inner))
 		// The date and /proc/uptime tasks run tens of seconds apart (sar,
 		// vmstat and mpstat between them take 10 s each), and the kernel's
 		// clock stops while the machine is suspended.
-		ev.Set("uncertainty_s", "60")
+		ev.Set(AttrUncertaintyS, "60")
 	} else {
 		t, err := time.Parse("Mon Jan _2 15:04:05 2006", string(inner))
 		if err != nil {
@@ -248,14 +248,14 @@ func (p *couchbaseLog) kernelLine(n int64, text []byte, emit forensics.Emit) (fo
 		}
 		// dmesg -T adds the boot time to the kernel's clock, so it drifts
 		// by the time spent suspended; it prints whole seconds.
-		ev.Set("clock", "dmesg -T")
-		ev.Set("uncertainty_s", "1")
+		ev.Set(AttrClock, "dmesg -T")
+		ev.Set(AttrUncertaintyS, "1")
 	}
 	ev.Stamp = st
 	ev.Line = n
 	ev.Node = p.node
 	ev.Text = string(text)
-	ev.Set("section", sectionName(p.sec))
+	ev.Set(AttrSection, sectionName(p.sec))
 	emit(ev)
 	return st, nil
 }

@@ -49,13 +49,16 @@ func kernelEvent(msg []byte, ev *forensics.Event) bool {
 			j = len(r) - 1
 		}
 		ev.Kind = OOMKill
-		ev.Set("pid", string(pid))
-		ev.Set("process", string(r[:j]))
+		ev.Set(AttrPID, string(pid))
+		ev.Set(AttrProcess, string(r[:j]))
 		if i > 2 && msg[i-2] == ':' {
-			ev.Set("trigger", string(bytes.TrimSpace(msg[:i-2])))
+			ev.Set(AttrTrigger, string(bytes.TrimSpace(msg[:i-2])))
 		}
-		for _, f := range [...]struct{ key, attr string }{
-			{"total-vm:", "total_vm_kb"}, {"anon-rss:", "anon_rss_kb"}, {"file-rss:", "file_rss_kb"}, {"shmem-rss:", "shmem_rss_kb"},
+		for _, f := range [...]struct {
+			key  string
+			attr forensics.AttrKey
+		}{
+			{"total-vm:", AttrTotalVMKB}, {"anon-rss:", AttrAnonRSSKB}, {"file-rss:", AttrFileRSSKB}, {"shmem-rss:", AttrShmemRSSKB},
 		} {
 			if k := bytes.Index(r, []byte(f.key)); k >= 0 {
 				if v, rest := digits(r[k+len(f.key):]); v != nil && bytes.HasPrefix(rest, []byte("kB")) {
@@ -81,25 +84,25 @@ func kernelEvent(msg []byte, ev *forensics.Event) bool {
 			}
 			switch string(key) {
 			case "constraint":
-				ev.Set("constraint", string(val))
+				ev.Set(AttrConstraint, string(val))
 			case "task_memcg":
-				ev.Set("task_memcg", string(val))
+				ev.Set(AttrTaskMemcg, string(val))
 			case "oom_memcg":
-				ev.Set("oom_memcg", string(val))
+				ev.Set(AttrOomMemcg, string(val))
 			case "task":
 				task = val
 			case "pid":
 				pid = val
 			case "uid":
-				ev.Set("uid", string(val))
+				ev.Set(AttrUID, string(val))
 			}
 		}
 		if task == nil || pid == nil {
 			return false
 		}
 		ev.Kind = OOMConstraint
-		ev.Set("process", string(task))
-		ev.Set("pid", string(pid))
+		ev.Set(AttrProcess, string(task))
+		ev.Set(AttrPID, string(pid))
 		return true
 	}
 	if i := bytes.Index(msg, invokedOOM); i > 0 {
@@ -108,7 +111,7 @@ func kernelEvent(msg []byte, ev *forensics.Event) bool {
 			name = name[k+1:]
 		}
 		ev.Kind = OOMInvoked
-		ev.Set("process", string(name))
+		ev.Set(AttrProcess, string(name))
 		return true
 	}
 	return false

@@ -28,10 +28,10 @@ const (
 )
 
 var kinds = []forensics.KindDoc{
-	{Kind: OOMInvoked, Category: forensics.CategoryOther, Label: "oom invoked", Doc: "a process's allocation made the kernel run the OOM killer (… invoked oom-killer: gfp_mask=…); process is the one that asked, not the victim"},
-	{Kind: OOMConstraint, Category: forensics.CategoryOther, Label: "oom constraint", Doc: "the OOM killer chose its victim (oom-kill:constraint=…,task=…,pid=…): constraint, memory cgroup, process and pid"},
-	{Kind: MemInfo, Category: forensics.CategoryOther, Label: "meminfo", Doc: "the node's memory when cbcollect_info ran (couchbase.log's Raw /proc/meminfo: mem_total_kb, mem_available_kb); stamped with the collection time"},
-	{Kind: OOMKill, Category: forensics.CategoryOther, Label: "oom kill", Doc: "the OOM killer killed a process (Out of memory: Killed process PID (NAME) …), with its memory (total_vm_kb, anon_rss_kb, file_rss_kb, shmem_rss_kb); clock says how its time was placed"},
+	{Kind: OOMInvoked, Category: forensics.CategoryOther, Label: "oom invoked", Doc: "a process's allocation made the kernel run the OOM killer (… invoked oom-killer: gfp_mask=…); process is the one that asked, not the victim", Attrs: attrs.Of(AttrClock, AttrProcess, AttrSection, AttrSinceBootS, AttrUncertaintyS)},
+	{Kind: OOMConstraint, Category: forensics.CategoryOther, Label: "oom constraint", Doc: "the OOM killer chose its victim (oom-kill:constraint=…,task=…,pid=…): constraint, memory cgroup, process and pid", Attrs: attrs.Of(AttrClock, AttrConstraint, AttrOomMemcg, AttrPID, AttrProcess, AttrSection, AttrSinceBootS, AttrTaskMemcg, AttrUID, AttrUncertaintyS)},
+	{Kind: MemInfo, Category: forensics.CategoryOther, Label: "meminfo", Doc: "the node's memory when cbcollect_info ran (couchbase.log's Raw /proc/meminfo: mem_total_kb, mem_available_kb); stamped with the collection time", Attrs: attrs.Of(AttrMemAvailableKB, AttrMemTotalKB)},
+	{Kind: OOMKill, Category: forensics.CategoryOther, Label: "oom kill", Doc: "the OOM killer killed a process (Out of memory: Killed process PID (NAME) …), with its memory (total_vm_kb, anon_rss_kb, file_rss_kb, shmem_rss_kb); clock says how its time was placed", Attrs: attrs.Of(AttrAnonRSSKB, AttrClock, AttrFileRSSKB, AttrPID, AttrProcess, AttrSection, AttrShmemRSSKB, AttrSinceBootS, AttrTotalVMKB, AttrTrigger, AttrUncertaintyS)},
 }
 
 // CouchbaseLogFormat reads couchbase.log.

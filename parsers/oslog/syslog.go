@@ -63,9 +63,9 @@ func (p *syslog) Line(n int64, text []byte, emit forensics.Emit) (forensics.Stam
 			t = t.AddDate(-1, 0, 0)
 		}
 		st = forensics.Stamp{Time: t, Zone: forensics.ZoneAssumed}
-		ev.Set("clock", "syslog local time, zone not logged")
+		ev.Set(AttrClock, "syslog local time, zone not logged")
 	} else {
-		ev.Set("clock", "syslog")
+		ev.Set(AttrClock, "syslog")
 	}
 	ev.Stamp = st
 	ev.Line = n

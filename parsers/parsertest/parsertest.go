@@ -201,7 +201,7 @@ func Expect(t testing.TB, res Result, wants []Want) {
 				i, e.Kind, e.Line, e.VB, e.Bucket, w.Kind, w.Line, w.VB, w.Bucket)
 		}
 		for k, v := range w.Attrs {
-			if got := e.Attr(k); got != v {
+			if got := e.Attr(forensics.AttrKey(k)); got != v {
 				t.Errorf("event %d (%s): attr %s = %q, want %q", i, e.Kind, k, got, v)
 			}
 		}

@@ -72,15 +72,15 @@ func parseDCPT(msg []byte) (name dcpName, rest []byte, ok bool) {
 }
 
 func (n *dcpName) set(e *forensics.Event) {
-	add(e, "consumer", string(n.consumer))
+	add(e, AttrConsumer, string(n.consumer))
 	if n.short != nil {
-		add(e, "consumer_short", "secidx:proj-"+string(n.short))
+		add(e, AttrConsumerShort, "secidx:proj-"+string(n.short))
 	}
 	if len(n.keyspace) > 0 {
 		cbgo.SetKeyspace(e, string(n.keyspace))
 	}
 	if len(n.topic) > 0 {
-		add(e, "topic", string(n.topic))
+		add(e, AttrTopic, string(n.topic))
 	}
 }
 
@@ -114,7 +114,7 @@ func (p *parser) dcpt(n int64, text []byte, h cbgo.Header, msg []byte, emit fore
 		}
 		e := p.start(DCPClosed, n, h.Stamp, text)
 		name.set(e)
-		add(e, "reason", reason)
+		add(e, AttrReason, reason)
 		emit(e)
 		return nil
 	}
@@ -133,7 +133,7 @@ func (p *parser) dcpt(n int64, text []byte, h cbgo.Header, msg []byte, emit fore
 		}
 		e := p.start(DCPConnected, n, h.Stamp, text)
 		name.set(e)
-		add(e, "opaque", string(op))
+		add(e, AttrOpaque, string(op))
 		emit(e)
 	}
 	return nil
@@ -153,18 +153,18 @@ func (p *parser) streamReq(n int64, text []byte, h cbgo.Header, name *dcpName, o
 	}
 	vbText, rest := rest[:i], rest[i+1:]
 	var kind forensics.Kind
-	var key string
+	var key forensics.AttrKey
 	var value []byte
 	switch {
 	case scan.HasPrefix(rest, " with rollback "):
-		kind, key, value = StreamRollback, "rollback_seqno", bytes.TrimRight(rest[len(" with rollback "):], " ")
+		kind, key, value = StreamRollback, AttrRollbackSeqno, bytes.TrimRight(rest[len(" with rollback "):], " ")
 		if !cbgo.IsDecimal(value) {
 			return errors.New("malformed STREAMREQ with rollback: want a decimal seqno")
 		}
 	case scan.HasPrefix(rest, " unexpected status: "):
-		kind, key, value = StreamError, "status", bytes.TrimRight(rest[len(" unexpected status: "):], " ")
+		kind, key, value = StreamError, AttrStatus, bytes.TrimRight(rest[len(" unexpected status: "):], " ")
 	case scan.HasPrefix(rest, " with status: "):
-		kind, key, value = StreamError, "status", rest[len(" with status: "):]
+		kind, key, value = StreamError, AttrStatus, rest[len(" with status: "):]
 		if j := bytes.IndexByte(value, ','); j >= 0 {
 			value = value[:j]
 		}
@@ -181,7 +181,7 @@ func (p *parser) streamReq(n int64, text []byte, h cbgo.Header, name *dcpName, o
 	e := p.start(kind, n, h.Stamp, text)
 	e.VB = vb
 	name.set(e)
-	add(e, "opaque", string(op))
+	add(e, AttrOpaque, string(op))
 	add(e, key, string(value))
 	emit(e)
 	return nil
@@ -215,9 +215,9 @@ func (p *parser) kvdt(n int64, text []byte, h cbgo.Header, msg []byte, emit fore
 	}
 	e := p.start(StreamRollbackNotice, n, h.Stamp, text)
 	cbgo.SetKeyspace(e, string(keyspace))
-	add(e, "cluster", string(cluster))
-	add(e, "topic", string(topic))
-	add(e, "opaque", string(op))
+	add(e, AttrCluster, string(cluster))
+	add(e, AttrTopic, string(topic))
+	add(e, AttrOpaque, string(op))
 	emit(e)
 	return nil
 }
@@ -270,10 +270,10 @@ func (p *parser) vbrt(n int64, text []byte, h cbgo.Header, msg []byte, emit fore
 	e := p.start(kind, n, h.Stamp, text)
 	e.VB = vb
 	cbgo.SetKeyspace(e, string(prefix[i+2:j]))
-	add(e, "cluster", string(prefix[j+2:t]))
-	add(e, "topic", string(prefix[t+2:]))
-	add(e, "opaque", string(op))
-	add(e, "session", string(session))
+	add(e, AttrCluster, string(prefix[j+2:t]))
+	add(e, AttrTopic, string(prefix[t+2:]))
+	add(e, AttrOpaque, string(op))
+	add(e, AttrSession, string(session))
 	emit(e)
 	return nil
 }
@@ -358,16 +358,16 @@ func (p *parser) streamResponse(n int64, text []byte, h cbgo.Header, topic, clus
 	}
 	e := p.start(StreamResponse, n, h.Stamp, text)
 	e.VB = vb
-	add(e, "status", string(status))
+	add(e, AttrStatus, string(status))
 	cbgo.SetKeyspace(e, string(keyspace))
-	add(e, "vbuuid_hex", string(uuidHex))
-	add(e, "vbuuid", uuid)
-	add(e, "seqno", string(seqno))
-	add(e, "opaque", string(op))
-	add(e, "kvdata", string(kvdata))
-	add(e, "stage", stage)
-	add(e, "topic", string(topic))
-	add(e, "cluster", string(cluster))
+	add(e, AttrVbuuidHex, string(uuidHex))
+	add(e, AttrVbuuid, uuid)
+	add(e, AttrSeqno, string(seqno))
+	add(e, AttrOpaque, string(op))
+	add(e, AttrKvdata, string(kvdata))
+	add(e, AttrStage, stage)
+	add(e, AttrTopic, string(topic))
+	add(e, AttrCluster, string(cluster))
 	emit(e)
 	return nil
 }
@@ -403,12 +403,12 @@ func (p *parser) vbmap(n int64, text []byte, h cbgo.Header, topic, cluster, rest
 	}
 	e := p.start(VBMap, n, h.Stamp, text)
 	e.Bucket = string(bucket)
-	add(e, "pool", string(pool))
-	add(e, "bucket", e.Bucket)
-	add(e, "vbuckets", string(list))
-	add(e, "count", fmt.Sprint(count))
-	add(e, "topic", string(topic))
-	add(e, "cluster", string(cluster))
+	add(e, AttrPool, string(pool))
+	add(e, AttrBucket, e.Bucket)
+	add(e, AttrVbuckets, string(list))
+	add(e, AttrCount, fmt.Sprint(count))
+	add(e, AttrTopic, string(topic))
+	add(e, AttrCluster, string(cluster))
 	emit(e)
 	return nil
 }

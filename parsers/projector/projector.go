@@ -40,15 +40,15 @@ var Format = forensics.Format{
 	Detect:    detect,
 	New:       func(forensics.Origin) forensics.Parser { return &parser{} },
 	Kinds: []forensics.KindDoc{
-		{Kind: StreamRollback, Category: forensics.CategoryRollback, Label: "stream request answered with a rollback", Doc: "the local memcached answered a DCP stream request with a rollback (STREAMREQ(vb) with rollback seqno)"},
-		{Kind: StreamError, Category: forensics.CategoryError, Label: "stream request refused", Doc: "the local memcached refused a DCP stream request (STREAMREQ(vb) unexpected status, e.g. NOT_MY_VBUCKET)"},
-		{Kind: StreamResponse, Category: forensics.CategoryStream, Label: "stream request answered", Doc: "the projector passes memcached's answer to a stream request on to the indexer (backch controlStreamRequest): status, vbuuid, seqno"},
-		{Kind: StreamRollbackNotice, Category: forensics.CategoryRollback, Label: "feed got a rollback", Doc: "a keyspace's feed got a ROLLBACK answer to a stream request (StreamRequest ROLLBACK); the line names no vbucket"},
-		{Kind: StreamBegin, Category: forensics.CategoryStream, Label: "stream begin sent", Doc: "a vbucket routine sent StreamBegin to the indexers (success or rollback; the status is in stream_response)"},
-		{Kind: StreamEnd, Category: forensics.CategoryStream, Label: "stream end sent", Doc: "a vbucket routine sent StreamEnd to the indexers"},
-		{Kind: DCPConnected, Category: forensics.CategoryStream, Label: "DCP connection opened", Doc: "a DCP connection to the local memcached was opened for a feed (DCPT feed started)"},
-		{Kind: DCPClosed, Category: forensics.CategoryError, Label: "DCP connection closed", Doc: "a DCP connection to the local memcached ended (EOF received: memcached closed it; doReceive(): an error)"},
-		{Kind: VBMap, Category: forensics.CategoryStream, Label: "active vbuckets", Doc: "the vbuckets of a bucket the projector found active on its node when starting or restarting streams (FEED vbmap)"},
+		{Kind: StreamRollback, Category: forensics.CategoryRollback, Label: "stream request answered with a rollback", Doc: "the local memcached answered a DCP stream request with a rollback (STREAMREQ(vb) with rollback seqno)", Attrs: attrs.Of(AttrConsumer, AttrConsumerShort, AttrKeyspace, AttrOpaque, AttrRollbackSeqno, AttrTopic)},
+		{Kind: StreamError, Category: forensics.CategoryError, Label: "stream request refused", Doc: "the local memcached refused a DCP stream request (STREAMREQ(vb) unexpected status, e.g. NOT_MY_VBUCKET)", Attrs: attrs.Of(AttrConsumer, AttrConsumerShort, AttrKeyspace, AttrOpaque, AttrStatus, AttrTopic)},
+		{Kind: StreamResponse, Category: forensics.CategoryStream, Label: "stream request answered", Doc: "the projector passes memcached's answer to a stream request on to the indexer (backch controlStreamRequest): status, vbuuid, seqno", Attrs: attrs.Of(AttrCluster, AttrKeyspace, AttrKvdata, AttrOpaque, AttrSeqno, AttrStage, AttrStatus, AttrTopic, AttrVbuuid, AttrVbuuidHex)},
+		{Kind: StreamRollbackNotice, Category: forensics.CategoryRollback, Label: "feed got a rollback", Doc: "a keyspace's feed got a ROLLBACK answer to a stream request (StreamRequest ROLLBACK); the line names no vbucket", Attrs: attrs.Of(AttrCluster, AttrKeyspace, AttrOpaque, AttrTopic)},
+		{Kind: StreamBegin, Category: forensics.CategoryStream, Label: "stream begin sent", Doc: "a vbucket routine sent StreamBegin to the indexers (success or rollback; the status is in stream_response)", Attrs: attrs.Of(AttrCluster, AttrKeyspace, AttrOpaque, AttrSession, AttrTopic)},
+		{Kind: StreamEnd, Category: forensics.CategoryStream, Label: "stream end sent", Doc: "a vbucket routine sent StreamEnd to the indexers", Attrs: attrs.Of(AttrCluster, AttrKeyspace, AttrOpaque, AttrSession, AttrTopic)},
+		{Kind: DCPConnected, Category: forensics.CategoryStream, Label: "DCP connection opened", Doc: "a DCP connection to the local memcached was opened for a feed (DCPT feed started)", Attrs: attrs.Of(AttrConsumer, AttrConsumerShort, AttrKeyspace, AttrOpaque, AttrTopic)},
+		{Kind: DCPClosed, Category: forensics.CategoryError, Label: "DCP connection closed", Doc: "a DCP connection to the local memcached ended (EOF received: memcached closed it; doReceive(): an error)", Attrs: attrs.Of(AttrConsumer, AttrConsumerShort, AttrKeyspace, AttrReason, AttrTopic)},
+		{Kind: VBMap, Category: forensics.CategoryStream, Label: "active vbuckets", Doc: "the vbuckets of a bucket the projector found active on its node when starting or restarting streams (FEED vbmap)", Attrs: attrs.Of(AttrBucket, AttrCluster, AttrCount, AttrPool, AttrTopic, AttrVbuckets)},
 	},
 }
 
@@ -98,6 +98,6 @@ func (p *parser) start(k forensics.Kind, n int64, st forensics.Stamp, text []byt
 	return e
 }
 
-func add(e *forensics.Event, key, value string) {
-	e.Attrs = append(e.Attrs, forensics.Attr{Key: key, Value: value})
+func add(e *forensics.Event, key forensics.AttrKey, value string) {
+	e.Attrs = append(e.Attrs, forensics.NewAttr(key, value))
 }

@@ -6,68 +6,64 @@ import "forensics"
 // event (the JSON attrs, --sql), so a key, once written, never changes;
 // rules name them by these constants, never by their strings.
 const (
-	AttrAction         = "action"
-	AttrAttempt        = "attempt"
-	AttrAttempts       = "attempts"
-	AttrCaller         = "caller"
-	AttrCells          = "cells"
-	AttrCommand        = "command"
-	AttrCurrentState   = "current_state"
-	AttrCycles         = "cycles"
-	AttrDoc            = "doc"
-	AttrError          = "error"
-	AttrKeyspace       = "keyspace"
-	AttrKeyspaces      = "keyspaces"
-	AttrLevel          = "level"
-	AttrNewPrimary     = "new_primary"
-	AttrOldPrimary     = "old_primary"
-	AttrReason         = "reason"
-	AttrRetry          = "retry"
-	AttrShard          = "shard"
-	AttrSnapshot       = "snapshot"
-	AttrSourceKeyspace = "source_keyspace"
-	AttrStartState     = "start_state"
-	AttrStep           = "step"
-	AttrStream         = "stream"
-	AttrTables         = "tables"
-	AttrTrafficState   = "traffic_state"
-	AttrWorkflow       = "workflow"
-	AttrWorkflows      = "workflows"
+	AttrAction         forensics.AttrKey = "action"
+	AttrAttempt        forensics.AttrKey = "attempt"
+	AttrAttempts       forensics.AttrKey = "attempts"
+	AttrCaller         forensics.AttrKey = "caller"
+	AttrCells          forensics.AttrKey = "cells"
+	AttrCommand        forensics.AttrKey = "command"
+	AttrCurrentState   forensics.AttrKey = "current_state"
+	AttrCycles         forensics.AttrKey = "cycles"
+	AttrDoc            forensics.AttrKey = "doc"
+	AttrError          forensics.AttrKey = "error"
+	AttrKeyspace       forensics.AttrKey = "keyspace"
+	AttrKeyspaces      forensics.AttrKey = "keyspaces"
+	AttrLevel          forensics.AttrKey = "level"
+	AttrNewPrimary     forensics.AttrKey = "new_primary"
+	AttrOldPrimary     forensics.AttrKey = "old_primary"
+	AttrReason         forensics.AttrKey = "reason"
+	AttrRetry          forensics.AttrKey = "retry"
+	AttrShard          forensics.AttrKey = "shard"
+	AttrSnapshot       forensics.AttrKey = "snapshot"
+	AttrSourceKeyspace forensics.AttrKey = "source_keyspace"
+	AttrStartState     forensics.AttrKey = "start_state"
+	AttrStep           forensics.AttrKey = "step"
+	AttrStream         forensics.AttrKey = "stream"
+	AttrTables         forensics.AttrKey = "tables"
+	AttrTrafficState   forensics.AttrKey = "traffic_state"
+	AttrWorkflow       forensics.AttrKey = "workflow"
+	AttrWorkflows      forensics.AttrKey = "workflows"
+	AttrTabletType     forensics.AttrKey = "tablet_type"
 )
 
-// Attrs lists, for each kind the vitess parsers emit, the attributes it
-// may carry. A rule reads only these; rules/attrs_test.go holds the parsers
-// to them on real lines.
-var Attrs = map[forensics.Kind][]string{
-	KindCancelFailed:      {AttrCaller, AttrError, AttrLevel, AttrStep, AttrWorkflow},
-	KindCancelStart:       {AttrCaller, AttrLevel, AttrStep, AttrWorkflow},
-	KindCancelStep:        {AttrCaller, AttrLevel, AttrStep, AttrWorkflow},
-	KindContextError:      {AttrCaller, AttrError, AttrKeyspace, AttrLevel, AttrShard, AttrStep},
-	KindCreateJournal:     {AttrCaller, AttrLevel, AttrStep},
-	KindCreateReverse:     {AttrCaller, AttrLevel, AttrStep},
-	KindFreeze:            {AttrCaller, AttrLevel, AttrStep, AttrWorkflow},
-	KindKeyspaces:         {AttrDoc, AttrKeyspaces, AttrSnapshot},
-	KindLockTables:        {AttrCaller, AttrCycles, AttrLevel, AttrStep},
-	KindLockTablesFailed:  {AttrAttempt, AttrAttempts, AttrCaller, AttrError, AttrLevel, AttrStep},
-	KindReparentDone:      {AttrAction, AttrCaller, AttrKeyspace, AttrLevel, AttrShard, AttrStep},
-	KindReparentFailed:    {AttrAction, AttrCaller, AttrError, AttrKeyspace, AttrLevel, AttrReason, AttrShard, AttrStep},
-	KindReparentStart:     {AttrAction, AttrCaller, AttrKeyspace, AttrLevel, AttrNewPrimary, AttrShard, AttrStep},
-	KindReparentStep:      {AttrCaller, AttrLevel, AttrOldPrimary, AttrStep},
-	KindRoutingChanged:    {AttrCaller, AttrKeyspace, AttrLevel, AttrStep, AttrTables},
-	KindRoutingRules:      {AttrDoc, AttrSnapshot},
-	KindShard:             {AttrDoc, AttrKeyspace, AttrShard, AttrSnapshot},
-	KindShardRoutingRules: {AttrDoc, AttrSnapshot},
-	KindSrvKeyspace:       {AttrCells, AttrDoc, AttrKeyspace, AttrSnapshot},
-	KindStopSourceWrites:  {AttrCaller, AttrLevel, AttrStep},
-	KindStopStreams:       {AttrCaller, AttrLevel, AttrStep},
-	KindSwitchFailed:      {AttrAction, AttrCaller, AttrError, AttrKeyspace, AttrLevel, AttrStep},
-	KindSwitchResult:      {AttrCommand, AttrCurrentState, AttrDoc, AttrKeyspace, AttrSnapshot, AttrStartState, AttrWorkflow},
-	KindSwitchStart:       {AttrAction, AttrCaller, AttrKeyspace, AttrLevel, AttrStep, AttrWorkflow},
-	KindVReplError:        {AttrCaller, AttrError, AttrKeyspace, AttrLevel, AttrShard, AttrStep, AttrStream},
-	KindVReplRetry:        {AttrCaller, AttrError, AttrLevel, AttrRetry, AttrStep, AttrStream},
-	KindVReplStart:        {AttrCaller, AttrKeyspace, AttrLevel, AttrShard, AttrStep, AttrStream, AttrWorkflow},
-	KindWaitCatchup:       {AttrCaller, AttrLevel, AttrStep},
-	KindWorkflow:          {AttrDoc, AttrKeyspace, AttrSnapshot, AttrSourceKeyspace, AttrTables, AttrWorkflow},
-	KindWorkflowList:      {AttrDoc, AttrKeyspace, AttrSnapshot, AttrWorkflows},
-	KindWorkflowStatus:    {AttrDoc, AttrKeyspace, AttrSnapshot, AttrTrafficState, AttrWorkflow},
+// attrs says what each key holds; each kind's doc lists the keys it carries.
+var attrs = forensics.AttrDocs{
+	{Key: AttrAction, Type: forensics.AttrText, Doc: "the operation the step belongs to: SwitchReads, SwitchWrites, PlannedReparentShard, EmergencyReparentShard"},
+	{Key: AttrAttempt, Type: forensics.AttrInt, Doc: "which attempt at LOCK TABLES failed"},
+	{Key: AttrAttempts, Type: forensics.AttrInt, Doc: "how many attempts at LOCK TABLES are allowed"},
+	{Key: AttrCaller, Type: forensics.AttrText, Doc: "the file and line that logged the entry"},
+	{Key: AttrCells, Type: forensics.AttrList, Doc: "the cells of the serving graph"},
+	{Key: AttrCommand, Type: forensics.AttrText, Doc: "the command that printed the result: SwitchTraffic, ReverseTraffic"},
+	{Key: AttrCurrentState, Type: forensics.AttrText, Doc: "the workflow's traffic state after the switch"},
+	{Key: AttrCycles, Type: forensics.AttrInt, Doc: "how many LOCK TABLES cycles the switch runs"},
+	{Key: AttrDoc, Type: forensics.AttrJSON, Doc: "the snapshot document, as JSON"},
+	{Key: AttrError, Type: forensics.AttrText, Doc: "the error, as logged"},
+	{Key: AttrKeyspace, Type: forensics.AttrText, Doc: "the keyspace concerned"},
+	{Key: AttrKeyspaces, Type: forensics.AttrList, Doc: "the keyspaces of the snapshot"},
+	{Key: AttrLevel, Type: forensics.AttrText, Doc: "the entry's log level: I, W, E, F"},
+	{Key: AttrNewPrimary, Type: forensics.AttrText, Doc: "the tablet elected primary, as cell-uid"},
+	{Key: AttrOldPrimary, Type: forensics.AttrText, Doc: "the primary being demoted, as cell-uid"},
+	{Key: AttrReason, Type: forensics.AttrText, Doc: "why the reparent failed, as a word: replica_not_caught_up, lost_topology_lock, …"},
+	{Key: AttrRetry, Type: forensics.AttrDuration, Doc: "how long the stream waits before it retries"},
+	{Key: AttrShard, Type: forensics.AttrText, Doc: "the shard concerned"},
+	{Key: AttrSnapshot, Type: forensics.AttrText, Doc: "the folder or file of the topology snapshot"},
+	{Key: AttrSourceKeyspace, Type: forensics.AttrText, Doc: "the keyspace the workflow copies from"},
+	{Key: AttrStartState, Type: forensics.AttrText, Doc: "the workflow's traffic state before the switch"},
+	{Key: AttrStep, Type: forensics.AttrText, Doc: "the step of the operation, as a word: switch_writes, lock_tables, …"},
+	{Key: AttrStream, Type: forensics.AttrInt, Doc: "the VReplication stream id"},
+	{Key: AttrTables, Type: forensics.AttrList, Doc: "the tables concerned"},
+	{Key: AttrTabletType, Type: forensics.AttrText, Doc: "the tablet type of the denied query's target: primary, replica, rdonly"},
+	{Key: AttrTrafficState, Type: forensics.AttrText, Doc: "the workflow's traffic state"},
+	{Key: AttrWorkflow, Type: forensics.AttrText, Doc: "the VReplication workflow"},
+	{Key: AttrWorkflows, Type: forensics.AttrList, Doc: "the workflows of the keyspace"},
 }

@@ -276,7 +276,7 @@ func decodeDoc[T any](ev *forensics.Event, kind forensics.Kind) (T, error) {
 	if ev.Kind != kind {
 		return d, fmt.Errorf("event is %s, not %s", ev.Kind, kind)
 	}
-	doc := ev.Attr("doc")
+	doc := ev.Attr(AttrDoc)
 	if doc == "" {
 		return d, fmt.Errorf("%s event at %s:%d has no doc", kind, ev.Source, ev.Line)
 	}

@@ -26,13 +26,13 @@ const (
 )
 
 var opKinds = []forensics.KindDoc{
-	{Kind: KindReparentStart, Category: forensics.CategoryStep, Label: "reparent start", Component: "vtctld", Doc: "a PlannedReparentShard or EmergencyReparentShard took the shard lock (action, new_primary when named)"},
-	{Kind: KindReparentStep, Category: forensics.CategoryStep, Label: "reparent step", Component: "vtctld", Doc: "a reparent chose or demoted a primary (old_primary, new_primary)"},
-	{Kind: KindReparentFailed, Category: forensics.CategoryError, Label: "reparent failed", Component: "vtctld", Doc: "a reparent released the shard lock with an error (reason, error)"},
-	{Kind: KindReparentDone, Category: forensics.CategoryStep, Label: "reparent done", Component: "vtctld", Doc: "a reparent released the shard lock after it succeeded"},
-	{Kind: KindVReplError, Category: forensics.CategoryError, Label: "vreplication error", Component: "vttablet", Doc: "a VReplication stream went into the error state and stopped retrying (stream, error)"},
-	{Kind: KindVReplRetry, Category: forensics.CategoryOther, Label: "vreplication retry", Component: "vttablet", Doc: "a VReplication stream failed and will retry (stream, retry, error)"},
-	{Kind: KindVReplStart, Category: forensics.CategoryOther, Label: "vreplication start", Component: "vttablet", Doc: "a VReplication stream's player started (stream, workflow when logged)"},
+	{Kind: KindReparentStart, Category: forensics.CategoryStep, Label: "reparent start", Component: "vtctld", Doc: "a PlannedReparentShard or EmergencyReparentShard took the shard lock (action, new_primary when named)", Attrs: attrs.Of(AttrAction, AttrCaller, AttrKeyspace, AttrLevel, AttrNewPrimary, AttrShard, AttrStep)},
+	{Kind: KindReparentStep, Category: forensics.CategoryStep, Label: "reparent step", Component: "vtctld", Doc: "a reparent chose or demoted a primary (old_primary, new_primary)", Attrs: attrs.Of(AttrCaller, AttrLevel, AttrOldPrimary, AttrStep)},
+	{Kind: KindReparentFailed, Category: forensics.CategoryError, Label: "reparent failed", Component: "vtctld", Doc: "a reparent released the shard lock with an error (reason, error)", Attrs: attrs.Of(AttrAction, AttrCaller, AttrError, AttrKeyspace, AttrLevel, AttrNewPrimary, AttrReason, AttrShard, AttrStep)},
+	{Kind: KindReparentDone, Category: forensics.CategoryStep, Label: "reparent done", Component: "vtctld", Doc: "a reparent released the shard lock after it succeeded", Attrs: attrs.Of(AttrAction, AttrCaller, AttrKeyspace, AttrLevel, AttrShard, AttrStep)},
+	{Kind: KindVReplError, Category: forensics.CategoryError, Label: "vreplication error", Component: "vttablet", Doc: "a VReplication stream went into the error state and stopped retrying (stream, error)", Attrs: attrs.Of(AttrCaller, AttrError, AttrKeyspace, AttrLevel, AttrShard, AttrStep, AttrStream)},
+	{Kind: KindVReplRetry, Category: forensics.CategoryOther, Label: "vreplication retry", Component: "vttablet", Doc: "a VReplication stream failed and will retry (stream, retry, error)", Attrs: attrs.Of(AttrCaller, AttrError, AttrLevel, AttrRetry, AttrStep, AttrStream)},
+	{Kind: KindVReplStart, Category: forensics.CategoryOther, Label: "vreplication start", Component: "vttablet", Doc: "a VReplication stream's player started (stream, workflow when logged)", Attrs: attrs.Of(AttrCaller, AttrKeyspace, AttrLevel, AttrShard, AttrStep, AttrStream, AttrWorkflow)},
 }
 
 // classifyOps reads the reparent and VReplication lines; first is the
@@ -45,9 +45,9 @@ func classifyOps(first, msg []byte) (step, bool) {
 		if rest, ok := cutReparent(first, "Locking shard "); ok {
 			ks, shard, action := shardLock(rest)
 			s := step{kind: KindReparentStart, name: "lock_shard", keyspace: ks, shard: shard,
-				attrs: []forensics.Attr{{Key: "action", Value: actionName(action)}}}
+				attrs: []attr{{AttrAction, actionName(action)}}}
 			if np := actionAlias(action); np != "" {
-				s.attrs = append(s.attrs, forensics.Attr{Key: "new_primary", Value: np})
+				s.attrs = append(s.attrs, attr{AttrNewPrimary, np})
 			}
 			return s, true
 		}
@@ -59,7 +59,7 @@ func classifyOps(first, msg []byte) (step, bool) {
 			if target, action, ok := strings.Cut(rest, " for successful action "); ok {
 				ks, shard, _ := strings.Cut(target, "/")
 				return step{kind: KindReparentDone, name: "unlock_shard", keyspace: ks, shard: strings.TrimSpace(shard),
-					attrs: []forensics.Attr{{Key: "action", Value: actionName(action)}}}, true
+					attrs: []attr{{AttrAction, actionName(action)}}}, true
 			}
 			head, errText, ok := strings.Cut(rest, " with error ")
 			if !ok {
@@ -68,7 +68,7 @@ func classifyOps(first, msg []byte) (step, bool) {
 			ks, shard, action := shardLock(head)
 			errText += continuation(msg)
 			return step{kind: KindReparentFailed, name: "unlock_shard", keyspace: ks, shard: shard, err: errText,
-				attrs: []forensics.Attr{{Key: "action", Value: actionName(action)}, {Key: "reason", Value: ReparentReason(errText)}}}, true
+				attrs: []attr{{AttrAction, actionName(action)}, {AttrReason, ReparentReason(errText)}}}, true
 		}
 	case 'w':
 		// go/vt/vtctl/reparentutil/emergency_reparenter.go reparentShardLocked:
@@ -76,12 +76,12 @@ func classifyOps(first, msg []byte) (step, bool) {
 		if rest, ok := cut(first, "will initiate emergency reparent shard in keyspace - "); ok {
 			ks, shard, _ := strings.Cut(rest, ", shard - ")
 			return step{kind: KindReparentStart, name: "initiate", keyspace: ks, shard: strings.TrimSpace(shard),
-				attrs: []forensics.Attr{{Key: "action", Value: "EmergencyReparentShard"}}}, true
+				attrs: []attr{{AttrAction, "EmergencyReparentShard"}}}, true
 		}
 	case 'e':
 		// planned_reparenter.go preflightChecks: "elected new primary candidate %v".
 		if rest, ok := cut(first, "elected new primary candidate "); ok {
-			return step{kind: KindReparentStep, name: "elected", attrs: []forensics.Attr{{Key: "new_primary", Value: strings.TrimSpace(rest)}}}, true
+			return step{kind: KindReparentStep, name: "elected", attrs: []attr{{AttrNewPrimary, strings.TrimSpace(rest)}}}, true
 		}
 		// go/vt/vttablet/tabletmanager/vreplication/controller.go run, through
 		// binlogplayer.LogError: "error in stream %v, retrying after %v: %s".
@@ -89,12 +89,12 @@ func classifyOps(first, msg []byte) (step, bool) {
 			id, rest, _ := strings.Cut(rest, ", retrying after ")
 			retry, errText, _ := strings.Cut(rest, ": ")
 			return step{kind: KindVReplRetry, name: "retry", err: errText + continuation(msg),
-				attrs: []forensics.Attr{{Key: "stream", Value: id}, {Key: "retry", Value: retry}}}, true
+				attrs: []attr{{AttrStream, id}, {AttrRetry, retry}}}, true
 		}
 	case 'd':
 		// planned_reparenter.go performGracefulPromotion: "demoting current primary: %v".
 		if rest, ok := cut(first, "demoting current primary: "); ok {
-			return step{kind: KindReparentStep, name: "demote", attrs: []forensics.Attr{{Key: "old_primary", Value: strings.TrimSpace(rest)}}}, true
+			return step{kind: KindReparentStep, name: "demote", attrs: []attr{{AttrOldPrimary, strings.TrimSpace(rest)}}}, true
 		}
 	case 'v':
 		// controller.go runBlp: "vreplication stream %d going into error state due to %+v".
@@ -104,14 +104,14 @@ func classifyOps(first, msg []byte) (step, bool) {
 				return step{}, false
 			}
 			return step{kind: KindVReplError, name: "error_state", err: errText + continuation(msg),
-				attrs: []forensics.Attr{{Key: "stream", Value: id}}}, true
+				attrs: []attr{{AttrStream, id}}}, true
 		}
 	case 'S':
 		// vplayer.go: "Starting VReplication player id: %v, startPos: %v, …"
 		// and, from v21, "Starting VReplication player id: %v, name: %v, startPos: %v, stop: %v".
 		if rest, ok := cut(first, "Starting VReplication player id: "); ok {
 			id, rest, _ := strings.Cut(rest, ",")
-			s := step{kind: KindVReplStart, name: "player_start", attrs: []forensics.Attr{{Key: "stream", Value: strings.TrimSpace(id)}}}
+			s := step{kind: KindVReplStart, name: "player_start", attrs: []attr{{AttrStream, strings.TrimSpace(id)}}}
 			if name, ok := strings.CutPrefix(strings.TrimSpace(rest), "name: "); ok {
 				s.workflow, _, _ = strings.Cut(name, ",")
 			}
@@ -248,9 +248,9 @@ func (p *vtctldParser) reparentCommand(line []byte) {
 		return
 	}
 	ks, shard, _ := strings.Cut(c.args[len(c.args)-1], "/")
-	s := &step{keyspace: ks, shard: shard, attrs: []forensics.Attr{{Key: "action", Value: c.name}}}
+	s := &step{keyspace: ks, shard: shard, attrs: []attr{{AttrAction, c.name}}}
 	if np := c.flag("new-primary", "new_primary"); np != "" {
-		s.attrs = append(s.attrs, forensics.Attr{Key: "new_primary", Value: np})
+		s.attrs = append(s.attrs, attr{AttrNewPrimary, np})
 	}
 	p.reparent = s
 }
@@ -271,6 +271,6 @@ func (p *vtctldParser) reparentError(first, msg []byte, e *logEntry) (step, bool
 	}
 	errText += continuation(msg)
 	s := step{kind: KindReparentFailed, name: "client_error", keyspace: r.keyspace, shard: r.shard, err: errText,
-		attrs: append(append([]forensics.Attr(nil), r.attrs...), forensics.Attr{Key: "reason", Value: ReparentReason(errText)})}
+		attrs: append(append([]attr(nil), r.attrs...), attr{AttrReason, ReparentReason(errText)})}
 	return s, true
 }

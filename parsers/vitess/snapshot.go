@@ -224,10 +224,10 @@ func (p *snapshotParser) document(doc any, raw []byte, line int64, cmd command, 
 			}
 			ev := p.start(KindWorkflow, line, text)
 			ev.Keyspace = w.Target
-			set(ev, "workflow", w.Name)
-			set(ev, "keyspace", w.Target)
-			set(ev, "source_keyspace", w.Source)
-			set(ev, "tables", strings.Join(w.Tables, ","))
+			set(ev, AttrWorkflow, w.Name)
+			set(ev, AttrKeyspace, w.Target)
+			set(ev, AttrSourceKeyspace, w.Source)
+			set(ev, AttrTables, strings.Join(w.Tables, ","))
 			p.finish(ev, w, emit)
 		}
 		return nil
@@ -434,8 +434,8 @@ func (p *snapshotParser) rules(o object, line int64, text string, cmd command, e
 func (p *snapshotParser) shard(s Shard, line int64, text string, emit forensics.Emit) {
 	ev := p.start(KindShard, line, text)
 	ev.Keyspace, ev.Shard = s.Keyspace, s.Name
-	set(ev, "keyspace", s.Keyspace)
-	set(ev, "shard", s.Name)
+	set(ev, AttrKeyspace, s.Keyspace)
+	set(ev, AttrShard, s.Name)
 	p.finish(ev, s, emit)
 }
 
@@ -448,7 +448,7 @@ func (p *snapshotParser) keyspaces(kss []Keyspace, line int64, text string, emit
 		names[i] = k.Name
 	}
 	ev := p.start(KindKeyspaces, line, text)
-	set(ev, "keyspaces", strings.Join(names, ","))
+	set(ev, AttrKeyspaces, strings.Join(names, ","))
 	p.finish(ev, Keyspaces{Keyspaces: kss}, emit)
 }
 
@@ -467,34 +467,34 @@ func (p *snapshotParser) srvKeyspaces(cells map[string]SrvKeyspace, cmd command,
 	}
 	ev := p.start(KindSrvKeyspace, line, text)
 	ev.Keyspace = d.Keyspace
-	set(ev, "keyspace", d.Keyspace)
-	set(ev, "cells", strings.Join(sortedKeys(cells), ","))
+	set(ev, AttrKeyspace, d.Keyspace)
+	set(ev, AttrCells, strings.Join(sortedKeys(cells), ","))
 	p.finish(ev, d, emit)
 }
 
 func (p *snapshotParser) srvVSchemas(cells map[string]SrvVSchema, line int64, text string, emit forensics.Emit) {
 	ev := p.start(KindSrvVSchema, line, text)
-	set(ev, "cells", strings.Join(sortedKeys(cells), ","))
+	set(ev, AttrCells, strings.Join(sortedKeys(cells), ","))
 	p.finish(ev, SrvVSchemas{Cells: cells}, emit)
 }
 
 func (p *snapshotParser) workflowStatus(ws WorkflowStatus, line int64, text string, emit forensics.Emit) {
 	ev := p.start(KindWorkflowStatus, line, text)
 	ev.Keyspace = ws.Keyspace
-	set(ev, "keyspace", ws.Keyspace)
-	set(ev, "workflow", ws.Workflow)
-	set(ev, "traffic_state", ws.TrafficState)
+	set(ev, AttrKeyspace, ws.Keyspace)
+	set(ev, AttrWorkflow, ws.Workflow)
+	set(ev, AttrTrafficState, ws.TrafficState)
 	p.finish(ev, ws, emit)
 }
 
 func (p *snapshotParser) switchResult(r SwitchResult, line int64, text string, emit forensics.Emit) {
 	ev := p.start(KindSwitchResult, line, text)
 	ev.Keyspace = r.Keyspace
-	set(ev, "command", r.Command)
-	set(ev, "keyspace", r.Keyspace)
-	set(ev, "workflow", r.Workflow)
-	set(ev, "start_state", r.StartState)
-	set(ev, "current_state", r.CurrentState)
+	set(ev, AttrCommand, r.Command)
+	set(ev, AttrKeyspace, r.Keyspace)
+	set(ev, AttrWorkflow, r.Workflow)
+	set(ev, AttrStartState, r.StartState)
+	set(ev, AttrCurrentState, r.CurrentState)
 	p.finish(ev, r, emit)
 }
 
@@ -513,13 +513,13 @@ func (p *snapshotParser) finish(ev *forensics.Event, doc any, emit forensics.Emi
 	if err != nil {
 		panic(err) // the doc types marshal
 	}
-	set(ev, "snapshot", p.snapshot)
-	set(ev, "doc", string(b))
+	set(ev, AttrSnapshot, p.snapshot)
+	set(ev, AttrDoc, string(b))
 	emit(ev)
 }
 
 // set adds an attribute that has a value.
-func set(ev *forensics.Event, key, value string) {
+func set(ev *forensics.Event, key forensics.AttrKey, value string) {
 	if value != "" {
 		ev.Set(key, value)
 	}
@@ -638,8 +638,8 @@ func (p *snapshotParser) workflowList(names []string, cmd command, line int64, t
 	}
 	ev := p.start(KindWorkflowList, line, text)
 	ev.Keyspace = d.Keyspace
-	set(ev, "keyspace", d.Keyspace)
-	set(ev, "workflows", strings.Join(names, ","))
+	set(ev, AttrKeyspace, d.Keyspace)
+	set(ev, AttrWorkflows, strings.Join(names, ","))
 	p.finish(ev, d, emit)
 }
 

@@ -63,7 +63,7 @@ func check(t *testing.T, f forensics.Format, origin forensics.Origin, input stri
 				}
 				continue
 			}
-			if got := e.Attr(k); got != v {
+			if got := e.Attr(forensics.AttrKey(k)); got != v {
 				t.Errorf("event %d (%s): attr %s = %q, want %q", i, e.Kind, k, got, v)
 			}
 		}

@@ -95,6 +95,13 @@ func (p *vtctldParser) End(emit forensics.Emit) error {
 	return nil
 }
 
+// attr is an attribute a step adds to the event's own; one without a value
+// is left out.
+type attr struct {
+	key   forensics.AttrKey
+	value string
+}
+
 // step is what an entry says, once classified.
 type step struct {
 	kind     forensics.Kind
@@ -104,7 +111,7 @@ type step struct {
 	workflow string
 	tables   []string
 	err      string
-	attrs    []forensics.Attr
+	attrs    []attr
 }
 
 // flush turns the finished entry into its events.
@@ -169,16 +176,16 @@ func (p *vtctldParser) flush(emit forensics.Emit) {
 		if len(s.tables) == 1 {
 			ev.Table = s.tables[0]
 		}
-		ev.Set("level", string(e.level))
-		set(ev, "caller", string(e.buf[e.caller[0]:e.caller[1]]))
-		set(ev, "step", s.name)
-		set(ev, "keyspace", s.keyspace)
-		set(ev, "shard", s.shard)
-		set(ev, "workflow", s.workflow)
-		set(ev, "tables", strings.Join(s.tables, ","))
-		set(ev, "error", s.err)
+		ev.Set(AttrLevel, string(e.level))
+		set(ev, AttrCaller, string(e.buf[e.caller[0]:e.caller[1]]))
+		set(ev, AttrStep, s.name)
+		set(ev, AttrKeyspace, s.keyspace)
+		set(ev, AttrShard, s.shard)
+		set(ev, AttrWorkflow, s.workflow)
+		set(ev, AttrTables, strings.Join(s.tables, ","))
+		set(ev, AttrError, s.err)
 		for _, a := range s.attrs {
-			set(ev, a.Key, a.Value)
+			set(ev, a.key, a.value)
 		}
 		emit(ev)
 	}
@@ -254,7 +261,7 @@ func classify(first, msg []byte, level byte) (step, bool) {
 		// server.go switchWrites: "Executing LOCK TABLES on source tables %d times".
 		if rest, ok := cut(first, "Executing LOCK TABLES on source tables "); ok {
 			n, _, _ := strings.Cut(rest, " ")
-			return step{kind: KindLockTables, name: "lock_tables", attrs: []forensics.Attr{{Key: "cycles", Value: n}}}, true
+			return step{kind: KindLockTables, name: "lock_tables", attrs: []attr{{AttrCycles, n}}}, true
 		}
 		// traffic_switcher.go executeLockTablesOnSource: "Error executing %s on
 		// source tablet %v: %v", the statement being LOCK TABLES `t1` READ,….
@@ -293,7 +300,7 @@ func classify(first, msg []byte, level byte) (step, bool) {
 			}
 			rest, _ := cut(first, "Locking keyspace ")
 			ks, action := lockTarget(rest)
-			return step{kind: KindSwitchStart, name: "lock_keyspace", keyspace: ks, attrs: []forensics.Attr{{Key: "action", Value: action}}}, true
+			return step{kind: KindSwitchStart, name: "lock_keyspace", keyspace: ks, attrs: []attr{{AttrAction, action}}}, true
 		}
 		if scan.HasPrefix(first, "Locking named ") {
 			if !switchAction(first, "WorkflowSwitchTraffic") {
@@ -302,7 +309,7 @@ func classify(first, msg []byte, level byte) (step, bool) {
 			rest, _ := cut(first, "Locking named ")
 			name, action := lockTarget(rest)
 			ks, wf, _ := strings.Cut(name, "/")
-			return step{kind: KindSwitchStart, name: "lock_workflow", keyspace: ks, workflow: wf, attrs: []forensics.Attr{{Key: "action", Value: action}}}, true
+			return step{kind: KindSwitchStart, name: "lock_workflow", keyspace: ks, workflow: wf, attrs: []attr{{AttrAction, action}}}, true
 		}
 		// traffic_switcher.go executeLockTablesOnSource: "Locking (and then
 		// immediately unlocking) the following tables on source keyspace %v: %v".
@@ -373,7 +380,7 @@ func classify(first, msg []byte, level byte) (step, bool) {
 			target, errText, _ := strings.Cut(rest, " with error ")
 			ks, action := lockTarget(target)
 			return step{kind: KindSwitchFailed, name: "unlock_keyspace", keyspace: ks, err: errText + continuation(msg),
-				attrs: []forensics.Attr{{Key: "action", Value: action}}}, true
+				attrs: []attr{{AttrAction, action}}}, true
 		}
 	case 'W':
 		// server.go switchWrites.
@@ -547,7 +554,7 @@ func switchError(msg []byte) (step, bool) {
 					s.kind = KindLockTablesFailed
 					s.name = "attempt"
 					attempt, attempts := lockAttempt(head)
-					s.attrs = []forensics.Attr{{Key: "attempt", Value: attempt}, {Key: "attempts", Value: attempts}}
+					s.attrs = []attr{{AttrAttempt, attempt}, {AttrAttempts, attempts}}
 				}
 				switch {
 				case hasCause:
@@ -627,7 +634,7 @@ func deniedQuery(msg []byte) (step, bool) {
 		parts := strings.Split(string(t), ".")
 		if len(parts) == 3 {
 			s.keyspace, s.shard = parts[0], parts[1]
-			s.attrs = []forensics.Attr{{Key: "tablet_type", Value: parts[2]}}
+			s.attrs = []attr{{AttrTabletType, parts[2]}}
 		}
 	}
 	return s, true

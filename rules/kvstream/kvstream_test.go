@@ -60,7 +60,7 @@ func mk(evs ...ev) []forensics.Event {
 			fe.VB = e.vb
 		}
 		for k, v := range e.attrs {
-			fe.Set(k, v)
+			fe.Set(forensics.AttrKey(k), v)
 		}
 		out = append(out, fe)
 	}

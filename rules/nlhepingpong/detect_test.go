@@ -68,7 +68,7 @@ func (tl *timeline) nlhe(at time.Duration, trace, gateway string, rng int64, ref
 		e.Set("lease_replica", l.Replica)
 		for _, a := range [][2]string{{"lease_seq", l.Seq}, {"lease_start", l.Start}, {"lease_epoch", l.Epoch}, {"lease_exp", l.Expiration}, {"lease_pro", l.Proposed}} {
 			if a[1] != "" {
-				e.Set(a[0], a[1])
+				e.Set(forensics.AttrKey(a[0]), a[1])
 			}
 		}
 		msg += "current lease is " + lease
@@ -90,7 +90,7 @@ func (tl *timeline) event(kind forensics.Kind, at time.Duration, trace, gateway 
 		e.Set("gateway", gateway)
 	}
 	for i := 0; i+1 < len(attrs); i += 2 {
-		e.Set(attrs[i], attrs[i+1])
+		e.Set(forensics.AttrKey(attrs[i]), attrs[i+1])
 	}
 	tl.add(e)
 }

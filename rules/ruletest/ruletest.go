@@ -85,7 +85,7 @@ func Read(t testing.TB, formats []forensics.Format, files ...File) Timeline {
 func Event(kind forensics.Kind, node string, at forensics.Stamp, attrs ...string) forensics.Event {
 	e := forensics.Event{Stamp: at, Node: node, Kind: kind, Subject: forensics.Subject{VB: forensics.NoVB}}
 	for i := 0; i+1 < len(attrs); i += 2 {
-		e.Set(attrs[i], attrs[i+1])
+		e.Set(forensics.AttrKey(attrs[i]), attrs[i+1])
 	}
 	return e
 }
