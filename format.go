@@ -44,6 +44,10 @@ type Format struct {
 	Detect func(name string, head []byte) int
 	New    func(Origin) Parser
 	Kinds  []KindDoc // every kind the parser emits
+	// Pages is set by a format whose files are pages rendered for people
+	// (a /debug/requests page saved as HTML): ingest takes a file it
+	// detects for what it is, not for notes that quote evidence.
+	Pages bool
 }
 
 // KindDoc says what an event kind means: in one line for `forensics

@@ -21,6 +21,8 @@ import (
 	"forensics"
 	"forensics/input"
 	"forensics/lines"
+	"forensics/prose"
+	"forensics/report"
 	"forensics/store"
 	"forensics/zran"
 )
@@ -365,6 +367,10 @@ func (wk *worker) read(m input.Member) {
 			return
 		}
 	}
+	if reason := notEvidence(wk.formats, m.Name, head); reason != "" {
+		wk.skip(m.Path, reason)
+		return
+	}
 	format, ok := Detect(wk.formats, m.Name, head)
 	if !ok {
 		reason := "not a format forensics reads"
@@ -429,6 +435,23 @@ func (wk *worker) read(m input.Member) {
 		})
 	}
 	wk.send(msg{kind: msgEnd, src: src})
+}
+
+// notEvidence returns why a file is not evidence, or "": a report
+// forensics wrote, or a page written for people that quotes log lines (a
+// ticket, notes, an issue saved as Markdown or HTML), unless a format reads
+// such pages as what they are.
+func notEvidence(formats []forensics.Format, name string, head []byte) string {
+	if what, ok := report.Recognise(head); ok {
+		return what + ", not evidence"
+	}
+	if page := prose.Detect(head); page != "" {
+		if f, ok := Detect(formats, name, head); ok && f.Pages {
+			return ""
+		}
+		return page + " that quotes evidence, not evidence itself"
+	}
+	return ""
 }
 
 // Detect picks the format that is surest about a file.

@@ -19,7 +19,7 @@ import (
 // the same analysis gives the same text.
 func WriteMarkdown(w io.Writer, r *Report) error {
 	var b strings.Builder
-	b.WriteString("# forensics: " + countFindings(r.Findings) + "\n\n")
+	b.WriteString(markdownTitle + countFindings(r.Findings) + "\n\n")
 	writeScope(&b, r)
 
 	if len(r.Findings) > 0 {

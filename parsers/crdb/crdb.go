@@ -55,6 +55,7 @@ var RequestsFormat = forensics.Format{
 	Detect:    detectRequests,
 	New:       newRequestsParser,
 	Kinds:     docs(append([]forensics.Kind{KindTraceStart, KindTraceDiscarded}, distSenderKinds...)...),
+	Pages:     true,
 }
 
 // TraceFormat reads the traces of a statement diagnostics bundle:

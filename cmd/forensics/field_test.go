@@ -1,0 +1,114 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"forensics/report"
+)
+
+// fieldFile is what forensics must make of one real file or excerpt under
+// testdata/field: read in a format (with its node, release and events), or
+// skipped with a reason.
+type fieldFile struct {
+	format  string
+	node    string
+	release string
+	events  int64  // lines that gave an event; -1: do not check
+	skipped string // a word of the skip reason, for a file that is not read
+}
+
+// fieldCases are the real files and excerpts that upstream projects and
+// their users publish, each cited in the SOURCE.md of its folder. Each case
+// is analysed as a folder of its own.
+var fieldCases = []struct {
+	dir      string
+	files    map[string]fieldFile
+	findings []string // rules, in order
+}{
+	{dir: "notes", files: map[string]fieldFile{
+		"sync_gateway-2514-comment.md": {skipped: "Markdown page"},
+		"cockroach-136932-comment.md":  {skipped: "Markdown page"},
+	}},
+}
+
+func TestFieldFiles(t *testing.T) {
+	for _, c := range fieldCases {
+		t.Run(c.dir, func(t *testing.T) {
+			dir := filepath.Join("../../testdata/field", c.dir)
+			var inputs []string
+			for name := range c.files {
+				inputs = append(inputs, filepath.Join(dir, name))
+			}
+			entries, err := os.ReadDir(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range entries {
+				if _, ok := c.files[e.Name()]; !ok && e.Name() != "SOURCE.md" {
+					t.Errorf("%s has no expectation", e.Name())
+				}
+			}
+			var stdout, stderr bytes.Buffer
+			args := append([]string{"analyze", "--db", filepath.Join(t.TempDir(), "t.db"), "--format", "json"}, inputs...)
+			code := run(args, &stdout, &stderr)
+			if code == exitFailed {
+				// Nothing read: the summary on stderr gives the reasons.
+				for name, want := range c.files {
+					if want.skipped == "" || !strings.Contains(stderr.String(), want.skipped) {
+						t.Errorf("%s: nothing was read, want %+v\n%s", name, want, stderr.String())
+					}
+				}
+				return
+			}
+			if code != exitOK {
+				t.Fatalf("forensics %s: exit %d\n%s", strings.Join(args, " "), code, stderr.String())
+			}
+			var rep report.Report
+			if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
+				t.Fatal(err)
+			}
+			sources := map[string]report.Source{}
+			for _, s := range rep.Sources {
+				sources[filepath.Base(s.Path)] = s
+				if s.Lines != s.Events+s.Plain+s.Skipped {
+					t.Errorf("%s: lines %d != events %d + plain %d + skipped %d", s.Path, s.Lines, s.Events, s.Plain, s.Skipped)
+				}
+			}
+			skipped := map[string]string{}
+			for _, s := range rep.Skipped {
+				skipped[filepath.Base(s.Path)] = s.Reason
+			}
+			for name, want := range c.files {
+				if want.skipped != "" {
+					if r, ok := skipped[name]; !ok || !strings.Contains(r, want.skipped) {
+						t.Errorf("%s: skipped %q (%v), want a reason with %q", name, r, ok, want.skipped)
+					}
+					continue
+				}
+				s, ok := sources[name]
+				if !ok {
+					t.Errorf("%s not read (skipped: %q)", name, skipped[name])
+					continue
+				}
+				if s.Format != want.format || s.Node != want.node || s.Release != want.release {
+					t.Errorf("%s read as %s on %q, release %q; want %s on %q, release %q", name, s.Format, s.Node, s.Release, want.format, want.node, want.release)
+				}
+				if want.events >= 0 && s.Events != want.events {
+					t.Errorf("%s: %d event lines, want %d", name, s.Events, want.events)
+				}
+			}
+			var rules []string
+			for _, f := range rep.Findings {
+				rules = append(rules, f.Rule)
+			}
+			if strings.Join(rules, ",") != strings.Join(c.findings, ",") {
+				t.Errorf("findings %v, want %v", rules, c.findings)
+			}
+		})
+	}
+}
