@@ -30,6 +30,14 @@ var fieldCases = []struct {
 	files    map[string]fieldFile
 	findings []string // rules, in order
 }{
+	{dir: "couchbase/fluent-bit-test-logs", files: map[string]fieldFile{
+		"debug.log":            {format: "nsserver", node: "ns_1@cb-example-0000.cb-example.default.svc", events: -1},
+		"metakv.log":           {format: "nsserver", node: "ns_1@cb-example-0000.cb-example.default.svc", events: -1},
+		"mapreduce_errors.log": {format: "nsserver", node: "ns_1@cb.local", events: -1},
+		"ns_couchdb.log":       {format: "nsserver", node: "ns_1@cb.local", events: -1},
+		"babysitter.log":       {format: "nsserver", node: "ns_1@cb.local", events: -1},
+		"audit.log":            {skipped: "not a format"},
+	}},
 	{dir: "notes", files: map[string]fieldFile{
 		"sync_gateway-2514-comment.md": {skipped: "Markdown page"},
 		"cockroach-136932-comment.md":  {skipped: "Markdown page"},

@@ -127,6 +127,11 @@ type aleParser struct {
 	origin forensics.Origin
 	ent    entry
 	out    emitter
+	// The node of the source, from the entries' headers: the last name
+	// the node was known by, or its provisional cb.local name when it had
+	// no other (ale_default_formatter.erl writes node() in every header).
+	lastNode           []byte // the node field of the last header, as logged
+	named, provisional string
 }
 
 func newALE(o forensics.Origin) forensics.Parser {
@@ -137,7 +142,36 @@ func newALE(o forensics.Origin) forensics.Parser {
 
 func (p *aleParser) Line(n int64, text []byte, emit forensics.Emit) (forensics.Stamp, error) {
 	h, st, err := parseALE(text)
+	if st == goodHeader {
+		p.seen(text[h.node[0]:h.node[1]])
+	}
 	return p.out.line(&p.ent, n, text, h, st, emit), err
+}
+
+// seen notes the node field of a header; only a change costs anything.
+func (p *aleParser) seen(raw []byte) {
+	if bytes.Equal(raw, p.lastNode) {
+		return
+	}
+	p.lastNode = append(p.lastNode[:0], raw...)
+	name := erlangNode(raw)
+	switch {
+	case name == "" || name == "nonode@nohost":
+	case strings.HasSuffix(name, "@cb.local"):
+		p.provisional = name
+	default:
+		p.named = name
+	}
+}
+
+// Node returns the node the entries' headers name, for a file read outside
+// its cbcollect_info folder (copied out, or shipped by the Couchbase
+// fluent-bit image): the last name the node was known by.
+func (p *aleParser) Node() string {
+	if p.named != "" {
+		return p.named
+	}
+	return p.provisional
 }
 
 func (p *aleParser) End(emit forensics.Emit) error {
@@ -152,9 +186,7 @@ func (p *aleParser) End(emit forensics.Emit) error {
 // the name every node has on its own, before it is named in a cluster, so
 // it says nothing about which node this is; the source's node is used then.
 func (p *aleParser) nodeName(raw []byte) string {
-	name := string(raw)
-	name = strings.TrimPrefix(name, "babysitter_of_")
-	name = strings.TrimPrefix(name, "couchdb_")
+	name := erlangNode(raw)
 	if name == "nonode@nohost" {
 		return p.origin.Node
 	}
@@ -162,6 +194,14 @@ func (p *aleParser) nodeName(raw []byte) string {
 		return p.origin.Node
 	}
 	return name
+}
+
+// erlangNode returns the ns_server node an Erlang node of a header belongs
+// to: the babysitter's and ns_couchdb's nodes carry a prefix.
+func erlangNode(raw []byte) string {
+	name := string(raw)
+	name = strings.TrimPrefix(name, "babysitter_of_")
+	return strings.TrimPrefix(name, "couchdb_")
 }
 
 // serviceLogs are the ns_server.<name>.log files cbcollect_info copies from
@@ -233,9 +273,10 @@ func headerOnly(head []byte) bool {
 }
 
 // knownALEName reports whether a file name is one of ns_server's own ale
-// logs as it is named on a node (logs/debug.log, babysitter.log.1, …).
+// logs as it is named on a node (logs/debug.log, babysitter.log.1, …;
+// ns_common.hrl *_LOG_FILENAME).
 func knownALEName(base string) bool {
-	for _, s := range []string{"debug.log", "info.log", "error.log", "babysitter.log", "couchdb.log", "ns_couchdb.log", "stats.log", "reports.log", "xdcr_target.log", "metakv.log", "json_rpc.log"} {
+	for _, s := range []string{"debug.log", "info.log", "error.log", "babysitter.log", "couchdb.log", "ns_couchdb.log", "stats.log", "reports.log", "xdcr_target.log", "metakv.log", "json_rpc.log", "views.log", "mapreduce_errors.log"} {
 		if base == s || strings.HasPrefix(base, s+".") {
 			return true
 		}

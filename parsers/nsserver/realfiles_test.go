@@ -1,6 +1,7 @@
 package nsserver
 
 import (
+	"strings"
 	"testing"
 
 	"forensics"
@@ -100,4 +101,41 @@ func TestMasterRebalance(t *testing.T) {
 		{kind: RebalanceStart, line: 5, attrs: a{"failed_nodes": "ns_1@10.1.2.4"}},
 		{kind: RebalanceEnd, line: 6, attrs: a{"result": "failed", "reason": "{buckets_shutdown_wait_failed,[{'ns_1@10.1.2.4',{'EXIT',{old_buckets_shutdown_wait_failed,[\"default\"]}}}]}"}},
 	})
+}
+
+// A log copied out of its cbcollect_info folder, or shipped by the
+// Couchbase fluent-bit image, keeps its node: each ale header names it
+// (ale_default_formatter.erl). The source takes the last name the node had:
+// nonode@nohost before distribution starts, the provisional ns_1@cb.local,
+// then the name it was renamed to. Lines from couchbase/couchbase-fluent-bit
+// test/logs (debug.log, ns_couchdb.log, babysitter.log).
+func TestALENodeFromHeaders(t *testing.T) {
+	for _, tc := range []struct {
+		name, input, want string
+	}{
+		{"renamed", lines(
+			`[ns_server:info,2021-03-09T17:31:57.548Z,nonode@nohost:<0.118.0>:ns_server:init_logging:151]Started & configured logging`,
+			`[ns_server:debug,2021-03-09T17:31:57.637Z,ns_1@cb.local:cb_dist<0.176.0>:cb_dist:info_msg:754]cb_dist: Added connection {con,#Ref<0.821362254.593494019.181501>,`,
+			`                               inet_tcp_dist,undefined,undefined}`,
+			`[ns_server:debug,2021-03-09T17:32:14.396Z,ns_1@cb-example-0000.cb-example.default.svc:ns_config<0.193.0>:dist_manager:rename_node_in_config:392]renaming node conf nodes_wanted -> nodes_wanted:`,
+		), "ns_1@cb-example-0000.cb-example.default.svc"},
+		{"ns_couchdb's node", lines(
+			`[ns_server:info,2021-03-09T17:32:00.671Z,couchdb_ns_1@cb.local:<0.74.0>:ns_couchdb:start:55]CouchDB node 'couchdb_ns_1@cb.local' was initialized for 'ns_1@cb.local'. Cookie: {sanitized,`,
+		), "ns_1@cb.local"},
+		{"babysitter's node", lines(
+			`[ns_server:info,2021-03-09T17:31:55.351Z,babysitter_of_ns_1@cb.local:<0.92.0>:ns_babysitter:init_logging:136]Brought up babysitter logging`,
+		), "ns_1@cb.local"},
+		{"before distribution only", lines(
+			`[ns_server:info,2021-03-09T17:31:57.548Z,nonode@nohost:<0.118.0>:ns_server:init_logging:151]Started & configured logging`,
+		), ""},
+	} {
+		p := Format.New(forensics.Origin{Name: "debug.log"})
+		for i, l := range strings.Split(strings.TrimSuffix(tc.input, "\n"), "\n") {
+			p.Line(int64(i+1), []byte(l), func(*forensics.Event) {})
+		}
+		p.End(func(*forensics.Event) {})
+		if got := p.(interface{ Node() string }).Node(); got != tc.want {
+			t.Errorf("%s: Node() = %q, want %q", tc.name, got, tc.want)
+		}
+	}
 }
