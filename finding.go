@@ -62,43 +62,6 @@ func (s *Severity) UnmarshalText(b []byte) error {
 	return err
 }
 
-// FindingSubject names what a finding is about. Each rule fills the fields
-// that apply to it; the JSON names are part of the output contract.
-type FindingSubject struct {
-	Node      string   `json:"node,omitempty"`
-	Bucket    string   `json:"bucket,omitempty"`
-	VBuckets  []int    `json:"vbuckets,omitempty"`
-	Consumers []string `json:"consumers,omitempty"`
-	Range     int64    `json:"range,omitempty"`
-	Replicas  []string `json:"replicas,omitempty"`
-	Redirects int      `json:"redirects,omitempty"`
-	Keyspace  string   `json:"keyspace,omitempty"`
-	Shards    []string `json:"shards,omitempty"`
-	Tables    []string `json:"tables,omitempty"`
-	Workflow  string   `json:"workflow,omitempty"`
-
-	// crdb-clock-offset, crdb-disk-stall, crdb-liveness-lost, crdb-range-unavailable.
-	Offset    string   `json:"offset,omitempty"`     // the largest clock offset measured, as logged ("612ms")
-	MaxOffset string   `json:"max_offset,omitempty"` // the offset the node allowed, as logged ("500ms")
-	Store     string   `json:"store,omitempty"`      // "s1", or the store's path when no tag names it
-	Window    string   `json:"window,omitempty"`     // RFC 3339 start/end of the failures
-	Down      []string `json:"down,omitempty"`       // replicas reported down, as logged ("(n3,s3):5")
-	// vitess-reparent-failed, vitess-vreplication-error
-	Shard      string `json:"shard,omitempty"`
-	OldPrimary string `json:"old_primary,omitempty"`
-	NewPrimary string `json:"new_primary,omitempty"`
-	Stream     int64  `json:"stream,omitempty"`
-	// cb-oom-kill, cb-auto-failover, cb-rebalance-failed,
-	// cb-dcp-rollback-to-zero, cb-disk-full, cb-clock-skew.
-	Service  string   `json:"service,omitempty"`
-	PID      int64    `json:"pid,omitempty"`
-	Reason   string   `json:"reason,omitempty"`
-	Nodes    []string `json:"nodes,omitempty"`
-	Consumer string   `json:"consumer,omitempty"`
-	Path     string   `json:"path,omitempty"`
-	SkewText string   `json:"skew,omitempty"` // at least this much, as a Go duration ("3.2s")
-}
-
 // Evidence is one line that supports a finding.
 type Evidence struct {
 	Source string    `json:"source"`

@@ -14,7 +14,11 @@ type Rule struct {
 	Name  string // kebab-case; the same string in flags, output and testdata folders
 	Doc   Doc
 	Kinds []Kind // the event kinds the rule reads
-	Run   func(*Pass) error
+	// Details declares what the rule's findings' subjects hold beyond the
+	// fields every subject shares (FindingSubject), in the order the JSON
+	// writes them. Reports show and redact them as declared.
+	Details []Detail
+	Run     func(*Pass) error
 }
 
 // Doc is a rule's documentation, written for operators. `forensics rules

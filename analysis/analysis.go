@@ -153,7 +153,7 @@ func run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	rd := report.Reading{Read: res.Read, Reused: res.Reused, Problems: res.Problems}
+	rd := report.Reading{Read: res.Read, Reused: res.Reused, Problems: res.Problems, Rules: cfg.Rules}
 	for _, s := range res.Skipped {
 		rd.Skipped = append(rd.Skipped, report.Skipped(s))
 	}
@@ -164,8 +164,9 @@ func run(ctx context.Context, cfg Config) (*Result, error) {
 // Report rebuilds the report of a stored run (the latest when run is 0)
 // from the timeline: its findings, its sources and their problems. Files
 // that were skipped are not stored, so the report does not list them. It
-// returns the run reported.
-func Report(ctx context.Context, r store.Reader, run int64) (*report.Report, int64, error) {
+// returns the run reported. The rules' declarations say how the report
+// shows their findings' details.
+func Report(ctx context.Context, r store.Reader, run int64, rules []*forensics.Rule) (*report.Report, int64, error) {
 	if run == 0 {
 		latest, err := r.LatestRun(ctx)
 		if err != nil {
@@ -191,7 +192,7 @@ func Report(ctx context.Context, r store.Reader, run int64) (*report.Report, int
 	for _, f := range stored {
 		findings = append(findings, f.Finding)
 	}
-	return report.Build(findings, srcs, report.Reading{Reused: len(srcs)}), run, nil
+	return report.Build(findings, srcs, report.Reading{Reused: len(srcs), Rules: rules}), run, nil
 }
 
 func setPhase(p *ingest.Progress, ph ingest.Phase) {

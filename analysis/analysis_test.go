@@ -72,7 +72,7 @@ func TestRunSeed(t *testing.T) {
 		t.Errorf("second run found %s, first %s", ids(second.Report), ids(first.Report))
 	}
 
-	stored, run, err := Report(ctx, db, 0)
+	stored, run, err := Report(ctx, db, 0, rules.All)
 	if err != nil {
 		t.Fatal(err)
 	}

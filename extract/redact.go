@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"forensics"
 	"forensics/parsers/vitess"
 	"forensics/store"
 )
@@ -32,11 +33,15 @@ var (
 )
 
 // NewRedactor learns the names to replace from the run's events and the
-// finding's subject.
-func NewRedactor(ctx context.Context, db store.Reader, f store.StoredFinding) (*Redactor, error) {
+// finding's subject: its shared fields, and the details its rule declares
+// names (forensics.Detail.Redact).
+func NewRedactor(ctx context.Context, db store.Reader, f store.StoredFinding, rule *forensics.Rule) (*Redactor, error) {
 	r := &Redactor{names: map[string]string{}, ips: map[string]string{}}
-	kinds := map[string]map[string]bool{"bucket": {}, "keyspace": {}, "table": {}, "workflow": {}, "host": {}}
-	add := func(kind, name string) {
+	kinds := map[forensics.NameKind]map[string]bool{}
+	for _, k := range forensics.NameKinds {
+		kinds[k] = map[string]bool{}
+	}
+	add := func(kind forensics.NameKind, name string) {
 		if name != "" {
 			kinds[kind][name] = true
 		}
@@ -49,12 +54,12 @@ func NewRedactor(ctx context.Context, db store.Reader, f store.StoredFinding) (*
 		for _, ip := range ipv4.FindAllString(e.Node, -1) {
 			nodeIPs[ip] = true
 		}
-		add("bucket", e.Bucket)
-		add("keyspace", e.Keyspace)
-		add("table", e.Table)
-		add("workflow", e.Attr(vitess.AttrWorkflow))
+		add(forensics.NameBucket, e.Bucket)
+		add(forensics.NameKeyspace, e.Keyspace)
+		add(forensics.NameTable, e.Table)
+		add(forensics.NameWorkflow, e.Attr(vitess.AttrWorkflow))
 		for _, m := range nsHost.FindAllStringSubmatch(e.Node+" "+e.Text, -1) {
-			add("host", m[1])
+			add(forensics.NameHost, m[1])
 		}
 	}
 	// The nodes' addresses first, in order, so the pseudonyms do not depend
@@ -66,13 +71,28 @@ func NewRedactor(ctx context.Context, db store.Reader, f store.StoredFinding) (*
 	sort.Strings(ips)
 	r.replaceIPs(strings.Join(ips, " "))
 	s := f.Subject
-	add("bucket", s.Bucket)
-	add("keyspace", s.Keyspace)
-	add("workflow", s.Workflow)
+	add(forensics.NameBucket, s.Bucket)
+	add(forensics.NameKeyspace, s.Keyspace)
+	add(forensics.NameWorkflow, s.Workflow)
 	for _, t := range s.Tables {
-		add("table", t)
+		add(forensics.NameTable, t)
 	}
-	for _, kind := range []string{"workflow", "keyspace", "table", "bucket", "host"} {
+	if rule != nil {
+		for _, d := range rule.Details {
+			if d.Redact == "" {
+				continue
+			}
+			switch v := s.Details.Get(d.Key).(type) {
+			case string:
+				add(d.Redact, v)
+			case []string:
+				for _, n := range v {
+					add(d.Redact, n)
+				}
+			}
+		}
+	}
+	for _, kind := range forensics.NameKinds {
 		var names []string
 		for n := range kinds[kind] {
 			// A reverse workflow is named after its forward one: the
@@ -87,7 +107,7 @@ func NewRedactor(ctx context.Context, db store.Reader, f store.StoredFinding) (*
 		sort.Strings(names)
 		for i, n := range names {
 			p := fmt.Sprintf("%s%d", kind, i+1)
-			if kind == "host" {
+			if kind == forensics.NameHost {
 				p = fmt.Sprintf("host%d.example", i+1)
 			}
 			r.names[n] = p

@@ -62,7 +62,7 @@ func fixtureReport() *Report {
 	kv := forensics.Finding{
 		ID: "849cb65fdd33", Rule: "kv-stream-before-traffic", Severity: forensics.Critical,
 		Title:   "ns_1@172.23.100.15 answered DCP stream requests for 2 vbucket(s) of test3 while warming up, before traffic was enabled, then was failed over",
-		Subject: forensics.FindingSubject{Node: "ns_1@172.23.100.15", Bucket: "test3", VBuckets: []int{139, 141}, Consumers: []string{"secidx:proj-test3-MAINT_STREAM_TOPIC_0765f2d280c663c382dea1a1b49ab1cd-2556451229124417097/1"}},
+		Subject: forensics.FindingSubject{Node: "ns_1@172.23.100.15", Bucket: "test3", VBuckets: []int{139, 141}, Details: forensics.Details{{Key: "consumers", Value: []string{"secidx:proj-test3-MAINT_STREAM_TOPIC_0765f2d280c663c382dea1a1b49ab1cd-2556451229124417097/1"}}}},
 		Start:   at("2022-07-22T00:39:12.120Z"), End: at("2022-07-22T00:39:19.301Z"),
 		Explanation: "memcached on ns_1@172.23.100.15 exited with status 137 at 00:39:12.120Z and was restarted.\n" +
 			"From 00:39:17.706652Z, before ns_server had enabled traffic on test3 there, the node answered 2 stream request(s): 2 with a rollback (vb 139 to 4112, vb 141 to 4109).",
@@ -89,7 +89,7 @@ func fixtureReport() *Report {
 	pingpong := forensics.Finding{
 		ID: "0a1b2c3d4e5f", Rule: "nlhe-ping-pong", Severity: forensics.High,
 		Title:   "DistSender on n2 was redirected 6 times between n1 and n3 for r57",
-		Subject: forensics.FindingSubject{Node: "n2", Range: 57, Replicas: []string{"n1", "n3"}, Redirects: 6},
+		Subject: forensics.FindingSubject{Node: "n2", Range: 57, Details: forensics.Details{{Key: "replicas", Value: []string{"n1", "n3"}}, {Key: "redirects", Value: int64(6)}}},
 		Start:   at("2024-03-11T14:21:07.100Z"), End: at("2024-03-11T14:21:07.160Z"),
 		Explanation: "From 14:21:07.100Z to 14:21:07.160Z DistSender on n2 sent the batch for r57 to n1 and n3 in turn; each said the other holds the lease.",
 		Evidence: []forensics.Evidence{
@@ -127,6 +127,7 @@ func fixtureReport() *Report {
 	}
 	return &Report{
 		Findings: []forensics.Finding{kv, pingpong, hostile},
+		Rules:    fixtureRules(),
 		Sources:  srcs,
 		Skipped: []Skipped{
 			{Path: "collectinfo-2022-07-22T004733-ns_1@172.23.100.15.zip!cbcollect_info_ns_1@172.23.100.15_20220722-004733/couchbase.log", Reason: "not a log format forensics reads"},
@@ -141,7 +142,8 @@ func fixtureReport() *Report {
 }
 
 // fixtureRules are the rules of the fixture's findings, as `rules explain`
-// would show them; hostile-text has none, so its results carry no ruleIndex.
+// would show them, with the details of their subjects; hostile-text has
+// none, so its results carry no ruleIndex.
 func fixtureRules() []*forensics.Rule {
 	return []*forensics.Rule{
 		{Name: "kv-stream-before-traffic", Doc: forensics.Doc{
@@ -151,13 +153,13 @@ func fixtureRules() []*forensics.Rule {
 			Confirm: "memcached.log shows Stream request requires rollback before enableTraffic.",
 			Inputs:  "cbcollect_info of the restarted node and of the index nodes.",
 			Fixes:   "Keep failover away from warming nodes; make consumers wait for traffic.",
-		}},
+		}, Details: []forensics.Detail{{Key: "consumers", Type: forensics.DetailList, Show: forensics.ShowApart}}},
 		{Name: "nlhe-ping-pong", Doc: forensics.Doc{
 			Title:   "DistSender redirected back and forth between replicas",
 			Detects: "NotLeaseHolderErrors that send a batch between the same replicas again and again.",
 			Why:     "The request spins until its deadline.",
 			Fixes:   "Upgrade; check lease transfers.",
-		}},
+		}, Details: []forensics.Detail{{Key: "replicas", Type: forensics.DetailList, Join: " "}, {Key: "redirects", Type: forensics.DetailInt}}},
 	}
 }
 

@@ -21,6 +21,7 @@ var htmlPage = template.Must(template.New("report.html.tmpl").Funcs(template.Fun
 	"utc":      func(t time.Time) string { return t.UTC().Format(TimeFormat) },
 	"duration": Duration,
 	"subject":  SubjectLine,
+	"apart":    detailsApart,
 	"clean":    Escape,
 	"lines":    func(s string) string { return escapeLines(clipRaw(s, 20000)) },
 	"upper":    strings.ToUpper,

@@ -27,10 +27,10 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		b.WriteString("|---|---|---|---|---|---|---|\n")
 		for i, f := range r.Findings {
 			fmt.Fprintf(&b, "| %d | **%s** | `%s` | %s | %s | %s | `%s` |\n", i+1, f.Severity, f.Rule,
-				mdCell(SubjectLine(f.Subject)), f.Start.UTC().Format(TimeFormat), Duration(f.End.Sub(f.Start)), f.ID)
+				mdCell(SubjectLine(f, r.Rules)), f.Start.UTC().Format(TimeFormat), Duration(f.End.Sub(f.Start)), f.ID)
 		}
 		for i, f := range r.Findings {
-			writeMarkdownFinding(&b, i+1, f)
+			writeMarkdownFinding(&b, i+1, f, r.Rules)
 		}
 	}
 	writeMarkdownInputs(&b, r)
@@ -113,15 +113,15 @@ func span(srcs []Source) (first, last time.Time) {
 	return first, last
 }
 
-func writeMarkdownFinding(b *strings.Builder, n int, f forensics.Finding) {
+func writeMarkdownFinding(b *strings.Builder, n int, f forensics.Finding, rules []*forensics.Rule) {
 	fmt.Fprintf(b, "\n## %d. %s: %s\n\n", n, strings.ToUpper(f.Severity.String()), mdEscape(f.Title))
 	fmt.Fprintf(b, "- **Rule:** `%s`\n", f.Rule)
 	fmt.Fprintf(b, "- **ID:** `%s` (`forensics show %s`)\n", f.ID, f.ID)
-	if s := SubjectLine(f.Subject); s != "" {
+	if s := SubjectLine(f, rules); s != "" {
 		fmt.Fprintf(b, "- **Subject:** %s\n", mdEscape(s))
 	}
-	if len(f.Subject.Consumers) > 0 {
-		fmt.Fprintf(b, "- **Consumers:** %s\n", mdCodeList(f.Subject.Consumers))
+	for _, d := range detailsApart(f, rules) {
+		fmt.Fprintf(b, "- **%s:** %s\n", mdEscape(d.Label), mdCodeList(d.Items))
 	}
 	fmt.Fprintf(b, "- **Window:** %s to %s UTC (%s)\n", f.Start.UTC().Format(TimeFormat), f.End.UTC().Format(TimeFormat), Duration(f.End.Sub(f.Start)))
 

@@ -18,6 +18,10 @@ type Report struct {
 	Skipped  []Skipped           `json:"skipped"`
 	Problems []forensics.Problem `json:"problems"`
 	Summary  Summary             `json:"summary"`
+
+	// Rules are the rules whose findings the report holds: their
+	// declarations say how the writers show each finding's details.
+	Rules []*forensics.Rule `json:"-"`
 }
 
 // Source is the accounting of one file read: lines = events + plain + skipped.
@@ -141,6 +145,7 @@ type Reading struct {
 	Reused   int // sources already in the timeline
 	Skipped  []Skipped
 	Problems []forensics.Problem // met while reading; the sources' own are added by Build
+	Rules    []*forensics.Rule   // the rules run (Report.Rules)
 }
 
 // Build puts the report of a run together: its findings, the accounting of
@@ -149,7 +154,7 @@ type Reading struct {
 // too (analysing it again must not make them disappear for --strict); a
 // problem is listed once.
 func Build(findings []forensics.Finding, srcs []forensics.Source, rd Reading) *Report {
-	rep := &Report{Findings: findings, Problems: rd.Problems}
+	rep := &Report{Findings: findings, Problems: rd.Problems, Rules: rd.Rules}
 	seen := map[string]bool{}
 	for _, p := range rd.Problems {
 		seen[p.Error()] = true

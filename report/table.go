@@ -1,6 +1,8 @@
 package report
 
 import (
+	"cmp"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -23,17 +25,17 @@ const (
 
 // WriteFindings writes the findings for a reader: a summary table that fits
 // the layout's width, then each finding with its explanation, evidence and
-// fixes.
-func WriteFindings(w io.Writer, fs []forensics.Finding, l Layout) error {
+// fixes. The rules' declarations say how to show their findings' details.
+func WriteFindings(w io.Writer, fs []forensics.Finding, rules []*forensics.Rule, l Layout) error {
 	if len(fs) == 0 {
 		_, err := fmt.Fprintln(w, "No findings.")
 		return err
 	}
-	if err := WriteFindingsTable(w, fs, l); err != nil {
+	if err := WriteFindingsTable(w, fs, rules, l); err != nil {
 		return err
 	}
 	for _, f := range fs {
-		if err := writeFinding(w, f, l); err != nil {
+		if err := writeFinding(w, f, rules, l); err != nil {
 			return err
 		}
 	}
@@ -50,19 +52,19 @@ var findingColumns = []column{
 
 // WriteFindingsTable writes the one-row-per-finding table that fits the
 // layout's width.
-func WriteFindingsTable(w io.Writer, fs []forensics.Finding, l Layout) error {
+func WriteFindingsTable(w io.Writer, fs []forensics.Finding, rules []*forensics.Rule, l Layout) error {
 	rows := make([][]string, len(fs))
 	for i, f := range fs {
-		rows[i] = []string{f.Severity.String(), f.Rule, Escape(SubjectLine(f.Subject)), f.Start.UTC().Format(TimeFormat), Duration(f.End.Sub(f.Start)), f.ID}
+		rows[i] = []string{f.Severity.String(), f.Rule, Escape(SubjectLine(f, rules)), f.Start.UTC().Format(TimeFormat), Duration(f.End.Sub(f.Start)), f.ID}
 	}
 	return fitTable(w, l.Width, findingColumns, rows)
 }
 
-func writeFinding(w io.Writer, f forensics.Finding, l Layout) error {
+func writeFinding(w io.Writer, f forensics.Finding, rules []*forensics.Rule, l Layout) error {
 	var b strings.Builder
 	wrap := l.wrapWidth(8)
 	fmt.Fprintf(&b, "\n[%s] %s  %s  (id %s)\n", strings.ToUpper(f.Severity.String()), f.Rule, Escape(f.Title), f.ID)
-	fmt.Fprintf(&b, "  Subject: %s\n", Escape(SubjectLine(f.Subject)))
+	fmt.Fprintf(&b, "  Subject: %s\n", Escape(SubjectLine(f, rules)))
 	fmt.Fprintf(&b, "  Window:  %s – %s (%s)\n", f.Start.UTC().Format(TimeFormat), f.End.UTC().Format(TimeFormat), Duration(f.End.Sub(f.Start)))
 	b.WriteString("\n  What happened:\n")
 	for _, para := range strings.Split(f.Explanation, "\n") {
@@ -274,8 +276,12 @@ func Plural(n int, one, many string) string {
 	return strconv.Itoa(n) + " " + many
 }
 
-// SubjectLine writes a finding's subject in one line.
-func SubjectLine(s forensics.FindingSubject) string {
+// SubjectLine writes a finding's subject in one line: the shared fields,
+// then the details as the finding's rule (one of rules) declares them. A
+// detail no rule there declares (its rule is not in this build, or was
+// loaded from elsewhere) is shown by its key.
+func SubjectLine(f forensics.Finding, rules []*forensics.Rule) string {
+	s := f.Subject
 	var parts []string
 	add := func(k, v string) {
 		if v != "" {
@@ -290,35 +296,95 @@ func SubjectLine(s forensics.FindingSubject) string {
 	if s.Range != 0 {
 		add("range", "r"+strconv.FormatInt(s.Range, 10))
 	}
-	add("replicas", strings.Join(s.Replicas, " "))
-	if s.Redirects > 0 {
-		add("redirects", strconv.Itoa(s.Redirects))
-	}
 	add("keyspace", s.Keyspace)
 	add("shards", strings.Join(s.Shards, ","))
 	add("tables", strings.Join(s.Tables, ","))
 	add("workflow", s.Workflow)
-	add("offset", s.Offset)
-	add("max offset", s.MaxOffset)
-	add("store", s.Store)
-	add("window", s.Window)
-	add("down", strings.Join(s.Down, " "))
 	add("shard", s.Shard)
-	add("old primary", s.OldPrimary)
-	add("new primary", s.NewPrimary)
-	if s.Stream != 0 {
-		add("stream", strconv.FormatInt(s.Stream, 10))
-	}
 	add("service", s.Service)
-	if s.PID != 0 {
-		add("pid", strconv.FormatInt(s.PID, 10))
-	}
 	add("reason", s.Reason)
 	add("nodes", strings.Join(s.Nodes, ","))
-	add("consumer", s.Consumer)
-	add("path", s.Path)
-	add("skew", s.SkewText)
+	decl := declared(rules, f.Rule)
+	for _, d := range s.Details {
+		doc := detailDoc(decl, d.Key)
+		if doc.Show == forensics.ShowInLine {
+			add(doc.LabelText(), detailText(doc, d.Value))
+		}
+	}
 	return strings.Join(parts, ", ")
+}
+
+// declared returns the details the rule named declares.
+func declared(rules []*forensics.Rule, name string) []forensics.Detail {
+	for _, r := range rules {
+		if r.Name == name {
+			return r.Details
+		}
+	}
+	return nil
+}
+
+// detailDoc returns the declaration of the detail key, or one that shows
+// it by its key.
+func detailDoc(decl []forensics.Detail, key string) forensics.Detail {
+	for _, d := range decl {
+		if d.Key == key {
+			return d
+		}
+	}
+	return forensics.Detail{Key: key}
+}
+
+// detailText writes a detail's value as its declaration says.
+func detailText(d forensics.Detail, v any) string {
+	switch v := v.(type) {
+	case string:
+		return v
+	case int64:
+		if v == 0 {
+			return ""
+		}
+		return strconv.FormatInt(v, 10)
+	case []string:
+		return strings.Join(v, cmp.Or(d.Join, ","))
+	case []int:
+		return intList(v, 8)
+	case nil:
+		return ""
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// apartDetail is a detail shown apart from the subject's line: its label,
+// capitalised, and its items.
+type apartDetail struct {
+	Label string
+	Items []string
+}
+
+// detailsApart returns the details of the finding its rule shows apart
+// from the subject's line (forensics.ShowApart).
+func detailsApart(f forensics.Finding, rules []*forensics.Rule) []apartDetail {
+	var out []apartDetail
+	decl := declared(rules, f.Rule)
+	for _, d := range f.Subject.Details {
+		doc := detailDoc(decl, d.Key)
+		if doc.Show != forensics.ShowApart {
+			continue
+		}
+		items, ok := d.Value.([]string)
+		if !ok {
+			if t := detailText(doc, d.Value); t != "" {
+				items = []string{t}
+			}
+		}
+		if len(items) > 0 {
+			label := doc.LabelText()
+			out = append(out, apartDetail{Label: strings.ToUpper(label[:1]) + label[1:], Items: items})
+		}
+	}
+	return out
 }
 
 func intList(xs []int, max int) string {

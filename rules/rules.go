@@ -3,6 +3,7 @@
 package rules
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"sort"
@@ -59,13 +60,23 @@ func Run(ctx context.Context, tl forensics.Timeline, rules []*forensics.Rule) ([
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var own []forensics.Finding
+			var (
+				own     []forensics.Finding
+				badSubj error
+			)
 			pass := &forensics.Pass{
 				Context:  ctx,
 				Rule:     r,
 				Timeline: tl,
 				Report: func(f forensics.Finding) {
 					f.Rule = r.Name
+					// The details go in the order the rule declares, which
+					// is the order of the JSON and so part of the id. A
+					// finding with a detail the rule does not declare is
+					// kept, and the rule's error says so.
+					if err := f.Subject.Conform(r.Details); err != nil && badSubj == nil {
+						badSubj = fmt.Errorf("finding %q: %w", f.Title, err)
+					}
 					// The id comes from the instant the rule reasons from
 					// (a restart, an episode's first redirect), so widening
 					// the window below keeps the id of every release.
@@ -74,7 +85,7 @@ func Run(ctx context.Context, tl forensics.Timeline, rules []*forensics.Rule) ([
 					own = append(own, f)
 				},
 			}
-			if err := r.Run(pass); err != nil {
+			if err := cmp.Or(r.Run(pass), badSubj); err != nil {
 				errs[i] = fmt.Errorf("rule %s: %w", r.Name, err)
 			}
 			mu.Lock()

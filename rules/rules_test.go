@@ -2,7 +2,10 @@ package rules
 
 import (
 	"context"
+	"encoding/json"
 	"iter"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -41,5 +44,38 @@ func TestWindowSpansEvidence(t *testing.T) {
 	}
 	if f.ID != wantID {
 		t.Errorf("id %s, want %s (from the rule's start)", f.ID, wantID)
+	}
+}
+
+// Every rule declares its subject's details once each, as CheckDetails
+// wants them.
+func TestDetailsDeclared(t *testing.T) {
+	for _, r := range All {
+		if err := forensics.CheckDetails(r.Details); err != nil {
+			t.Errorf("%s: %v", r.Name, err)
+		}
+	}
+}
+
+// The driver writes the details in the order the rule declares them, and a
+// detail the rule does not declare is the rule's error; the finding stays.
+func TestDetailsConform(t *testing.T) {
+	a := forensics.Detail{Key: "a", Type: forensics.DetailText}
+	b := forensics.Detail{Key: "b", Type: forensics.DetailInt}
+	r := &forensics.Rule{Name: "details-test", Details: []forensics.Detail{a, b}, Run: func(p *forensics.Pass) error {
+		p.Report(forensics.Finding{Title: "in order", Subject: forensics.FindingSubject{Node: "n1", Details: forensics.Details{b.Int(2), a.Text("x")}}})
+		p.Report(forensics.Finding{Title: "undeclared", Subject: forensics.FindingSubject{Details: forensics.Details{{Key: "c", Value: "y"}}}})
+		return nil
+	}}
+	fs, errs := Run(context.Background(), noEvents{}, []*forensics.Rule{r})
+	if len(fs) != 2 {
+		t.Fatalf("%d findings, want both", len(fs))
+	}
+	i := slices.IndexFunc(fs, func(f forensics.Finding) bool { return f.Title == "in order" })
+	if got, _ := json.Marshal(fs[i].Subject); string(got) != `{"node":"n1","a":"x","b":2}` {
+		t.Errorf("subject %s, want the declared order", got)
+	}
+	if len(errs) != 1 || !strings.Contains(errs[0].Error(), `"c"`) {
+		t.Errorf("errors %v, want one naming the undeclared detail", errs)
 	}
 }

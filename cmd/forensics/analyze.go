@@ -153,7 +153,7 @@ func analyzeFormatsHelp() string {
 // writeAnalyzeTable writes the findings as a table on stdout and, unless
 // -q, the summary of the inputs on stderr.
 func writeAnalyzeTable(_ context.Context, opts *analyzeOptions, res *analysis.Result, _ []*forensics.Rule) error {
-	if err := report.WriteFindings(opts.stdout, res.Report.Findings, layoutFor(opts.stdout, false)); err != nil {
+	if err := report.WriteFindings(opts.stdout, res.Report.Findings, res.Report.Rules, layoutFor(opts.stdout, false)); err != nil {
 		return err
 	}
 	if opts.quiet {

@@ -214,7 +214,7 @@ func denseReport(t *testing.T, work string) string {
 	src := "cockroach-debug.zip!debug/nodes/1/logs/cockroach.log"
 	f := forensics.Finding{
 		ID: "d0d0d0d0d0d0", Rule: "crdb-nlhe-pingpong", Severity: forensics.Critical,
-		Title: "r52: requests bounce between (n1,s1):1 and (n2,s2):3", Subject: forensics.FindingSubject{Range: 52, Redirects: 20000},
+		Title: "r52: requests bounce between (n1,s1):1 and (n2,s2):3", Subject: forensics.FindingSubject{Range: 52, Details: forensics.Details{{Key: "redirects", Value: int64(20000)}}},
 		Start: start, End: start.Add(2 * time.Second), Explanation: "Synthetic: 20,000 redirects in 2 s.",
 		Evidence: []forensics.Evidence{{Source: src, Line: 1, Time: start, Node: "n1", Note: "first", Text: "first redirect"}},
 	}

@@ -75,7 +75,7 @@ func completeFindings(cmd *cobra.Command, args []string, toComplete string) ([]s
 	var out []string
 	for _, f := range fs {
 		if strings.HasPrefix(f.ID, toComplete) {
-			out = append(out, f.ID+"\t"+f.Rule+": "+report.SubjectLine(f.Subject))
+			out = append(out, f.ID+"\t"+f.Rule+": "+report.SubjectLine(f.Finding, rules.All))
 		}
 	}
 	return out, cobra.ShellCompDirectiveNoFileComp

@@ -69,7 +69,7 @@ be written or does not reproduce it; 2 for a usage error.`,
 			}
 			var red *extract.Redactor
 			if redact {
-				if red, err = extract.NewRedactor(ctx, db, f); err != nil {
+				if red, err = extract.NewRedactor(ctx, db, f, r); err != nil {
 					return err
 				}
 			}

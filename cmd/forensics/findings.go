@@ -9,6 +9,7 @@ import (
 
 	"forensics"
 	"forensics/report"
+	"forensics/rules"
 	"forensics/store"
 	"forensics/store/backends"
 )
@@ -61,7 +62,7 @@ func newFindingsCmd() *cobra.Command {
 			for i, f := range fs {
 				list[i] = f.Finding
 			}
-			return report.WriteFindingsTable(out, list, layoutFor(out, false))
+			return report.WriteFindingsTable(out, list, rules.All, layoutFor(out, false))
 		},
 	}
 	addDBFlag(cmd, &dbPath, "timeline `FILE` written by analyze")
@@ -105,7 +106,7 @@ every line of that window, recognised or not.`,
 				return &exitError{exitFailed, err}
 			}
 			out := cmd.OutOrStdout()
-			if err := report.WriteFindings(out, []forensics.Finding{f.Finding}, layoutFor(out, false)); err != nil {
+			if err := report.WriteFindings(out, []forensics.Finding{f.Finding}, rules.All, layoutFor(out, false)); err != nil {
 				return err
 			}
 			return writeContext(cmd.Context(), out, db, f, window, limit)

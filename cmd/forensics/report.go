@@ -13,6 +13,7 @@ import (
 	"forensics/analysis"
 	"forensics/parsers"
 	"forensics/report"
+	"forensics/rules"
 	"forensics/store"
 	"forensics/store/backends"
 )
@@ -69,7 +70,7 @@ func writeReportFile(ctx context.Context, dbPath, incident string, run int64, pa
 	}
 	sc.note(stderr)
 	run = sc.run
-	rep, run, err := analysis.Report(ctx, db, run)
+	rep, run, err := analysis.Report(ctx, db, run, rules.All)
 	if err != nil {
 		return &exitError{exitFailed, err}
 	}

@@ -13,6 +13,12 @@ import (
 	"forensics/shell"
 )
 
+// The details of a finding's subject (Rule.Details).
+var (
+	offsetDetail    = forensics.Detail{Key: "offset", Type: forensics.DetailText, Doc: "the largest clock offset measured, as logged (612ms)"}
+	maxOffsetDetail = forensics.Detail{Key: "max_offset", Type: forensics.DetailText, Doc: "the offset the node allowed, as logged (500ms)"}
+)
+
 // Rule flags a node that exited on a clock synchronization error.
 var Rule = &forensics.Rule{
 	Name: "crdb-clock-offset",
@@ -37,8 +43,9 @@ before); without them the finding says only what the fatal line says.`,
 disable the hypervisor's time sync that steps the clock), check that it is in sync, then restart the node. Keep
 --max-offset the same on every node; raise it only if your clocks are reliably within the new value.`,
 	},
-	Kinds: []forensics.Kind{crdb.KindClockOffsetFatal, crdb.KindClockOffsetUncertain},
-	Run:   run,
+	Kinds:   []forensics.Kind{crdb.KindClockOffsetFatal, crdb.KindClockOffsetUncertain},
+	Details: []forensics.Detail{offsetDetail, maxOffsetDetail},
+	Run:     run,
 }
 
 const (
@@ -175,7 +182,7 @@ func (x *exit) finding(all []forensics.Event) forensics.Finding {
 	f := forensics.Finding{
 		Severity: forensics.Critical,
 		Title:    fmt.Sprintf("%s stopped: its clock was more than %s away from at least half of the known nodes", x.node, max),
-		Subject:  forensics.FindingSubject{Node: x.node, Offset: offset, MaxOffset: max},
+		Subject:  forensics.FindingSubject{Node: x.node, Details: forensics.Details{offsetDetail.Text(offset), maxOffsetDetail.Text(max)}},
 		Start:    start,
 		End:      x.fatal.Time,
 	}

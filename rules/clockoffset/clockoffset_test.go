@@ -32,9 +32,8 @@ func TestExitWithMeasurements(t *testing.T) {
 		t.Fatalf("findings:%s\nwant one", ruletest.Describe(fs))
 	}
 	f := fs[0]
-	want := forensics.FindingSubject{Node: "n3", Offset: "394.018ms", MaxOffset: "400ms"}
-	if f.Subject.Node != want.Node || f.Subject.Offset != want.Offset || f.Subject.MaxOffset != want.MaxOffset {
-		t.Errorf("subject %+v, want %+v", f.Subject, want)
+	if got, want := ruletest.Subject(f), `{"node":"n3","offset":"394.018ms","max_offset":"400ms"}`; got != want {
+		t.Errorf("subject %s, want %s", got, want)
 	}
 	if f.Severity != forensics.Critical {
 		t.Errorf("severity %s", f.Severity)
@@ -78,7 +77,7 @@ func TestExitsPerNode(t *testing.T) {
 		t.Errorf("n3: evidence %d, explanation %s", len(fs[0].Evidence), fs[0].Explanation)
 	}
 	// Without measurements the subject says what the fatal line says.
-	if fs[1].Subject.Offset != "more than 400ms" || !strings.Contains(fs[1].Explanation, "No offset measurements") {
+	if fs[1].Subject.Details.Text("offset") != "more than 400ms" || !strings.Contains(fs[1].Explanation, "No offset measurements") {
 		t.Errorf("n1: %+v %s", fs[1].Subject, fs[1].Explanation)
 	}
 }
@@ -89,7 +88,7 @@ func TestLegacyExit(t *testing.T) {
 		"F210415 00:13:41.913691 2763 server/server.go:276 ⋮ [n1] clock synchronization error: this node is more than 500ms away from at least half of the known nodes (0 of 1 are within the offset)\n"+
 			"goroutine 2763 [running]:\n"))
 	fs := ruletest.Run(t, Rule, evs)
-	if len(fs) != 1 || fs[0].Subject.Node != "n1" || fs[0].Subject.MaxOffset != "500ms" {
+	if len(fs) != 1 || fs[0].Subject.Node != "n1" || fs[0].Subject.Details.Text("max_offset") != "500ms" {
 		t.Fatalf("findings:%s", ruletest.Describe(fs))
 	}
 }

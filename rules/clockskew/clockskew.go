@@ -25,6 +25,11 @@ const (
 	ixStreamBegin = indexer.StreamBegin
 )
 
+// The details of a finding's subject (Rule.Details).
+var (
+	skewDetail = forensics.Detail{Key: "skew", Type: forensics.DetailText, Doc: "at least this much, as a Go duration (3.2s)"}
+)
+
 // Rule flags clock skew between nodes.
 var Rule = &forensics.Rule{
 	Name: "cb-clock-skew",
@@ -53,8 +58,9 @@ var Rule = &forensics.Rule{
 		Fixes: "Run NTP (chrony or ntpd) against the same sources on every node, and check that it is synchronised; " +
 			"after fixing a clock that ran ahead, know that CAS values already written stay ahead.",
 	},
-	Kinds: []forensics.Kind{nsTimeSync, nsCASDrift, mcRollback, ixStreamBegin},
-	Run:   run,
+	Kinds:   []forensics.Kind{nsTimeSync, nsCASDrift, mcRollback, ixStreamBegin},
+	Details: []forensics.Detail{skewDetail},
+	Run:     run,
 }
 
 const (
@@ -207,7 +213,7 @@ func skewFinding(ahead, behind string, skew time.Duration, ps []pair) forensics.
 	}
 	f := forensics.Finding{
 		Severity: sev,
-		Subject:  forensics.FindingSubject{Nodes: []string{ahead, behind}, SkewText: skew.Round(time.Millisecond).String()},
+		Subject:  forensics.FindingSubject{Nodes: []string{ahead, behind}, Details: forensics.Details{skewDetail.Text(skew.Round(time.Millisecond).String())}},
 		Evidence: ev.Sorted(),
 		Skew:     []forensics.Skew{{Ahead: ahead, Behind: behind, By: skew, Basis: strings.Join(basis, "; ")}},
 	}
@@ -278,7 +284,7 @@ func alertFindings(alerts []*forensics.Event) []forensics.Finding {
 			Evidence: ev.Sorted(),
 		}
 		if skew > 0 {
-			f.Subject.SkewText = skew.String()
+			f.Subject.Details.Set(skewDetail.Text(skew.String()))
 		}
 		if len(buckets) == 1 {
 			f.Subject.Bucket = buckets[0]

@@ -41,7 +41,7 @@ func TestEffectBeforeCause(t *testing.T) {
 		t.Fatalf("want one finding for the pair of nodes, got %d", len(fs))
 	}
 	f := fs[0]
-	if f.Subject.SkewText != "2.4s" || len(f.Subject.Nodes) != 2 || f.Subject.Nodes[0] != kv || f.Subject.Nodes[1] != ix {
+	if f.Subject.Details.Text("skew") != "2.4s" || len(f.Subject.Nodes) != 2 || f.Subject.Nodes[0] != kv || f.Subject.Nodes[1] != ix {
 		t.Errorf("subject %+v", f.Subject)
 	}
 	if len(f.Evidence) != 4 {
@@ -82,7 +82,7 @@ func TestAlerts(t *testing.T) {
 	if len(fs) != 1 {
 		t.Fatalf("want one finding for the alerted node, got %d", len(fs))
 	}
-	if f := fs[0]; f.Subject.Node != kv || f.Subject.SkewText != "5s" || f.Subject.Bucket != "travel-sample" || len(f.Evidence) != 2 {
+	if f := fs[0]; f.Subject.Node != kv || f.Subject.Details.Text("skew") != "5s" || f.Subject.Bucket != "travel-sample" || len(f.Evidence) != 2 {
 		t.Errorf("got %+v, %d evidence", f.Subject, len(f.Evidence))
 	}
 }

@@ -22,6 +22,11 @@ const (
 	mcWriteFailed = memcached.WriteFailed
 )
 
+// The details of a finding's subject (Rule.Details).
+var (
+	pathDetail = forensics.Detail{Key: "path", Type: forensics.DetailText, Doc: "the disk's path, as ns_server names it"}
+)
+
 // Rule flags full disks.
 var Rule = &forensics.Rule{
 	Name: "cb-disk-full",
@@ -47,8 +52,9 @@ var Rule = &forensics.Rule{
 		Fixes: "Free space on the disk (delete old backups, logs or files not Couchbase's; never delete Couchbase's " +
 			"data files), or grow the disk; then let compaction run; watch the disk write queue drain.",
 	},
-	Kinds: []forensics.Kind{nsDiskAlert, nsWriteCommit, mcWriteFailed},
-	Run:   run,
+	Kinds:   []forensics.Kind{nsDiskAlert, nsWriteCommit, mcWriteFailed},
+	Details: []forensics.Detail{pathDetail},
+	Run:     run,
 }
 
 // place is one node's data path.
@@ -166,7 +172,7 @@ func finding(pl place, evs []*forensics.Event) forensics.Finding {
 	wrote := len(fails) > 0 || len(commits) > 0
 	f := forensics.Finding{
 		Severity: forensics.Medium,
-		Subject:  forensics.FindingSubject{Node: pl.node, Path: pl.path},
+		Subject:  forensics.FindingSubject{Node: pl.node, Details: forensics.Details{pathDetail.Text(pl.path)}},
 		Evidence: ev.Sorted(),
 	}
 	if len(bs) == 1 {

@@ -42,7 +42,7 @@ func TestAlertAndWrites(t *testing.T) {
 		t.Fatalf("want one finding for the node and path, got %d", len(fs))
 	}
 	f := fs[0]
-	if f.Severity != forensics.High || f.Subject.Node != n22 || f.Subject.Path != dp || f.Subject.Bucket != "orders" {
+	if f.Severity != forensics.High || f.Subject.Node != n22 || f.Subject.Details.Text("path") != dp || f.Subject.Bucket != "orders" {
 		t.Errorf("got %s %+v", f.Severity, f.Subject)
 	}
 	if f.Title != dp+" on "+n22+" is full (96%) and writes failed" {
@@ -64,7 +64,7 @@ func TestAlertAloneIsMedium(t *testing.T) {
 // Write failures on a node without an alert still fire, with the path unknown.
 func TestWritesWithoutAlert(t *testing.T) {
 	fs := ruletest.Run(t, Rule, []forensics.Event{failed(0, "orders"), failed(1, "carts")})
-	if len(fs) != 1 || fs[0].Severity != forensics.High || fs[0].Subject.Path != "" || fs[0].Subject.Bucket != "" {
+	if len(fs) != 1 || fs[0].Severity != forensics.High || fs[0].Subject.Details.Text("path") != "" || fs[0].Subject.Bucket != "" {
 		t.Fatalf("got %+v", fs)
 	}
 	if len(fs[0].Fixes[0].Commands) != 3 { // df, then cbstats for each bucket

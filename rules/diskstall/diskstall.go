@@ -13,6 +13,11 @@ import (
 	"forensics/shell"
 )
 
+// The details of a finding's subject (Rule.Details).
+var (
+	storeDetail = forensics.Detail{Key: "store", Type: forensics.DetailText, Doc: "the store that stalled: \"s1\", or its path when no tag names it"}
+)
+
 // Rule flags a disk stall.
 var Rule = &forensics.Rule{
 	Name: "crdb-disk-stall",
@@ -41,7 +46,8 @@ storage.max_sync_duration.fatal.enabled on: a node on a stalled disk holds lease
 		crdb.KindDiskStall, crdb.KindDiskSlow,
 		crdb.KindHeartbeatSlow, crdb.KindHeartbeatFailed, crdb.KindEpochIncremented, crdb.KindProposalSlow,
 	},
-	Run: run,
+	Details: []forensics.Detail{storeDetail},
+	Run:     run,
 }
 
 const (
@@ -247,7 +253,7 @@ func (s *stall) finding(around []forensics.Event) forensics.Finding {
 	f := forensics.Finding{
 		Severity: forensics.Critical,
 		Title:    title,
-		Subject:  forensics.FindingSubject{Node: s.node, Store: store},
+		Subject:  forensics.FindingSubject{Node: s.node, Details: forensics.Details{storeDetail.Text(store)}},
 		Start:    start,
 		End:      end,
 	}

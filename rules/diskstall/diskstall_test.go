@@ -33,7 +33,7 @@ func TestPebbleStall(t *testing.T) {
 		t.Fatalf("findings:%s\nwant one", ruletest.Describe(fs))
 	}
 	f := fs[0]
-	if f.Subject.Node != "n2" || f.Subject.Store != "/mnt/data 1/it's" || f.Severity != forensics.Critical {
+	if f.Subject.Node != "n2" || f.Subject.Details.Text("store") != "/mnt/data 1/it's" || f.Severity != forensics.Critical {
 		t.Errorf("subject %+v severity %s", f.Subject, f.Severity)
 	}
 	// The stall began 20.48s before the fatal line.
@@ -68,7 +68,7 @@ func TestFileWriteStall(t *testing.T) {
 		src("cockroach.log", "", "F230915 08:01:44.700100 88 3@storage/pebble.go:1212 ⋮ [T1,n1,s1,pebble] 8812  file write stall detected: disk slowness detected: syncdata on file ‹000457.log› has been ongoing for 20.0s\n"+
 			"F230915 08:01:44.700100 88 3@storage/pebble.go:1212 ⋮ [T1,n1,s1,pebble] 8812 !goroutine 88 [running]:\n"))
 	fs := ruletest.Run(t, Rule, evs)
-	if len(fs) != 1 || fs[0].Subject.Store != "s1" {
+	if len(fs) != 1 || fs[0].Subject.Details.Text("store") != "s1" {
 		t.Fatalf("findings:%s", ruletest.Describe(fs))
 	}
 	f := fs[0]
@@ -97,7 +97,7 @@ func TestEngineStall(t *testing.T) {
 	evs := ruletest.Parse(t, src("cockroach.log", "n4",
 		"F200601 03:00:20.000100 155 server/node.go:859  [n4] disk stall detected: unable to write to <no-attributes>=/mnt/data1/cockroach within 10s\n"))
 	fs := ruletest.Run(t, Rule, evs)
-	if len(fs) != 1 || fs[0].Subject.Store != "/mnt/data1/cockroach" || fs[0].Fixes[0].Commands[2] != "df -h /mnt/data1/cockroach" {
+	if len(fs) != 1 || fs[0].Subject.Details.Text("store") != "/mnt/data1/cockroach" || fs[0].Fixes[0].Commands[2] != "df -h /mnt/data1/cockroach" {
 		t.Fatalf("findings:%s", ruletest.Describe(fs))
 	}
 }

@@ -184,7 +184,7 @@ func (ix *events) incident(r *restart, bucket string) (pending, bool) {
 	f := forensics.Finding{
 		Severity: forensics.High,
 		Subject: forensics.FindingSubject{
-			Node: node, Bucket: bucket, VBuckets: vbs, Consumers: consumers,
+			Node: node, Bucket: bucket, VBuckets: vbs, Details: forensics.Details{consumersDetail.List(consumers)},
 		},
 		Start: r.at,
 		Skew:  skews,

@@ -58,6 +58,11 @@ const (
 	prStreamEnd = projector.StreamEnd
 )
 
+// The details of a finding's subject (Rule.Details).
+var (
+	consumersDetail = forensics.Detail{Key: "consumers", Type: forensics.DetailList, Show: forensics.ShowApart, Doc: "the DCP connections whose stream requests the node answered, as memcached names them"}
+)
+
 // Rule flags stream requests a KV node answered between a memcached restart
 // and ns_server enabling traffic on the bucket there.
 var Rule = &forensics.Rule{
@@ -113,7 +118,8 @@ var Rule = &forensics.Rule{
 		ixStreamEnd, ixStreamBegin, ixRollback,
 		prRollback, prResponse, prClosed, prStreamEnd,
 	},
-	Run: run,
+	Details: []forensics.Detail{consumersDetail},
+	Run:     run,
 }
 
 // The stream answers, stream begins and ends and vbucket states are logged

@@ -164,8 +164,8 @@ func TestSeedShapeIsCriticalWithSecondRollback(t *testing.T) {
 	if f.Subject.Node != n15 || f.Subject.Bucket != "test3" || fmt.Sprint(f.Subject.VBuckets) != "[141 142 150]" {
 		t.Errorf("subject %+v", f.Subject)
 	}
-	if fmt.Sprint(f.Subject.Consumers) != "["+proj+"]" {
-		t.Errorf("consumers %v, want the projector's DCP name once", f.Subject.Consumers)
+	if fmt.Sprint(f.Subject.Details.List("consumers")) != "["+proj+"]" {
+		t.Errorf("consumers %v, want the projector's DCP name once", f.Subject.Details.List("consumers"))
 	}
 	if !strings.Contains(f.Explanation, "vb 141 to seqno 0 on "+n16) {
 		t.Errorf("explanation does not tell the second rollback on the new active:\n%s", f.Explanation)

@@ -12,6 +12,11 @@ import (
 	"forensics/shell"
 )
 
+// The details of a finding's subject (Rule.Details).
+var (
+	windowDetail = forensics.Detail{Key: "window", Type: forensics.DetailText, Doc: "the failures' start and end, RFC 3339 (start/end)"}
+)
+
 // Rule flags a node that lost its liveness.
 var Rule = &forensics.Rule{
 	Name: "crdb-liveness-lost",
@@ -40,7 +45,8 @@ overload (CPU, admission control, too many ranges per node). Check the epoch aft
 		crdb.KindHeartbeatFailed, crdb.KindHeartbeatSlow, crdb.KindEpochIncremented,
 		crdb.KindDiskStall, crdb.KindDiskSlow,
 	},
-	Run: run,
+	Details: []forensics.Detail{windowDetail},
+	Run:     run,
 }
 
 const (
@@ -227,8 +233,8 @@ func (w *window) finding(disk []forensics.Event) forensics.Finding {
 		Title: fmt.Sprintf("%s failed %d liveness heartbeats in %s (cause: %s)",
 			w.node, len(w.failures), roundDur(w.end().Sub(w.start())), c.kind),
 		Subject: forensics.FindingSubject{
-			Node:   w.node,
-			Window: w.start().UTC().Format(windowTime) + "/" + w.end().UTC().Format(windowTime),
+			Node:    w.node,
+			Details: forensics.Details{windowDetail.Text(w.start().UTC().Format(windowTime) + "/" + w.end().UTC().Format(windowTime))},
 		},
 		Start: w.start(),
 		End:   w.end(),

@@ -39,7 +39,7 @@ func TestRepeatedFailures(t *testing.T) {
 		t.Fatalf("findings:%s\nwant one", ruletest.Describe(fs))
 	}
 	f := fs[0]
-	if f.Subject.Node != "n2" || f.Subject.Window != "2023-09-15T08:01:30.101944Z/2023-09-15T08:01:49.318210Z" {
+	if f.Subject.Node != "n2" || f.Subject.Details.Text("window") != "2023-09-15T08:01:30.101944Z/2023-09-15T08:01:49.318210Z" {
 		t.Errorf("subject %+v", f.Subject)
 	}
 	// Four attempts, each logged twice: four failures.

@@ -264,11 +264,11 @@ func TestFlagged(t *testing.T) {
 			if f.Severity != tc.severity {
 				t.Errorf("severity %s, want %s", f.Severity, tc.severity)
 			}
-			if !slices.Equal(f.Subject.Replicas, tc.replicas) {
-				t.Errorf("replicas %q, want %q", f.Subject.Replicas, tc.replicas)
+			if !slices.Equal(f.Subject.Details.List("replicas"), tc.replicas) {
+				t.Errorf("replicas %q, want %q", f.Subject.Details.List("replicas"), tc.replicas)
 			}
-			if f.Subject.Redirects != tc.redirects {
-				t.Errorf("redirects %d, want %d", f.Subject.Redirects, tc.redirects)
+			if f.Subject.Details.Int("redirects") != int64(tc.redirects) {
+				t.Errorf("redirects %d, want %d", f.Subject.Details.Int("redirects"), tc.redirects)
 			}
 			if f.Subject.Range == 0 || len(f.Evidence) == 0 || len(f.Fixes) == 0 || f.Explanation == "" {
 				t.Errorf("incomplete finding: %+v", f)
@@ -403,8 +403,8 @@ func TestEpisodesSplitOnPause(t *testing.T) {
 	if len(fs) != 2 {
 		t.Fatalf("got %d findings, want 2: %s", len(fs), titles(fs))
 	}
-	if fs[0].Subject.Redirects != 8 || fs[1].Subject.Redirects != 8 {
-		t.Errorf("redirects %d and %d, want 8 and 8", fs[0].Subject.Redirects, fs[1].Subject.Redirects)
+	if fs[0].Subject.Details.Int("redirects") != 8 || fs[1].Subject.Details.Int("redirects") != 8 {
+		t.Errorf("redirects %d and %d, want 8 and 8", fs[0].Subject.Details.Int("redirects"), fs[1].Subject.Details.Int("redirects"))
 	}
 	if !fs[0].Start.Before(fs[1].Start) {
 		t.Errorf("episodes out of order")

@@ -12,6 +12,12 @@ import (
 	"forensics/parsers/crdb"
 )
 
+// The details of a finding's subject (Rule.Details).
+var (
+	replicasDetail  = forensics.Detail{Key: "replicas", Type: forensics.DetailList, Join: " ", Doc: "the replicas requests bounced between"}
+	redirectsDetail = forensics.Detail{Key: "redirects", Type: forensics.DetailInt, Doc: "how many NotLeaseHolderError redirects"}
+)
+
 // Rule flags NotLeaseHolderError ping-pong on a range.
 var Rule = &forensics.Rule{
 	Name: "crdb-nlhe-pingpong",
@@ -49,7 +55,8 @@ information from lagging replicas (#73697).`,
 		crdb.KindNLHE, crdb.KindNextPeer, crdb.KindSend, crdb.KindBackoff,
 		crdb.KindTraceStart, crdb.KindTraceDiscarded,
 	},
-	Run: run,
+	Details: []forensics.Detail{replicasDetail, redirectsDetail},
+	Run:     run,
 }
 
 // DistSender logs a "sending batch" line for every batch, so the rule finds

@@ -130,9 +130,8 @@ func finding(ep *episode, evs []forensics.Event) forensics.Finding {
 		Title: fmt.Sprintf("r%d: requests bounce between %s, each naming %s as leaseholder (%d redirects in %s)",
 			ep.rng, joinAnd(members), other(len(members)), len(rs), fmtDuration(ep.duration())),
 		Subject: forensics.FindingSubject{
-			Range:     ep.rng,
-			Replicas:  members,
-			Redirects: len(rs),
+			Range:   ep.rng,
+			Details: forensics.Details{replicasDetail.List(members), redirectsDetail.Int(int64(len(rs)))},
 		},
 		Start: ep.start,
 		End:   ep.end,

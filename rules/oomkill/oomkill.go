@@ -33,6 +33,11 @@ const (
 	bucketQuota = cbstats.BucketQuota
 )
 
+// The details of a finding's subject (Rule.Details).
+var (
+	pidDetail = forensics.Detail{Key: "pid", Type: forensics.DetailInt, Doc: "the process the kernel killed"}
+)
+
 // Rule flags OOM kills of Couchbase's processes.
 var Rule = &forensics.Rule{
 	Name: "cb-oom-kill",
@@ -67,7 +72,8 @@ var Rule = &forensics.Rule{
 	},
 	Kinds: []forensics.Kind{oomKill, oomConstraint, oomInvoked, nsExited, nsPortExited, nsFailoverStart, nsAutoFailover,
 		memInfo, bucketQuota},
-	Run: run,
+	Details: []forensics.Detail{pidDetail},
+	Run:     run,
 }
 
 // services maps a process name as the kernel prints it (task comm, at most
@@ -227,7 +233,7 @@ func finding(k, constraint, invoked *forensics.Event, by map[forensics.Kind][]*f
 
 	f := forensics.Finding{
 		Severity: forensics.High,
-		Subject:  forensics.FindingSubject{Node: node, Service: service, PID: pid},
+		Subject:  forensics.FindingSubject{Node: node, Service: service, Details: forensics.Details{pidDetail.Int(pid)}},
 		Start:    k.Time,
 		Evidence: ev.Sorted(),
 	}

@@ -35,7 +35,7 @@ func TestKillExitFailover(t *testing.T) {
 		t.Fatalf("want one finding for the kill and its copy, got %d", len(fs))
 	}
 	f := fs[0]
-	if f.Severity != forensics.Critical || f.Subject.Service != "memcached" || f.Subject.PID != 2817 || f.Subject.Node != n12 {
+	if f.Severity != forensics.Critical || f.Subject.Service != "memcached" || f.Subject.Details.Int("pid") != 2817 || f.Subject.Node != n12 {
 		t.Errorf("got %s %+v", f.Severity, f.Subject)
 	}
 	if len(f.Evidence) != 3 {

@@ -14,6 +14,12 @@ import (
 	"forensics/shell"
 )
 
+// The details of a finding's subject (Rule.Details).
+var (
+	replicasDetail = forensics.Detail{Key: "replicas", Type: forensics.DetailList, Join: " ", Doc: "the range's replicas, as logged ((n1,s1):1)"}
+	downDetail     = forensics.Detail{Key: "down", Type: forensics.DetailList, Join: " ", Doc: "the replicas reported down, as logged ((n3,s3):5)"}
+)
+
 // Rule flags a range that was unavailable.
 var Rule = &forensics.Rule{
 	Name: "crdb-range-unavailable",
@@ -38,8 +44,9 @@ cockroach.log (and cockroach-kv-distribution.log for some channels in newer rele
 		Fixes: `Bring the down replicas' nodes back (restart them, fix their disk or network). If they cannot return, the range
 has lost quorum for good: follow the loss-of-quorum recovery procedure (cockroach debug recover, v22.2+) with support.`,
 	},
-	Kinds: []forensics.Kind{crdb.KindProposalSlow, crdb.KindProposalFinished, crdb.KindProposalNonLive, crdb.KindBreakerTripped, crdb.KindBreakerReset},
-	Run:   run,
+	Kinds:   []forensics.Kind{crdb.KindProposalSlow, crdb.KindProposalFinished, crdb.KindProposalNonLive, crdb.KindBreakerTripped, crdb.KindBreakerReset},
+	Details: []forensics.Detail{replicasDetail, downDetail},
+	Run:     run,
 }
 
 const (
@@ -282,7 +289,7 @@ func (ep *episode) finding() forensics.Finding {
 	f := forensics.Finding{
 		Severity: forensics.Critical,
 		Title:    title,
-		Subject:  forensics.FindingSubject{Range: ep.rng, Replicas: all, Down: down},
+		Subject:  forensics.FindingSubject{Range: ep.rng, Details: forensics.Details{replicasDetail.List(all), downDetail.List(down)}},
 		Start:    start,
 		End:      end,
 	}

@@ -30,8 +30,8 @@ func TestBreakerTripAndReset(t *testing.T) {
 		t.Fatalf("findings:%s\nwant one", ruletest.Describe(fs))
 	}
 	f := fs[0]
-	if f.Subject.Range != 84 || !slices.Equal(f.Subject.Replicas, []string{"(n1,s1):1", "(n2,s2):3", "(n3,s3):5"}) ||
-		!slices.Equal(f.Subject.Down, []string{"(n2,s2):3", "(n3,s3):5"}) {
+	if f.Subject.Range != 84 || !slices.Equal(f.Subject.Details.List("replicas"), []string{"(n1,s1):1", "(n2,s2):3", "(n3,s3):5"}) ||
+		!slices.Equal(f.Subject.Details.List("down"), []string{"(n2,s2):3", "(n3,s3):5"}) {
 		t.Errorf("subject %+v", f.Subject)
 	}
 	// From when the first proposal began waiting to the reset.
@@ -74,7 +74,7 @@ func TestNeverFinished(t *testing.T) {
 	if len(fs) != 1 || fs[0].Subject.Range != 1201 || !strings.Contains(fs[0].Title, "not recovered in these logs") {
 		t.Fatalf("findings:%s", ruletest.Describe(fs))
 	}
-	if !slices.Equal(fs[0].Subject.Down, []string{"(n1,s1):1", "(n4,s4):3"}) || !strings.Contains(fs[0].Title, "with (n1,s1):1, (n4,s4):3 not live") ||
+	if !slices.Equal(fs[0].Subject.Details.List("down"), []string{"(n1,s1):1", "(n4,s4):3"}) || !strings.Contains(fs[0].Title, "with (n1,s1):1, (n4,s4):3 not live") ||
 		len(fs[0].Evidence) != 2 || !slices.Equal(fs[0].Fixes[1].Commands, []string{"cockroach node status 1", "cockroach node status 4"}) {
 		t.Errorf("subject %+v title %s evidence %d fixes %q", fs[0].Subject, fs[0].Title, len(fs[0].Evidence), fs[0].Fixes[1].Commands)
 	}

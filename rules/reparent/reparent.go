@@ -15,6 +15,12 @@ import (
 	"forensics/shell"
 )
 
+// The details of a finding's subject (Rule.Details).
+var (
+	oldPrimaryDetail = forensics.Detail{Key: "old_primary", Type: forensics.DetailText, Doc: "the tablet alias of the primary before the reparent"}
+	newPrimaryDetail = forensics.Detail{Key: "new_primary", Type: forensics.DetailText, Doc: "the tablet alias of the primary the reparent asked for"}
+)
+
 // Rule is vitess-reparent-failed.
 var Rule = &forensics.Rule{
 	Name: "vitess-reparent-failed",
@@ -42,8 +48,9 @@ var Rule = &forensics.Rule{
 			"primary named (PlannedReparentShard --new-primary, or EmergencyReparentShard --new-primary when the shard has " +
 			"no serving primary). The finding lists the commands with the names filled in.",
 	},
-	Kinds: []forensics.Kind{vitess.KindReparentStart, vitess.KindReparentStep, vitess.KindReparentFailed, vitess.KindReparentDone, vitess.KindShard},
-	Run:   run,
+	Kinds:   []forensics.Kind{vitess.KindReparentStart, vitess.KindReparentStep, vitess.KindReparentFailed, vitess.KindReparentDone, vitess.KindShard},
+	Details: []forensics.Detail{oldPrimaryDetail, newPrimaryDetail},
+	Run:     run,
 }
 
 // attempt is one reparent of one shard, from its lock to its unlock.
@@ -237,7 +244,7 @@ func finding(failed []*attempt, doc *shardDoc) forensics.Finding {
 	return forensics.Finding{
 		Severity:    sev,
 		Title:       fmt.Sprintf("%s of %s/%s failed (%s)", action, ks, shard, reasonWords(reason)),
-		Subject:     forensics.FindingSubject{Keyspace: ks, Shard: shard, OldPrimary: oldP, NewPrimary: newP},
+		Subject:     forensics.FindingSubject{Keyspace: ks, Shard: shard, Details: forensics.Details{oldPrimaryDetail.Text(oldP), newPrimaryDetail.Text(newP)}},
 		Start:       first.lines[0].Time,
 		End:         end,
 		Explanation: explain(failed, doc, oldP, newP),

@@ -45,9 +45,9 @@ func TestPRSFailed(t *testing.T) {
 		t.Fatalf("%d findings", len(got))
 	}
 	f := got[0]
-	want := forensics.FindingSubject{Keyspace: "customer", Shard: "-80", OldPrimary: "zone1-0000000200", NewPrimary: "zone1-0000000201"}
-	if f.Severity != forensics.High || !subjectEqual(f.Subject, want) {
-		t.Errorf("%v %+v", f.Severity, f.Subject)
+	want := `{"keyspace":"customer","shard":"-80","old_primary":"zone1-0000000200","new_primary":"zone1-0000000201"}`
+	if f.Severity != forensics.High || ruletest.Subject(f) != want {
+		t.Errorf("%v %s", f.Severity, ruletest.Subject(f))
 	}
 	if !strings.Contains(f.Explanation, "still names zone1-0000000200 as the serving primary") || !strings.Contains(f.Title, "did not catch up") {
 		t.Errorf("%s\n%s", f.Title, f.Explanation)
@@ -83,7 +83,7 @@ func TestERSNoPrimaryJSON(t *testing.T) {
 		t.Fatalf("%d findings", len(got))
 	}
 	f := got[0]
-	if f.Severity != forensics.Critical || f.Subject.OldPrimary != "zone1-0000000300" || f.Subject.NewPrimary != "" {
+	if f.Severity != forensics.Critical || f.Subject.Details.Text("old_primary") != "zone1-0000000300" || f.Subject.Details.Text("new_primary") != "" {
 		t.Errorf("%v %+v", f.Severity, f.Subject)
 	}
 	if !strings.HasPrefix(f.Explanation, "At 09:00:00.100 VTOrc took the lock of customer/80- for EmergencyReparentShard.") ||
@@ -122,10 +122,6 @@ func TestHostileNames(t *testing.T) {
 	}
 }
 
-func subjectEqual(a, b forensics.FindingSubject) bool {
-	return a.Keyspace == b.Keyspace && a.Shard == b.Shard && a.OldPrimary == b.OldPrimary && a.NewPrimary == b.NewPrimary
-}
-
 // What vtctldclient printed for a PlannedReparentShard that failed: the
 // command line, its events (logutil, UTC, no thread id) and its error.
 func TestVtctldclientOutput(t *testing.T) {
@@ -141,8 +137,8 @@ func TestVtctldclientOutput(t *testing.T) {
 	if len(got) != 1 {
 		t.Fatalf("%d findings", len(got))
 	}
-	want := forensics.FindingSubject{Keyspace: "customer", Shard: "-80", OldPrimary: "zone1-0000000200", NewPrimary: "zone1-0000000201"}
-	if f := got[0]; f.Severity != forensics.High || !subjectEqual(f.Subject, want) || len(f.Evidence) != 3 {
-		t.Errorf("%v %+v %d", f.Severity, f.Subject, len(f.Evidence))
+	want := `{"keyspace":"customer","shard":"-80","old_primary":"zone1-0000000200","new_primary":"zone1-0000000201"}`
+	if f := got[0]; f.Severity != forensics.High || ruletest.Subject(f) != want || len(f.Evidence) != 3 {
+		t.Errorf("%v %s %d", f.Severity, ruletest.Subject(f), len(f.Evidence))
 	}
 }

@@ -23,6 +23,12 @@ const (
 	nsAutoFailover  = nsserver.AutoFailover
 )
 
+// The details of a finding's subject (Rule.Details).
+var (
+	consumersDetail = forensics.Detail{Key: "consumers", Type: forensics.DetailList, Show: forensics.ShowApart, Doc: "the DCP connections told to roll back, as memcached names them"}
+	consumerDetail  = forensics.Detail{Key: "consumer", Type: forensics.DetailText, Doc: "the kind of consumer (indexer, XDCR, replication, …)"}
+)
+
 // Rule flags rollbacks to zero.
 var Rule = &forensics.Rule{
 	Name: "cb-dcp-rollback-to-zero",
@@ -50,8 +56,9 @@ var Rule = &forensics.Rule{
 			"unclean restart) and prevent it (failover only fully warmed nodes; enough replicas); for purge-seqno " +
 			"rollbacks, raise the metadata purge interval above the longest consumer outage.",
 	},
-	Kinds: []forensics.Kind{mcRollback, mcStart, nsFailoverStart, nsAutoFailover},
-	Run:   run,
+	Kinds:   []forensics.Kind{mcRollback, mcStart, nsFailoverStart, nsAutoFailover},
+	Details: []forensics.Detail{consumersDetail, consumerDetail},
+	Run:     run,
 }
 
 // gap separates incidents: rollbacks of one producer, bucket and consumer
@@ -174,7 +181,7 @@ func finding(node, bucket, consumer string, rbs []*forensics.Event, context []*f
 	sort.Strings(cnames)
 	f := forensics.Finding{
 		Severity: sev,
-		Subject:  forensics.FindingSubject{Node: node, Bucket: bucket, Consumer: consumer, VBuckets: vbs, Consumers: cnames},
+		Subject:  forensics.FindingSubject{Node: node, Bucket: bucket, VBuckets: vbs, Details: forensics.Details{consumersDetail.List(cnames), consumerDetail.Text(consumer)}},
 		Start:    first.Time,
 		End:      last.Time,
 		Evidence: ev.Sorted(),

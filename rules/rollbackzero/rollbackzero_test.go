@@ -36,10 +36,10 @@ func TestGroupsPerConsumer(t *testing.T) {
 		t.Fatalf("want GSI, XDCR and a later GSI incident, got %d", len(fs))
 	}
 	gsi, later, xdcr := fs[0], fs[1], fs[2] // per producer, bucket and consumer, then in time order
-	if gsi.Severity != forensics.High || gsi.Subject.Consumer != "indexer" || len(gsi.Subject.VBuckets) != 2 {
+	if gsi.Severity != forensics.High || gsi.Subject.Details.Text("consumer") != "indexer" || len(gsi.Subject.VBuckets) != 2 {
 		t.Errorf("gsi: %s %+v", gsi.Severity, gsi.Subject)
 	}
-	if xdcr.Severity != forensics.Medium || xdcr.Subject.Consumer != "xdcr" || len(xdcr.Subject.VBuckets) != 1 {
+	if xdcr.Severity != forensics.Medium || xdcr.Subject.Details.Text("consumer") != "xdcr" || len(xdcr.Subject.VBuckets) != 1 {
 		t.Errorf("xdcr: %s %+v", xdcr.Severity, xdcr.Subject)
 	}
 	if later.Subject.VBuckets[0] != 600 || len(later.Fixes) != 2 || len(later.Fixes[1].Steps) != 2 {

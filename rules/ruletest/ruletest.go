@@ -7,6 +7,7 @@ package ruletest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"iter"
 	"path"
@@ -160,11 +161,21 @@ func Commands(f forensics.Finding) string {
 	return strings.Join(out, "\n")
 }
 
+// Subject is a finding's subject as the JSON output writes it, details
+// and all, in their order.
+func Subject(f forensics.Finding) string {
+	b, err := json.Marshal(f.Subject)
+	if err != nil {
+		return err.Error()
+	}
+	return string(b)
+}
+
 // Describe prints findings for a test failure.
 func Describe(fs []forensics.Finding) string {
 	s := ""
 	for _, f := range fs {
-		s += fmt.Sprintf("\n  %s %s %q %+v", f.Rule, f.Severity, f.Title, f.Subject)
+		s += fmt.Sprintf("\n  %s %s %q %s", f.Rule, f.Severity, f.Title, Subject(f))
 	}
 	return s
 }

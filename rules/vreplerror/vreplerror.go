@@ -14,6 +14,11 @@ import (
 	"forensics/shell"
 )
 
+// The details of a finding's subject (Rule.Details).
+var (
+	streamDetail = forensics.Detail{Key: "stream", Type: forensics.DetailInt, Doc: "the stream's id in _vt.vreplication"}
+)
+
 // Rule is vitess-vreplication-error.
 var Rule = &forensics.Rule{
 	Name: "vitess-vreplication-error",
@@ -35,8 +40,9 @@ var Rule = &forensics.Rule{
 		Fixes: "Show the workflow, fix the cause the message names (the finding says what for the usual ones), then " +
 			"start the workflow. The finding lists the commands with the names filled in.",
 	},
-	Kinds: []forensics.Kind{vitess.KindWorkflow, vitess.KindWorkflowStatus, vitess.KindVReplError, vitess.KindVReplRetry, vitess.KindVReplStart},
-	Run:   run,
+	Kinds:   []forensics.Kind{vitess.KindWorkflow, vitess.KindWorkflowStatus, vitess.KindVReplError, vitess.KindVReplRetry, vitess.KindVReplStart},
+	Details: []forensics.Detail{streamDetail},
+	Run:     run,
 }
 
 // stream is one VReplication stream as the evidence shows it.
@@ -263,7 +269,7 @@ func finding(s *stream) (forensics.Finding, bool) {
 	f := forensics.Finding{
 		Severity: forensics.High,
 		Title:    fmt.Sprintf("VReplication stream %d of %s is in the error state (%s)", s.id, orUnknown(s.workflow, "an unknown workflow"), class(msg).words),
-		Subject:  forensics.FindingSubject{Workflow: s.workflow, Keyspace: s.keyspace, Shard: s.shard, Stream: s.id},
+		Subject:  forensics.FindingSubject{Workflow: s.workflow, Keyspace: s.keyspace, Shard: s.shard, Details: forensics.Details{streamDetail.Int(s.id)}},
 		Start:    start,
 		End:      end,
 		Evidence: ev,

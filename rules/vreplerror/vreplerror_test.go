@@ -56,8 +56,8 @@ func TestStreamInError(t *testing.T) {
 		t.Fatalf("%d findings", len(got))
 	}
 	f := got[0]
-	if s := f.Subject; s.Workflow != "commerce2customer" || s.Keyspace != "customer" || s.Shard != "-80" || s.Stream != 1 {
-		t.Errorf("%+v", s)
+	if got, want := ruletest.Subject(f), `{"keyspace":"customer","workflow":"commerce2customer","shard":"-80","stream":1}`; got != want {
+		t.Errorf("subject %s, want %s", got, want)
 	}
 	for _, want := range []string{"It has failed since 09:10:05.000: vttablet retried it 2 times (every 5s) and gave up at 09:10:20.000.", "reports state Error", "schema"} {
 		if !strings.Contains(f.Explanation, want) {
@@ -140,7 +140,7 @@ func TestIssue15963Status(t *testing.T) {
 	}
 	var shards []string
 	for _, f := range got {
-		if f.Subject.Workflow != "hourlies" || f.Subject.Keyspace != "sites2023" || f.Subject.Stream != 87 || !strings.Contains(f.Title, "schema mismatch") {
+		if f.Subject.Workflow != "hourlies" || f.Subject.Keyspace != "sites2023" || f.Subject.Details.Int("stream") != 87 || !strings.Contains(f.Title, "schema mismatch") {
 			t.Errorf("%+v %s", f.Subject, f.Title)
 		}
 		shards = append(shards, f.Subject.Shard)

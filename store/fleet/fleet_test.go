@@ -144,7 +144,7 @@ func local(t *testing.T) string {
 	}
 	analyse(t, db, "acme-2026-01", []string{"a1", "a2"}, 5000,
 		finding("cb-dcp-rollback-to-zero", forensics.High, t0, forensics.FindingSubject{Node: "n0", Bucket: "travel", VBuckets: []int{1, 2}}, "Rollback to zero on travel"),
-		finding("cb-oom-kill", forensics.Critical, t0.Add(time.Hour), forensics.FindingSubject{Node: "n1", Service: "memcached", PID: 7}, "memcached killed"))
+		finding("cb-oom-kill", forensics.Critical, t0.Add(time.Hour), forensics.FindingSubject{Node: "n1", Service: "memcached", Details: forensics.Details{{Key: "pid", Value: int64(7)}}}, "memcached killed"))
 	analyse(t, db, "globex-2026-02", []string{"g1"}, 300,
 		finding("cb-dcp-rollback-to-zero", forensics.High, t0.Add(48*time.Hour), forensics.FindingSubject{Node: "n0", Bucket: "beer", VBuckets: []int{9}}, "Rollback to zero on beer"),
 		finding("cb-dcp-rollback-to-zero", forensics.Medium, t0.Add(49*time.Hour), forensics.FindingSubject{Bucket: "beer"}, "Rollback, no vbuckets <&>"))
