@@ -246,26 +246,9 @@ func (s *sender) handle(t template, m *message, emit forensics.Emit) bool {
 		ev.Set(AttrReplica, s.str(rest[to+len(" to "):]))
 		ev.Set(AttrBatch, s.str(rest[:to]))
 	case tmplSendOld:
-		rest := msg[len("sending batch "):]
-		to := bytes.LastIndex(rest, []byte(" to "))
-		if to < 0 {
+		if !s.sendOld(ev, msg) {
 			return false
 		}
-		r := rest[to+len(" to "):]
-		switch {
-		case scan.HasPrefix(r, "range "):
-			r = r[len("range "):]
-		case scan.HasPrefix(r, "r"):
-			r = r[1:]
-		default:
-			return false
-		}
-		if d := digits(r); d == 0 || d != len(r) {
-			return false
-		}
-		ev.Kind = KindSend
-		ev.Range = atoi(r)
-		ev.Set(AttrBatch, s.str(rest[:to]))
 	case tmplRPC:
 		ev.Kind = KindRPC
 		ev.Set(AttrTarget, s.str(msg[len("sending request to "):]))
@@ -287,22 +270,7 @@ func (s *sender) handle(t template, m *message, emit forensics.Emit) bool {
 		}
 	case tmplBackoff:
 		ev.Kind = KindBackoff
-		rest := bytes.TrimSpace(msg[len("backing off due to NotLeaseHolderErr"):])
-		switch {
-		case scan.HasPrefix(rest, "with "):
-			ev.Set(AttrReason, string(rest[len("with "):]))
-		case scan.HasPrefix(rest, "at LeaseSequence "):
-			// v19.1–v20.1: "at LeaseSequence %d <= %d".
-			r := rest[len("at LeaseSequence "):]
-			if d := digits(r); d > 0 {
-				ev.Set(AttrLeaseSeq, string(r[:d]))
-				r = r[d:]
-			}
-			if r, ok := bytes.CutPrefix(r, []byte(" <= ")); ok && digits(r) > 0 {
-				ev.Set(AttrMaxSeenSeq, string(r[:digits(r)]))
-			}
-			ev.Set(AttrReason, "lease sequence already seen")
-		}
+		backoff(ev, bytes.TrimSpace(msg[len("backing off due to NotLeaseHolderErr"):]))
 		ev.Range = s.lastRange[trace]
 	case tmplNewLease:
 		rest := msg[len("new range lease "):]
@@ -327,6 +295,52 @@ func (s *sender) handle(t template, m *message, emit forensics.Emit) bool {
 	}
 	s.finish(t, m, trace, gateway, tags, emit)
 	return true
+}
+
+// sendOld reads "sending batch %s to r%d" (v1.0) and "… to range %d"
+// (earlier), which name the range only after the batch.
+func (s *sender) sendOld(ev *forensics.Event, msg []byte) bool {
+	rest := msg[len("sending batch "):]
+	to := bytes.LastIndex(rest, []byte(" to "))
+	if to < 0 {
+		return false
+	}
+	r := rest[to+len(" to "):]
+	switch {
+	case scan.HasPrefix(r, "range "):
+		r = r[len("range "):]
+	case scan.HasPrefix(r, "r"):
+		r = r[1:]
+	default:
+		return false
+	}
+	if d := digits(r); d == 0 || d != len(r) {
+		return false
+	}
+	ev.Kind = KindSend
+	ev.Range = atoi(r)
+	ev.Set(AttrBatch, s.str(rest[:to]))
+	return true
+}
+
+// backoff reads why DistSender backed off: rest follows "backing off due
+// to NotLeaseHolderErr".
+func backoff(ev *forensics.Event, rest []byte) {
+	switch {
+	case scan.HasPrefix(rest, "with "):
+		ev.Set(AttrReason, string(rest[len("with "):]))
+	case scan.HasPrefix(rest, "at LeaseSequence "):
+		// v19.1–v20.1: "at LeaseSequence %d <= %d".
+		r := rest[len("at LeaseSequence "):]
+		if d := digits(r); d > 0 {
+			ev.Set(AttrLeaseSeq, string(r[:d]))
+			r = r[d:]
+		}
+		if r, ok := bytes.CutPrefix(r, []byte(" <= ")); ok && digits(r) > 0 {
+			ev.Set(AttrMaxSeenSeq, string(r[:digits(r)]))
+		}
+		ev.Set(AttrReason, "lease sequence already seen")
+	}
 }
 
 // finish adds what every event of m has and emits it.

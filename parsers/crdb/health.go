@@ -294,148 +294,8 @@ func (hl *health) handle(t healthTmpl, m healthMsg, origin string, emit forensic
 	}
 	tg := readHealthTags(m.tags)
 
-	switch t {
-	case hClockFatal:
-		// "%s away from at least half of the known nodes (%d of %d are within the offset)"
-		rest := msg[len(preClockFatal):]
-		max, after, ok := bytes.Cut(rest, []byte(" away from at least half of the known nodes ("))
-		if !ok {
-			return false
-		}
-		ev.Kind = KindClockOffsetFatal
-		ev.Set(AttrMaxOffset, string(max))
-		if healthy, known, ok := bytes.Cut(after, []byte(" of ")); ok && digits(healthy) == len(healthy) && digits(known) > 0 {
-			ev.Set(AttrHealthy, string(healthy))
-			ev.Set(AttrKnown, string(known[:digits(known)]))
-		}
-	case hClockUncertain:
-		// "off=%s, err=%s, at=%s for maximum [tolerated ]offset %s, treating as healthy"
-		rest := msg[len(preClockUncertain):]
-		off, ok := field(rest, "off=", ",")
-		if !ok {
-			return false
-		}
-		ev.Kind = KindClockOffsetUncertain
-		ev.Set(AttrOffset, string(off))
-		if e, ok := field(rest, "err=", ","); ok {
-			ev.Set(AttrUncertainty, string(e))
-		}
-		if i := bytes.Index(rest, []byte(" offset ")); i >= 0 {
-			if max, _, ok := bytes.Cut(rest[i+len(" offset "):], []byte(",")); ok {
-				ev.Set(AttrMaxOffset, string(max))
-			}
-		}
-		if tg.peer != nil {
-			ev.Set(AttrPeer, "n"+string(tg.peer))
-		}
-	case hDiskStall:
-		ev.Kind = KindDiskStall
-		rest := msg[len(preDiskStall):]
-		switch {
-		case scan.HasPrefix(rest, "pebble unable to write to "):
-			path, secs, ok := bytes.Cut(rest[len("pebble unable to write to "):], []byte(" in "))
-			if ok {
-				ev.Set(AttrPath, string(path))
-				if s, _, ok := bytes.Cut(secs, []byte(" seconds")); ok {
-					ev.Set(AttrDuration, string(s)+"s")
-				}
-			}
-		case scan.HasPrefix(rest, "unable to sync log files within "):
-			ev.Set(AttrPath, "log files")
-			ev.Set(AttrDuration, string(firstWord(rest[len("unable to sync log files within "):])))
-		case scan.HasPrefix(rest, "unable to write to "):
-			r := rest[len("unable to write to "):]
-			if i := bytes.LastIndex(r, []byte(" within ")); i >= 0 {
-				ev.Set(AttrPath, string(r[:i]))
-				ev.Set(AttrDuration, string(firstWord(r[i+len(" within "):])))
-			}
-		default:
-			slowInfo(ev, rest)
-		}
-		ev.Set(AttrReason, string(rest))
-	case hFileWriteStall:
-		ev.Kind = KindDiskStall
-		rest := msg[len(preFileWriteStall):]
-		if scan.HasPrefix(rest, preDiskSlow) {
-			slowInfo(ev, rest[len(preDiskSlow):])
-		}
-		ev.Set(AttrReason, string(rest))
-	case hDiskSlow:
-		ev.Kind = KindDiskSlow
-		rest := msg[len(preDiskSlow):]
-		if scan.HasPrefix(rest, "unable to sync log files within ") {
-			ev.Set(AttrOp, "sync")
-			ev.Set(AttrPath, "log files")
-			ev.Set(AttrDuration, string(firstWord(rest[len("unable to sync log files within "):])))
-		} else if !slowInfo(ev, rest) {
-			return false
-		}
-	case hHeartbeatFailed:
-		ev.Kind = KindHeartbeatFailed
-		ev.Set(AttrError, string(bytes.TrimSpace(msg[len(preHeartbeatFailed):])))
-	case hHeartbeatSlow:
-		// "%s; err=%v" (v20.2+); "%s" before, the failure on a line of its own.
-		d, e, ok := bytes.Cut(msg[len(preHeartbeatSlow):], []byte("; err="))
-		if digits(d) == 0 {
-			return false
-		}
-		ev.Kind = KindHeartbeatSlow
-		ev.Set(AttrDuration, string(d))
-		if ok {
-			ev.Set(AttrError, string(e))
-		}
-	case hEpoch:
-		// "incremented n%d liveness epoch to %d", "incremented node %d liveness epoch to %d"
-		rest := msg[len(preEpoch):]
-		if scan.HasPrefix(msg, preEpochOld) {
-			rest = msg[len(preEpochOld):]
-		}
-		d := digits(rest)
-		if d == 0 || !scan.HasPrefix(rest[d:], " liveness epoch to ") {
-			return false
-		}
-		ev.Kind = KindEpochIncremented
-		ev.Set(AttrTarget, "n"+string(rest[:d]))
-		if ep := rest[d+len(" liveness epoch to "):]; digits(ep) > 0 {
-			ev.Set(AttrEpoch, string(ep[:digits(ep)]))
-		}
-	case hProposalSlow:
-		rest := msg
-		if scan.HasPrefix(rest, preRangeUnavailable) {
-			rest = rest[len(preRangeUnavailable):]
-			ev.Set(AttrUnavailable, "true")
-		}
-		d, cmd, ok := bytes.Cut(rest[len(preProposalWait):], []byte(midProposing))
-		if !ok {
-			if d, cmd, ok = bytes.Cut(rest[len(preProposalWait):], []byte(midSlowProposal)); !ok {
-				return false
-			}
-		}
-		ev.Kind = KindProposalSlow
-		ev.Set(AttrDuration, string(d))
-		ev.Set(AttrCommand, string(bytes.TrimSuffix(cmd, []byte("."))))
-	case hProposalFinished:
-		// "slow command %s finished after %.2fs with error %v"
-		rest := msg[len(preSlowCommand):]
-		i := bytes.LastIndex(rest, []byte(midFinishedAfter))
-		if i < 0 {
-			return false
-		}
-		ev.Kind = KindProposalFinished
-		ev.Set(AttrCommand, string(rest[:i]))
-		d, e, _ := bytes.Cut(rest[i+len(midFinishedAfter):], []byte(" with error "))
-		ev.Set(AttrDuration, string(d))
-		ev.Set(AttrError, string(e))
-	case hBreakerTripped:
-		ev.Kind = KindBreakerTripped
-		rest := msg[len(preBreakerTripped):]
-		if scan.HasPrefix(msg, preBreakerNowTripped) {
-			rest = msg[len(preBreakerNowTripped):]
-		}
-		unavailable(ev, rest)
-	case hBreakerReset:
-		ev.Kind = KindBreakerReset
-	default:
+	read := healthReads[t]
+	if read == nil || !read(ev, msg, tg) {
 		return false
 	}
 
@@ -470,6 +330,213 @@ func (hl *health) handle(t healthTmpl, m healthMsg, origin string, emit forensic
 		hl.proposal.left, hl.proposal.stamp, hl.proposal.node, hl.proposal.rng = proposalLines, m.stamp, node, ev.Range
 	}
 	emit(ev)
+	return true
+}
+
+// healthReads reads the message of each template into ev: its kind and
+// attributes. It reports false when the message, past its prefix, is not
+// the template after all. The grammar and the upstream source of each
+// template are with its prefix above.
+var healthReads = [...]func(ev *forensics.Event, msg []byte, tg healthTags) bool{
+	hClockFatal:       readClockFatal,
+	hClockUncertain:   readClockUncertain,
+	hDiskStall:        readDiskStall,
+	hFileWriteStall:   readFileWriteStall,
+	hDiskSlow:         readDiskSlow,
+	hHeartbeatFailed:  readHeartbeatFailed,
+	hHeartbeatSlow:    readHeartbeatSlow,
+	hEpoch:            readEpoch,
+	hProposalSlow:     readProposalSlow,
+	hProposalFinished: readProposalFinished,
+	hBreakerTripped:   readBreakerTripped,
+	hBreakerReset:     readBreakerReset,
+}
+
+// readClockFatal reads preClockFatal: the clock offset that stops a node.
+func readClockFatal(ev *forensics.Event, msg []byte, tg healthTags) bool {
+	// "%s away from at least half of the known nodes (%d of %d are within the offset)"
+	rest := msg[len(preClockFatal):]
+	max, after, ok := bytes.Cut(rest, []byte(" away from at least half of the known nodes ("))
+	if !ok {
+		return false
+	}
+	ev.Kind = KindClockOffsetFatal
+	ev.Set(AttrMaxOffset, string(max))
+	if healthy, known, ok := bytes.Cut(after, []byte(" of ")); ok && digits(healthy) == len(healthy) && digits(known) > 0 {
+		ev.Set(AttrHealthy, string(healthy))
+		ev.Set(AttrKnown, string(known[:digits(known)]))
+	}
+	return true
+}
+
+// readClockUncertain reads preClockUncertain: an offset close to the maximum; the peer is the rnode= tag.
+func readClockUncertain(ev *forensics.Event, msg []byte, tg healthTags) bool {
+	// "off=%s, err=%s, at=%s for maximum [tolerated ]offset %s, treating as healthy"
+	rest := msg[len(preClockUncertain):]
+	off, ok := field(rest, "off=", ",")
+	if !ok {
+		return false
+	}
+	ev.Kind = KindClockOffsetUncertain
+	ev.Set(AttrOffset, string(off))
+	if e, ok := field(rest, "err=", ","); ok {
+		ev.Set(AttrUncertainty, string(e))
+	}
+	if i := bytes.Index(rest, []byte(" offset ")); i >= 0 {
+		if max, _, ok := bytes.Cut(rest[i+len(" offset "):], []byte(",")); ok {
+			ev.Set(AttrMaxOffset, string(max))
+		}
+	}
+	if tg.peer != nil {
+		ev.Set(AttrPeer, "n"+string(tg.peer))
+	}
+	return true
+}
+
+// readDiskStall reads preDiskStall, in each release's wording.
+func readDiskStall(ev *forensics.Event, msg []byte, tg healthTags) bool {
+	ev.Kind = KindDiskStall
+	rest := msg[len(preDiskStall):]
+	switch {
+	case scan.HasPrefix(rest, "pebble unable to write to "):
+		path, secs, ok := bytes.Cut(rest[len("pebble unable to write to "):], []byte(" in "))
+		if ok {
+			ev.Set(AttrPath, string(path))
+			if s, _, ok := bytes.Cut(secs, []byte(" seconds")); ok {
+				ev.Set(AttrDuration, string(s)+"s")
+			}
+		}
+	case scan.HasPrefix(rest, "unable to sync log files within "):
+		ev.Set(AttrPath, "log files")
+		ev.Set(AttrDuration, string(firstWord(rest[len("unable to sync log files within "):])))
+	case scan.HasPrefix(rest, "unable to write to "):
+		r := rest[len("unable to write to "):]
+		if i := bytes.LastIndex(r, []byte(" within ")); i >= 0 {
+			ev.Set(AttrPath, string(r[:i]))
+			ev.Set(AttrDuration, string(firstWord(r[i+len(" within "):])))
+		}
+	default:
+		slowInfo(ev, rest)
+	}
+	ev.Set(AttrReason, string(rest))
+	return true
+}
+
+// readFileWriteStall reads preFileWriteStall, with pebble's DiskSlowInfo.
+func readFileWriteStall(ev *forensics.Event, msg []byte, tg healthTags) bool {
+	ev.Kind = KindDiskStall
+	rest := msg[len(preFileWriteStall):]
+	if scan.HasPrefix(rest, preDiskSlow) {
+		slowInfo(ev, rest[len(preDiskSlow):])
+	}
+	ev.Set(AttrReason, string(rest))
+	return true
+}
+
+// readDiskSlow reads preDiskSlow: pebble's DiskSlowInfo or the log files' sync.
+func readDiskSlow(ev *forensics.Event, msg []byte, tg healthTags) bool {
+	ev.Kind = KindDiskSlow
+	rest := msg[len(preDiskSlow):]
+	if scan.HasPrefix(rest, "unable to sync log files within ") {
+		ev.Set(AttrOp, "sync")
+		ev.Set(AttrPath, "log files")
+		ev.Set(AttrDuration, string(firstWord(rest[len("unable to sync log files within "):])))
+	} else if !slowInfo(ev, rest) {
+		return false
+	}
+	return true
+}
+
+// readHeartbeatFailed reads preHeartbeatFailed.
+func readHeartbeatFailed(ev *forensics.Event, msg []byte, tg healthTags) bool {
+	ev.Kind = KindHeartbeatFailed
+	ev.Set(AttrError, string(bytes.TrimSpace(msg[len(preHeartbeatFailed):])))
+	return true
+}
+
+// readHeartbeatSlow reads preHeartbeatSlow.
+func readHeartbeatSlow(ev *forensics.Event, msg []byte, tg healthTags) bool {
+	// "%s; err=%v" (v20.2+); "%s" before, the failure on a line of its own.
+	d, e, ok := bytes.Cut(msg[len(preHeartbeatSlow):], []byte("; err="))
+	if digits(d) == 0 {
+		return false
+	}
+	ev.Kind = KindHeartbeatSlow
+	ev.Set(AttrDuration, string(d))
+	if ok {
+		ev.Set(AttrError, string(e))
+	}
+	return true
+}
+
+// readEpoch reads preEpoch and preEpochOld.
+func readEpoch(ev *forensics.Event, msg []byte, tg healthTags) bool {
+	// "incremented n%d liveness epoch to %d", "incremented node %d liveness epoch to %d"
+	rest := msg[len(preEpoch):]
+	if scan.HasPrefix(msg, preEpochOld) {
+		rest = msg[len(preEpochOld):]
+	}
+	d := digits(rest)
+	if d == 0 || !scan.HasPrefix(rest[d:], " liveness epoch to ") {
+		return false
+	}
+	ev.Kind = KindEpochIncremented
+	ev.Set(AttrTarget, "n"+string(rest[:d]))
+	if ep := rest[d+len(" liveness epoch to "):]; digits(ep) > 0 {
+		ev.Set(AttrEpoch, string(ep[:digits(ep)]))
+	}
+	return true
+}
+
+// readProposalSlow reads preProposalWait, with or without preRangeUnavailable.
+func readProposalSlow(ev *forensics.Event, msg []byte, tg healthTags) bool {
+	rest := msg
+	if scan.HasPrefix(rest, preRangeUnavailable) {
+		rest = rest[len(preRangeUnavailable):]
+		ev.Set(AttrUnavailable, "true")
+	}
+	d, cmd, ok := bytes.Cut(rest[len(preProposalWait):], []byte(midProposing))
+	if !ok {
+		if d, cmd, ok = bytes.Cut(rest[len(preProposalWait):], []byte(midSlowProposal)); !ok {
+			return false
+		}
+	}
+	ev.Kind = KindProposalSlow
+	ev.Set(AttrDuration, string(d))
+	ev.Set(AttrCommand, string(bytes.TrimSuffix(cmd, []byte("."))))
+	return true
+}
+
+// readProposalFinished reads preSlowCommand.
+func readProposalFinished(ev *forensics.Event, msg []byte, tg healthTags) bool {
+	// "slow command %s finished after %.2fs with error %v"
+	rest := msg[len(preSlowCommand):]
+	i := bytes.LastIndex(rest, []byte(midFinishedAfter))
+	if i < 0 {
+		return false
+	}
+	ev.Kind = KindProposalFinished
+	ev.Set(AttrCommand, string(rest[:i]))
+	d, e, _ := bytes.Cut(rest[i+len(midFinishedAfter):], []byte(" with error "))
+	ev.Set(AttrDuration, string(d))
+	ev.Set(AttrError, string(e))
+	return true
+}
+
+// readBreakerTripped reads preBreakerTripped and preBreakerNowTripped.
+func readBreakerTripped(ev *forensics.Event, msg []byte, tg healthTags) bool {
+	ev.Kind = KindBreakerTripped
+	rest := msg[len(preBreakerTripped):]
+	if scan.HasPrefix(msg, preBreakerNowTripped) {
+		rest = msg[len(preBreakerNowTripped):]
+	}
+	unavailable(ev, rest)
+	return true
+}
+
+// readBreakerReset reads preBreakerReset.
+func readBreakerReset(ev *forensics.Event, msg []byte, tg healthTags) bool {
+	ev.Kind = KindBreakerReset
 	return true
 }
 

@@ -183,32 +183,8 @@ func (c *lineContext) pair(key string) (a, b string, ok bool) {
 // false for every other message, without reading its context, so a plain
 // line costs a prefix test.
 func (p *parser) structured(l *line, text, ctx []byte, prevClosing bool, emit forensics.Emit) (bool, error) {
-	known := false
-	switch text[0] {
-	case 'C':
-		known = string(text) == "Couchbase version starting" || string(text) == "Create bucket" || string(text) == "Creating stream"
-	case 'B':
-		known = string(text) == "Bucket created successfully"
-	case 'I':
-		known = string(text) == "Initiating graceful shutdown"
-	case 'D':
-		known = string(text) == "DCP connection opened successfully"
-	case 'E':
-		known = string(text) == "EventuallyPersistentEngine::enableTraffic" || scan.HasPrefix(text, "Enough ")
-	case 'S':
-		known = scan.HasPrefix(text, "Stream request ")
-	case 'V':
-		known = string(text) == "VBucket::setState: transitioning"
-	case 'W':
-		known = scan.HasPrefix(text, "Warmup(")
-	case 'K':
-		known = scan.HasPrefix(text, "KVBucket::setVBucketState: ")
-	case 'T':
-		known = scan.HasPrefix(text, "Total memory use reached to the low water mark, stop warmup")
-	case 'n':
-		known = scan.HasPrefix(text, "noop is mandatory for ")
-	}
-	if !known {
+	t := ctxTemplateOf(text)
+	if t == nil {
 		if p.live > 0 {
 			p.resolveStructured(ctx, emit)
 		}
@@ -234,20 +210,33 @@ func (p *parser) structured(l *line, text, ctx []byte, prevClosing bool, emit fo
 		}
 	}
 	l.body = text
-	switch text[0] {
-	case 'C':
-		switch string(text) {
-		case "Couchbase version starting":
-			// daemon/memcached.cc: LOG_INFO_CTX("Couchbase version starting", {"version", …})
+	return true, t.read(p, l, c, text, prevClosing, emit)
+}
+
+// A ctxTemplate is a message 8.0 logs with a JSON context: the message, or
+// its start when prefix is set; the kv_engine source that logs it; and how
+// to read it, its context parsed into c.
+type ctxTemplate struct {
+	text   string
+	prefix bool
+	source string
+	read   func(p *parser, l *line, c *lineContext, text []byte, prevClosing bool, emit forensics.Emit) error
+}
+
+var ctxTemplates = [...]ctxTemplate{
+	{"Couchbase version starting", false, `daemon/memcached.cc: LOG_INFO_CTX("Couchbase version starting", {"version", …})`,
+		func(p *parser, l *line, c *lineContext, _ []byte, prevClosing bool, emit forensics.Emit) error {
 			v := c.str("version")
 			if v == "" {
-				return true, errors.New(`start line without "version" in its context`)
+				return errors.New(`start line without "version" in its context`)
 			}
 			p.start(l, []byte(v), prevClosing, emit)
-		case "Create bucket":
-			// daemon/buckets.cc: {"conn_id"}, {"bucket"}, {"type"}
+			return nil
+		}},
+	{"Create bucket", false, `daemon/buckets.cc: {"conn_id"}, {"bucket"}, {"type"}`,
+		func(p *parser, l *line, c *lineContext, _ []byte, _ bool, emit forensics.Emit) error {
 			if !bucketName(l.bucket) {
-				return true, nil
+				return nil
 			}
 			p.traffic[string(l.bucket)] = trafficCreating
 			e := p.event(l, BucketCreate)
@@ -255,82 +244,131 @@ func (p *parser) structured(l *line, text, ctx []byte, prevClosing bool, emit fo
 				e.Set(AttrType, t)
 			}
 			emit(e)
-		case "Creating stream":
+			return nil
+		}},
+	{"Creating stream", false, `dcp/active_stream.cc`,
+		func(p *parser, l *line, c *lineContext, _ []byte, _ bool, emit forensics.Emit) error {
 			p.streamCreated8(l, c, emit)
-		}
-	case 'B':
-		// daemon/buckets.cc: {"conn_id"}, {"bucket"}
-		if !bucketName(l.bucket) {
-			return true, nil
-		}
-		if p.traffic[string(l.bucket)] == trafficCreating {
-			p.traffic[string(l.bucket)] = trafficOff
-		}
-		emit(p.event(l, BucketCreated))
-	case 'I':
-		// daemon/memcached.cc: {"sigint"}, {"sigterm"}
-		p.graceful = true
-		e := p.event(l, Shutdown)
-		if v := c.str("sigint"); v != "" {
-			e.Set(AttrSigint, v)
-		}
-		if v := c.str("sigterm"); v != "" {
-			e.Set(AttrSigterm, v)
-		}
-		emit(e)
-	case 'D':
-		p.dcpOpen8(l, c, emit)
-	case 'E':
-		if scan.HasPrefix(text, "Enough ") {
+			return nil
+		}},
+	{"Bucket created successfully", false, `daemon/buckets.cc: {"conn_id"}, {"bucket"}`,
+		func(p *parser, l *line, _ *lineContext, _ []byte, _ bool, emit forensics.Emit) error {
+			if !bucketName(l.bucket) {
+				return nil
+			}
+			if p.traffic[string(l.bucket)] == trafficCreating {
+				p.traffic[string(l.bucket)] = trafficOff
+			}
+			emit(p.event(l, BucketCreated))
+			return nil
+		}},
+	{"Initiating graceful shutdown", false, `daemon/memcached.cc: {"sigint"}, {"sigterm"}`,
+		func(p *parser, l *line, c *lineContext, _ []byte, _ bool, emit forensics.Emit) error {
+			p.graceful = true
+			e := p.event(l, Shutdown)
+			if v := c.str("sigint"); v != "" {
+				e.Set(AttrSigint, v)
+			}
+			if v := c.str("sigterm"); v != "" {
+				e.Set(AttrSigterm, v)
+			}
+			emit(e)
+			return nil
+		}},
+	{"DCP connection opened successfully", false, `dcp_open_executor.cc`,
+		func(p *parser, l *line, c *lineContext, _ []byte, _ bool, emit forensics.Emit) error {
+			p.dcpOpen8(l, c, emit)
+			return nil
+		}},
+	{"EventuallyPersistentEngine::enableTraffic", false, `ep_engine.cc: INFO {"state":"enabled"|"disabled"}; WARNING with "error":"traffic is already …" when the flag did not change`,
+		func(p *parser, l *line, c *lineContext, _ []byte, _ bool, emit forensics.Emit) error {
+			if c.raw("error") != nil {
+				return nil
+			}
+			name := string(l.bucket)
+			switch c.str("state") {
+			case "enabled":
+				p.traffic[name] = trafficOn
+				emit(p.event(l, TrafficEnabled))
+			case "disabled":
+				p.traffic[name] = trafficOff
+				emit(p.event(l, TrafficDisabled))
+			}
+			return nil
+		}},
+	{"Enough ", true, `ep_bucket.cc: Enough MB of data / number of items loaded to enable traffic`,
+		func(p *parser, l *line, _ *lineContext, _ []byte, _ bool, emit forensics.Emit) error {
 			p.warmupEnough(l, emit)
-			return true, nil
-		}
-		// ep_engine.cc: INFO {"state":"enabled"|"disabled"}; WARNING with
-		// "error":"traffic is already …" when the flag did not change.
-		if c.raw("error") != nil {
-			return true, nil
-		}
-		name := string(l.bucket)
-		switch c.str("state") {
-		case "enabled":
-			p.traffic[name] = trafficOn
-			emit(p.event(l, TrafficEnabled))
-		case "disabled":
-			p.traffic[name] = trafficOff
-			emit(p.event(l, TrafficDisabled))
-		}
-	case 'S':
-		p.streamRequest8(l, c, text, emit)
-	case 'n':
-		if vb := c.vb(); vb >= 0 {
-			p.refuse(l, dcpName(c), vb, []byte(c.str("sid")), text, "not_supported", emit)
-		}
-	case 'V':
-		// vbucket.cc: {"vb"}, {"high_seqno"}, {"from"}, {"to"}, {"meta"} (an object)
-		vb := c.vb()
-		if vb < 0 {
-			return true, nil
-		}
-		e := p.event(l, VBState)
-		e.VB = vb
-		e.Set(AttrHighSeqno, c.str("high_seqno"))
-		e.Set(AttrFrom, c.str("from"))
-		e.Set(AttrTo, c.str("to"))
-		if m := c.raw("meta"); m != nil {
-			e.Set(AttrMeta, l.txt.Str(m))
-		}
-		emit(e)
-	case 'W':
-		p.warmup8(l, text, emit)
-	case 'K':
-		// kv_bucket.cc: fmt message, context {"conn_id"?, "bucket"}
-		p.failoverEntry(l, text[len("KVBucket::setVBucketState: "):], "KVBucket::setVBucketState", emit)
-	case 'T':
-		e := p.event(l, WarmupEnough)
-		e.Set(AttrCriterion, "low water mark")
-		emit(e)
+			return nil
+		}},
+	{"Stream request ", true, `dcp/producer.cc: the rollback and the refusals of a stream request`,
+		func(p *parser, l *line, c *lineContext, text []byte, _ bool, emit forensics.Emit) error {
+			p.streamRequest8(l, c, text, emit)
+			return nil
+		}},
+	{"VBucket::setState: transitioning", false, `vbucket.cc: {"vb"}, {"high_seqno"}, {"from"}, {"to"}, {"meta"} (an object)`,
+		func(p *parser, l *line, c *lineContext, _ []byte, _ bool, emit forensics.Emit) error {
+			vb := c.vb()
+			if vb < 0 {
+				return nil
+			}
+			e := p.event(l, VBState)
+			e.VB = vb
+			e.Set(AttrHighSeqno, c.str("high_seqno"))
+			e.Set(AttrFrom, c.str("from"))
+			e.Set(AttrTo, c.str("to"))
+			if m := c.raw("meta"); m != nil {
+				e.Set(AttrMeta, l.txt.Str(m))
+			}
+			emit(e)
+			return nil
+		}},
+	{"Warmup(", true, `warmup.cc: Warmup(Primary), Warmup(Secondary) with the fmt message`,
+		func(p *parser, l *line, _ *lineContext, text []byte, _ bool, emit forensics.Emit) error {
+			p.warmup8(l, text, emit)
+			return nil
+		}},
+	{"KVBucket::setVBucketState: ", true, `kv_bucket.cc: fmt message, context {"conn_id"?, "bucket"}`,
+		func(p *parser, l *line, _ *lineContext, text []byte, _ bool, emit forensics.Emit) error {
+			p.failoverEntry(l, text[len("KVBucket::setVBucketState: "):], "KVBucket::setVBucketState", emit)
+			return nil
+		}},
+	{"Total memory use reached to the low water mark, stop warmup", true, `ep_bucket.cc maybeEnableTraffic: loading stops at the low water mark`,
+		func(p *parser, l *line, _ *lineContext, _ []byte, _ bool, emit forensics.Emit) error {
+			e := p.event(l, WarmupEnough)
+			e.Set(AttrCriterion, "low water mark")
+			emit(e)
+			return nil
+		}},
+	{"noop is mandatory for ", true, `dcp/producer.cc: a stream request refused on a connection without noop`,
+		func(p *parser, l *line, c *lineContext, text []byte, _ bool, emit forensics.Emit) error {
+			if vb := c.vb(); vb >= 0 {
+				p.refuse(l, dcpName(c), vb, []byte(c.str("sid")), text, "not_supported", emit)
+			}
+			return nil
+		}},
+}
+
+// ctxTemplatesByByte indexes ctxTemplates by the first byte of their text.
+var ctxTemplatesByByte = func() (idx [256][]uint8) {
+	for i, t := range ctxTemplates {
+		idx[t.text[0]] = append(idx[t.text[0]], uint8(i))
 	}
-	return true, nil
+	return idx
+}()
+
+// ctxTemplateOf returns the template text is, or nil.
+func ctxTemplateOf(text []byte) *ctxTemplate {
+	if len(text) == 0 {
+		return nil
+	}
+	for _, i := range ctxTemplatesByByte[text[0]] {
+		t := &ctxTemplates[i]
+		if t.prefix && scan.HasPrefix(text, t.text) || !t.prefix && string(text) == t.text {
+			return t
+		}
+	}
+	return nil
 }
 
 // dcpName is the consumer's name from a producer's context, without the

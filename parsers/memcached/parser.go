@@ -30,6 +30,7 @@ type parser struct {
 	live    int            // entries of pending not yet emitted
 	waiting map[string]int // how many of pending have each connection id
 	ctx     lineContext    // scratch for the context of an 8.0 line
+	line    line           // the line being read
 
 	// The minute of the last timestamp and its instant: most lines share
 	// their minute with the line before, so only seconds are read for them.
@@ -89,35 +90,38 @@ func (p *parser) Line(n int64, text []byte, emit forensics.Emit) (forensics.Stam
 	if len(msg) == 0 {
 		return st, nil
 	}
-	l := line{n: n, st: st, text: text}
-	if p.writeFailure(&l, lvl, msg, emit) {
+	// The line lives in the parser: the 8.0 templates are read through
+	// a table of functions, which a line on the stack would escape by.
+	l := &p.line
+	*l = line{n: n, st: st, text: text}
+	if p.writeFailure(l, lvl, msg, emit) {
 		return st, nil
 	}
 	switch c := msg[0]; {
 	case c == '-':
-		p.marker(&l, msg, prevClosing, emit)
+		p.marker(l, msg, prevClosing, emit)
 	case c == '(':
 		l.body = msg
-		return st, p.engineLine(&l, emit)
+		return st, p.engineLine(l, emit)
 	case c >= '0' && c <= '9':
 		d, r, ok := number(msg)
 		if !ok || !scan.HasPrefix(r, ": ") {
-			return st, p.core(&l, msg, prevClosing, emit)
+			return st, p.core(l, msg, prevClosing, emit)
 		}
 		l.cid = d
 		r = r[2:]
 		if len(r) > 0 && r[0] == '(' {
 			l.body = r
-			return st, p.engineLine(&l, emit)
+			return st, p.engineLine(l, emit)
 		}
-		return st, p.core(&l, r, prevClosing, emit)
+		return st, p.core(l, r, prevClosing, emit)
 	default:
 		if text, ctx, ok := ctxSplit(msg); ok {
-			if known, err := p.structured(&l, text, ctx, prevClosing, emit); known {
+			if known, err := p.structured(l, text, ctx, prevClosing, emit); known {
 				return st, err
 			}
 		}
-		return st, p.core(&l, msg, prevClosing, emit)
+		return st, p.core(l, msg, prevClosing, emit)
 	}
 	return st, nil
 }

@@ -192,8 +192,9 @@ func (p *vtctldParser) flush(emit forensics.Emit) {
 }
 
 // classify reads the message of an entry: first is its first line, msg all
-// of it. The templates and the files that log them are listed with each
-// case; the wording is matched as every release from v18 to v23 logs it.
+// of it. The reparent and VReplication lines are classifyOps'; the switch's
+// are stepTemplates'. The wording is matched as every release from v18 to
+// v23 logs it.
 func classify(first, msg []byte, level byte) (step, bool) {
 	if len(first) == 0 {
 		return step{}, false
@@ -201,196 +202,178 @@ func classify(first, msg []byte, level byte) (step, bool) {
 	if s, ok := classifyOps(first, msg); ok {
 		return s, true
 	}
-	switch first[0] {
-	case 'A':
-		// traffic_switcher.go changeWriteRoute: "Added routing: %v %v" (table,
-		// source keyspace.table, both now routed to the target) and, for
-		// partial MoveTables, "Added shard routing: %v:%v".
-		if rest, ok := cut(first, "Added routing: "); ok {
-			table, from, _ := strings.Cut(rest, " ")
+	for _, i := range stepsByByte[first[0]] {
+		if t := &stepTemplates[i]; scan.HasPrefix(first, t.prefix) {
+			// The first template a line starts with decides, even when
+			// what follows is not the switch's (a lock for another action).
+			return t.build(first[len(t.prefix):], first, msg)
+		}
+	}
+	if level == 'E' || level == 'W' || level == 'F' {
+		return switchError(msg)
+	}
+	return step{}, false
+}
+
+// A stepTemplate is one message vtctld or vttablet logs for a step of a
+// traffic switch: the text its first line starts with, the upstream source
+// that logs it, and how to read the step from the rest (rest follows the
+// prefix in first; msg is the whole entry).
+type stepTemplate struct {
+	prefix string
+	source string
+	build  func(rest, first, msg []byte) (step, bool)
+}
+
+// stepTemplates are tried in order among those whose prefix starts with the
+// line's first byte; a template that is a prefix of another comes after it.
+var stepTemplates = [...]stepTemplate{
+	{"Added routing: ", "traffic_switcher.go changeWriteRoute: Added routing: %v %v (table, source keyspace.table, both now routed to the target)",
+		func(rest, _, _ []byte) (step, bool) {
+			table, from, _ := strings.Cut(string(rest), " ")
 			ks, _, _ := strings.Cut(from, ".")
 			return step{kind: KindRoutingChanged, name: "added_routing", keyspace: ks, tables: list(table)}, true
-		}
-		if rest, ok := cut(first, "Added shard routing: "); ok {
-			ks, shard, _ := strings.Cut(rest, ":")
+		}},
+	{"Added shard routing: ", "traffic_switcher.go changeWriteRoute, partial MoveTables: Added shard routing: %v:%v",
+		func(rest, _, _ []byte) (step, bool) {
+			ks, shard, _ := strings.Cut(string(rest), ":")
 			return step{kind: KindRoutingChanged, name: "added_shard_routing", keyspace: ks, shard: shard}, true
-		}
-	case 'B':
-		// vttablet tm_state.go applyDenyList, before Vitess 12: "Blacklisting tables %v".
-		if rest, ok := cut(first, "Blacklisting tables "); ok {
-			return step{kind: KindDeniedTables, name: "deny", tables: splitTables(rest)}, true
-		}
-	case 'C':
-		if scan.HasPrefix(first, "Cancel migration failed") {
-			return cancelFailed(first, msg), true
-		}
-		// server.go switchWrites: "Creating reverse streams".
-		if scan.HasPrefix(first, "Creating reverse streams") {
-			return step{kind: KindCreateReverse, name: "create_reverse"}, true
-		}
-		// traffic_switcher.go createJournals: "Creating journal: %v" (and
-		// "Creating journal %v" from log.Infof in older releases); server.go
-		// v23: "Creating journals for workflow %s.%s".
-		if rest, ok := cut(first, "Creating journals for workflow "); ok {
-			ks, wf := ksDotName(rest)
+		}},
+	{"Blacklisting tables ", "vttablet tm_state.go applyDenyList, before Vitess 12: Blacklisting tables %v",
+		func(rest, _, _ []byte) (step, bool) {
+			return step{kind: KindDeniedTables, name: "deny", tables: splitTables(string(rest))}, true
+		}},
+	{"Cancel migration failed", "traffic_switcher.go cancelMigration, stream_migrator.go: Cancel migration failed…",
+		func(_, first, msg []byte) (step, bool) { return cancelFailed(first, msg), true }},
+	{"Creating reverse streams", "server.go switchWrites: Creating reverse streams",
+		func(_, _, _ []byte) (step, bool) { return step{kind: KindCreateReverse, name: "create_reverse"}, true }},
+	{"Creating journals for workflow ", "server.go v23: Creating journals for workflow %s.%s",
+		func(rest, _, _ []byte) (step, bool) {
+			ks, wf := ksDotName(string(rest))
 			return step{kind: KindCreateJournal, name: "create_journal", keyspace: ks, workflow: wf}, true
-		}
-		if scan.HasPrefix(first, "Creating journal ") || scan.HasPrefix(first, "Creating journal:") {
-			return step{kind: KindCreateJournal, name: "create_journal"}, true
-		}
-		// vttablet tm_state.go: "Cannot update denied tables rule: %v".
-		if rest, ok := cut(first, "Cannot update denied tables rule: "); ok {
-			return step{kind: KindDeniedTables, name: "update_failed", err: rest + continuation(msg)}, true
-		}
-	case 'D':
-		// traffic_switcher.go changeWriteRoute: "Deleted routing: %s" (target
-		// keyspace.table) and "Deleted shard routing: %v:%v".
-		if rest, ok := cut(first, "Deleted routing: "); ok {
-			ks, table := ksDotName(rest)
+		}},
+	{"Creating journal ", "traffic_switcher.go createJournals, log.Infof of older releases: Creating journal %v",
+		func(_, _, _ []byte) (step, bool) { return step{kind: KindCreateJournal, name: "create_journal"}, true }},
+	{"Creating journal:", "traffic_switcher.go createJournals: Creating journal: %v",
+		func(_, _, _ []byte) (step, bool) { return step{kind: KindCreateJournal, name: "create_journal"}, true }},
+	{"Cannot update denied tables rule: ", "vttablet tm_state.go: Cannot update denied tables rule: %v",
+		func(rest, _, msg []byte) (step, bool) {
+			return step{kind: KindDeniedTables, name: "update_failed", err: string(rest) + continuation(msg)}, true
+		}},
+	{"Deleted routing: ", "traffic_switcher.go changeWriteRoute: Deleted routing: %s (target keyspace.table)",
+		func(rest, _, _ []byte) (step, bool) {
+			ks, table := ksDotName(string(rest))
 			return step{kind: KindRoutingChanged, name: "deleted_routing", keyspace: ks, tables: list(table)}, true
-		}
-		if rest, ok := cut(first, "Deleted shard routing: "); ok {
-			ks, shard, _ := strings.Cut(rest, ":")
+		}},
+	{"Deleted shard routing: ", "traffic_switcher.go changeWriteRoute: Deleted shard routing: %v:%v",
+		func(rest, _, _ []byte) (step, bool) {
+			ks, shard, _ := strings.Cut(string(rest), ":")
 			return step{kind: KindRoutingChanged, name: "deleted_shard_routing", keyspace: ks, shard: shard}, true
-		}
-		// vttablet tm_state.go applyDenyList: "Denying tables %v" (joined by ", ").
-		if rest, ok := cut(first, "Denying tables "); ok {
-			return step{kind: KindDeniedTables, name: "deny", tables: splitTables(rest)}, true
-		}
-	case 'E':
-		// server.go switchWrites: "Executing LOCK TABLES on source tables %d times".
-		if rest, ok := cut(first, "Executing LOCK TABLES on source tables "); ok {
-			n, _, _ := strings.Cut(rest, " ")
+		}},
+	{"Denying tables ", "vttablet tm_state.go applyDenyList: Denying tables %v (joined by \", \")",
+		func(rest, _, _ []byte) (step, bool) {
+			return step{kind: KindDeniedTables, name: "deny", tables: splitTables(string(rest))}, true
+		}},
+	{"Executing LOCK TABLES on source tables ", "server.go switchWrites: Executing LOCK TABLES on source tables %d times",
+		func(rest, _, _ []byte) (step, bool) {
+			n, _, _ := strings.Cut(string(rest), " ")
 			return step{kind: KindLockTables, name: "lock_tables", attrs: []attr{{AttrCycles, n}}}, true
-		}
-		// traffic_switcher.go executeLockTablesOnSource: "Error executing %s on
-		// source tablet %v: %v", the statement being LOCK TABLES `t1` READ,….
-		if rest, ok := cut(first, "Error executing LOCK TABLES "); ok {
-			stmt, tail, _ := strings.Cut(rest, " on source tablet ")
+		}},
+	{"Error executing LOCK TABLES ", "traffic_switcher.go executeLockTablesOnSource: Error executing %s on source tablet %v: %v (the statement LOCK TABLES `t1` READ,…)",
+		func(rest, _, msg []byte) (step, bool) {
+			stmt, tail, _ := strings.Cut(string(rest), " on source tablet ")
 			return step{kind: KindLockTablesFailed, name: "execute", tables: lockedTables(stmt),
 				keyspace: protoField(tail, "keyspace"), shard: protoField(tail, "shard"), err: tabletError(tail) + continuation(msg)}, true
-		}
-		// traffic_switcher.go stopSourceWrites and switchDeniedTables.
-		if rest, ok := cut(first, "Error stopping writes on migration sources: "); ok {
-			return step{kind: KindSwitchFailed, name: "stop_source_writes", err: rest + continuation(msg)}, true
-		}
-		if rest, ok := cut(first, "Error in switchDeniedTables: "); ok {
-			return step{kind: KindSwitchFailed, name: "switch_denied_tables", err: rest + continuation(msg)}, true
-		}
-	case 'I':
-		// traffic_switcher.go cancelMigration, Dec 2024 to Feb 2025 (#17340):
-		// "In Cancel migration: original context invalid: %s".
-		if rest, ok := cut(first, "In Cancel migration: original context invalid: "); ok {
-			return step{kind: KindCancelStart, name: "context_invalid", err: rest}, true
-		}
-	case 'J':
-		// server.go switchWrites, resuming after the journal was written.
-		if scan.HasPrefix(first, "Journals were found. Completing the left over steps.") {
-			return step{kind: KindSwitchStart, name: "resume_writes"}, true
-		}
-	case 'L':
-		// topo/locks.go: "Locking keyspace %v for action %v" (≤ v19) and
-		// "Locking %s %s for action %s with options: %+v" (v20+, type
-		// keyspace or named); the switch locks the keyspaces for
-		// SwitchReads/SwitchWrites and, since v21, the workflow as
-		// "<keyspace>/<workflow>" for WorkflowSwitchTraffic.
-		if scan.HasPrefix(first, "Locking keyspace ") {
+		}},
+	{"Error stopping writes on migration sources: ", "traffic_switcher.go stopSourceWrites: Error stopping writes on migration sources: %v",
+		func(rest, _, msg []byte) (step, bool) {
+			return step{kind: KindSwitchFailed, name: "stop_source_writes", err: string(rest) + continuation(msg)}, true
+		}},
+	{"Error in switchDeniedTables: ", "traffic_switcher.go switchDeniedTables: Error in switchDeniedTables: %v",
+		func(rest, _, msg []byte) (step, bool) {
+			return step{kind: KindSwitchFailed, name: "switch_denied_tables", err: string(rest) + continuation(msg)}, true
+		}},
+	{"In Cancel migration: original context invalid: ", "traffic_switcher.go cancelMigration, Dec 2024 to Feb 2025 (#17340): In Cancel migration: original context invalid: %s",
+		func(rest, _, _ []byte) (step, bool) {
+			return step{kind: KindCancelStart, name: "context_invalid", err: string(rest)}, true
+		}},
+	{"Journals were found. Completing the left over steps.", "server.go switchWrites, resuming after the journal was written",
+		func(_, _, _ []byte) (step, bool) { return step{kind: KindSwitchStart, name: "resume_writes"}, true }},
+	{"Locking keyspace ", "topo/locks.go: Locking keyspace %v for action %v (≤ v19), Locking %s %s for action %s with options: %+v (v20+, type keyspace); the switch locks the keyspaces for SwitchReads/SwitchWrites",
+		func(rest, first, _ []byte) (step, bool) {
 			if !switchAction(first, "SwitchReads", "SwitchWrites") {
 				return step{}, false
 			}
-			rest, _ := cut(first, "Locking keyspace ")
-			ks, action := lockTarget(rest)
+			ks, action := lockTarget(string(rest))
 			return step{kind: KindSwitchStart, name: "lock_keyspace", keyspace: ks, attrs: []attr{{AttrAction, action}}}, true
-		}
-		if scan.HasPrefix(first, "Locking named ") {
+		}},
+	{"Locking named ", "topo/locks.go v21+: Locking named <keyspace>/<workflow> for action WorkflowSwitchTraffic with options: %+v",
+		func(rest, first, _ []byte) (step, bool) {
 			if !switchAction(first, "WorkflowSwitchTraffic") {
 				return step{}, false
 			}
-			rest, _ := cut(first, "Locking named ")
-			name, action := lockTarget(rest)
+			name, action := lockTarget(string(rest))
 			ks, wf, _ := strings.Cut(name, "/")
 			return step{kind: KindSwitchStart, name: "lock_workflow", keyspace: ks, workflow: wf, attrs: []attr{{AttrAction, action}}}, true
-		}
-		// traffic_switcher.go executeLockTablesOnSource: "Locking (and then
-		// immediately unlocking) the following tables on source keyspace %v: %v".
-		if rest, ok := cut(first, "Locking (and then immediately unlocking) the following tables on source keyspace "); ok {
-			ks, tables, _ := strings.Cut(rest, ": ")
+		}},
+	{"Locking (and then immediately unlocking) the following tables on source keyspace ", "traffic_switcher.go executeLockTablesOnSource: Locking (and then immediately unlocking) the following tables on source keyspace %v: %v",
+		func(rest, _, _ []byte) (step, bool) {
+			ks, tables, _ := strings.Cut(string(rest), ": ")
 			return step{kind: KindLockTables, name: "execute", keyspace: ks, tables: splitTables(tables)}, true
-		}
-	case 'M':
-		// traffic_switcher.go freezeTargetVReplication: "Marking target streams
-		// frozen for workflow %s db_name %s"; server.go v23: "Marking workflow
-		// frozen %s.%s".
-		if rest, ok := cut(first, "Marking target streams frozen for workflow "); ok {
-			wf, _, _ := strings.Cut(rest, " ")
+		}},
+	{"Marking target streams frozen for workflow ", "traffic_switcher.go freezeTargetVReplication: Marking target streams frozen for workflow %s db_name %s",
+		func(rest, _, _ []byte) (step, bool) {
+			wf, _, _ := strings.Cut(string(rest), " ")
 			return step{kind: KindFreeze, name: "freeze", workflow: wf}, true
-		}
-		if rest, ok := cut(first, "Marking workflow frozen "); ok {
-			ks, wf := ksDotName(rest)
+		}},
+	{"Marking workflow frozen ", "server.go v23: Marking workflow frozen %s.%s",
+		func(rest, _, _ []byte) (step, bool) {
+			ks, wf := ksDotName(string(rest))
 			return step{kind: KindFreeze, name: "freeze", keyspace: ks, workflow: wf}, true
-		}
-	case 'N':
-		// server.go switchWrites, first step of a writes switch.
-		if scan.HasPrefix(first, "No previous journals were found. Proceeding normally.") {
-			return step{kind: KindSwitchStart, name: "switch_writes"}, true
-		}
-	case 'P':
-		// traffic_switcher.go changeWriteRoute, multi-tenant MoveTables.
-		if rest, ok := cut(first, "Pointing keyspace routing rules for primary to "); ok {
-			ks, wf, _ := strings.Cut(rest, " for workflow ")
+		}},
+	{"No previous journals were found. Proceeding normally.", "server.go switchWrites, first step of a writes switch",
+		func(_, _, _ []byte) (step, bool) { return step{kind: KindSwitchStart, name: "switch_writes"}, true }},
+	{"Pointing keyspace routing rules for primary to ", "traffic_switcher.go changeWriteRoute, multi-tenant MoveTables: Pointing keyspace routing rules for primary to %s for workflow %s",
+		func(rest, _, _ []byte) (step, bool) {
+			ks, wf, _ := strings.Cut(string(rest), " for workflow ")
 			return step{kind: KindRoutingChanged, name: "keyspace_routing", keyspace: ks, workflow: strings.TrimSpace(wf)}, true
-		}
-	case 'R', 'S':
-		// server.go WorkflowSwitchTraffic: "Switch Reads done for workflow
-		// %s.%s", "Switch Writes done for workflow %s.%s", "%s done for
-		// workflow %s.%s" with SwitchTraffic or ReverseTraffic (also with
-		// ", returning response %v"); v23 switchWrites: "Switch writes
-		// completed for workflow %s.%s".
-		for _, d := range doneLines {
-			if rest, ok := cut(first, d.prefix); ok {
-				ks, wf := ksDotName(rest)
-				return step{kind: KindSwitchDone, name: d.step, keyspace: ks, workflow: wf}, true
-			}
-		}
-		// server.go switchReads: "Switching reads: %s.%s tablet types: …";
-		// wrangler: "Switching reads: %s.%s tt %+v, …".
-		if rest, ok := cut(first, "Switching reads: "); ok {
-			ks, wf := ksDotName(rest)
+		}},
+	switchDone("Switch Writes done for workflow ", "switch_writes", "server.go WorkflowSwitchTraffic: Switch Writes done for workflow %s.%s"),
+	switchDone("Switch writes completed for workflow ", "switch_writes", "server.go v23 switchWrites: Switch writes completed for workflow %s.%s"),
+	switchDone("Switch Reads done for workflow ", "switch_reads", "server.go WorkflowSwitchTraffic: Switch Reads done for workflow %s.%s"),
+	switchDone("SwitchTraffic done for workflow ", "switch_traffic", "server.go WorkflowSwitchTraffic: %s done for workflow %s.%s[, returning response %v]"),
+	switchDone("ReverseTraffic done for workflow ", "reverse_traffic", "server.go WorkflowSwitchTraffic: %s done for workflow %s.%s[, returning response %v]"),
+	{"Switching reads: ", "server.go switchReads: Switching reads: %s.%s tablet types: …; wrangler: Switching reads: %s.%s tt %+v, …",
+		func(rest, _, _ []byte) (step, bool) {
+			ks, wf := ksDotName(string(rest))
 			return step{kind: KindSwitchStart, name: "switch_reads", keyspace: ks, workflow: wf}, true
-		}
-		if scan.HasPrefix(first, "Stopping source writes") {
+		}},
+	{"Stopping source writes", "server.go switchWrites: Stopping source writes",
+		func(_, _, _ []byte) (step, bool) {
 			return step{kind: KindStopSourceWrites, name: "stop_source_writes"}, true
-		}
-		if scan.HasPrefix(first, "Stopping streams") {
-			return step{kind: KindStopStreams, name: "stop_streams"}, true
-		}
-	case 'U':
-		// server.go v23: "Updated routing rules for workflow %s.%s".
-		if rest, ok := cut(first, "Updated routing rules for workflow "); ok {
-			ks, wf := ksDotName(rest)
+		}},
+	{"Stopping streams", "server.go switchWrites: Stopping streams",
+		func(_, _, _ []byte) (step, bool) { return step{kind: KindStopStreams, name: "stop_streams"}, true }},
+	{"Updated routing rules for workflow ", "server.go v23: Updated routing rules for workflow %s.%s",
+		func(rest, _, _ []byte) (step, bool) {
+			ks, wf := ksDotName(string(rest))
 			return step{kind: KindRoutingChanged, name: "routing_updated", keyspace: ks, workflow: wf}, true
-		}
-		// topo/locks.go: "Unlocking keyspace %v for action %v with error %v"
-		// (≤ v19) and "Unlocking %v %v for action %v with error %v".
-		if scan.HasPrefix(first, "Unlocking keyspace ") {
+		}},
+	{"Unlocking keyspace ", "topo/locks.go: Unlocking keyspace %v for action %v with error %v (≤ v19), Unlocking %v %v for action %v with error %v",
+		func(rest, first, msg []byte) (step, bool) {
 			if !switchAction(first, "SwitchReads", "SwitchWrites") || !bytes.Contains(first, []byte(" with error ")) {
 				return step{}, false
 			}
-			rest, _ := cut(first, "Unlocking keyspace ")
-			target, errText, _ := strings.Cut(rest, " with error ")
+			target, errText, _ := strings.Cut(string(rest), " with error ")
 			ks, action := lockTarget(target)
 			return step{kind: KindSwitchFailed, name: "unlock_keyspace", keyspace: ks, err: errText + continuation(msg),
 				attrs: []attr{{AttrAction, action}}}, true
-		}
-	case 'W':
-		// server.go switchWrites.
-		if scan.HasPrefix(first, "Waiting for streams to catchup") {
-			return step{kind: KindWaitCatchup, name: "wait_catchup"}, true
-		}
-	case 'c':
-		// traffic_switcher.go cancelMigration, v22+: "cancelMigration (%v): …".
-		if rest, ok := cut(first, "cancelMigration ("); ok {
-			wf, what, _ := strings.Cut(rest, "): ")
+		}},
+	{"Waiting for streams to catchup", "server.go switchWrites: Waiting for streams to catchup",
+		func(_, _, _ []byte) (step, bool) { return step{kind: KindWaitCatchup, name: "wait_catchup"}, true }},
+	{"cancelMigration (", "traffic_switcher.go cancelMigration, v22+: cancelMigration (%v): …",
+		func(rest, _, _ []byte) (step, bool) {
+			wf, what, _ := strings.Cut(string(rest), "): ")
 			switch {
 			case what == "starting":
 				return step{kind: KindCancelStart, name: "start", workflow: wf}, true
@@ -400,21 +383,24 @@ func classify(first, msg []byte, level byte) (step, bool) {
 				return step{kind: KindCancelStart, name: "context_invalid", workflow: wf, err: strings.TrimPrefix(what, "original context invalid: ")}, true
 			}
 			return step{kind: KindCancelStep, name: cancelStepName(what), workflow: wf}, true
-		}
-	}
-	if level == 'E' || level == 'W' || level == 'F' {
-		return switchError(msg)
-	}
-	return step{}, false
+		}},
 }
 
-var doneLines = []struct{ prefix, step string }{
-	{"Switch Writes done for workflow ", "switch_writes"},
-	{"Switch writes completed for workflow ", "switch_writes"},
-	{"Switch Reads done for workflow ", "switch_reads"},
-	{"SwitchTraffic done for workflow ", "switch_traffic"},
-	{"ReverseTraffic done for workflow ", "reverse_traffic"},
+// switchDone is the template of a "… done for workflow <keyspace>.<workflow>" line.
+func switchDone(prefix, name, source string) stepTemplate {
+	return stepTemplate{prefix, source, func(rest, _, _ []byte) (step, bool) {
+		ks, wf := ksDotName(string(rest))
+		return step{kind: KindSwitchDone, name: name, keyspace: ks, workflow: wf}, true
+	}}
 }
+
+// stepsByByte indexes stepTemplates by the first byte of their prefix.
+var stepsByByte = func() (idx [256][]uint8) {
+	for i, t := range stepTemplates {
+		idx[t.prefix[0]] = append(idx[t.prefix[0]], uint8(i))
+	}
+	return idx
+}()
 
 // cancelStepName names the steps cancelMigration logs in v22+.
 func cancelStepName(what string) string {
