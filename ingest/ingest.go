@@ -12,6 +12,7 @@ import (
 	"hash/crc32"
 	"io"
 	"math/bits"
+	"path"
 	"runtime"
 	"sort"
 	"sync"
@@ -371,7 +372,8 @@ func (wk *worker) read(m input.Member) {
 		wk.skip(m.Path, reason)
 		return
 	}
-	format, ok := Detect(wk.formats, m.Name, head)
+	d := detect(wk.formats, m.Name, head)
+	format, ok := d.format, d.score > 0
 	if !ok {
 		reason := "not a format forensics reads"
 		if len(head) == 0 {
@@ -392,7 +394,9 @@ func (wk *worker) read(m input.Member) {
 	if wk.lines == nil {
 		wk.lines = wk.newLines()
 	}
-	p := parse{wk: wk, src: src, parser: format.New(m.Origin()), fallback: m.ModTime}
+	origin := m.Origin()
+	origin.Name = d.name
+	p := parse{wk: wk, src: src, parser: format.New(origin), strip: d.strip, fallback: m.ModTime}
 	if t, ok := rc.(zran.Traced); ok && t.Trail() != nil {
 		p.traced = wk.lines.Follow(t.Trail())
 		defer wk.lines.Follow(nil)
@@ -456,13 +460,55 @@ func notEvidence(formats []forensics.Format, name string, head []byte) string {
 
 // Detect picks the format that is surest about a file.
 func Detect(formats []forensics.Format, name string, head []byte) (forensics.Format, bool) {
+	f, score := surest(formats, name, head)
+	return f, score > 0
+}
+
+func surest(formats []forensics.Format, name string, head []byte) (forensics.Format, int) {
 	best, score := forensics.Format{}, 0
 	for _, f := range formats {
 		if s := f.Detect(name, head); s > score {
 			best, score = f, s
 		}
 	}
-	return best, score > 0
+	return best, score
+}
+
+// detection is the format a file is read in, and how.
+type detection struct {
+	format forensics.Format
+	score  int
+	strip  *lines.Stripper // the prefixes a tool put before each line; nil: none
+	name   string          // the name the format knows the file by
+}
+
+// detect picks the format that is surest about a file, read as it is or
+// without the prefixes a tool put before each of its lines: grep (which
+// may also name the file: the log's own name then counts), kubectl, a log
+// shipper's time. A log whose own lines start with what looks like a
+// prefix (a time) reads best as it is, so every depth of stripping is
+// tried and the surest wins; as it is wins a tie.
+func detect(formats []forensics.Format, name string, head []byte) detection {
+	d := detection{name: name}
+	d.format, d.score = surest(formats, name, head)
+	st := lines.NewStripper(head)
+	if st == nil {
+		return d
+	}
+	names := []string{name}
+	if f := st.File(); f != "" {
+		names = append(names, path.Base(f))
+	}
+	for n := 1; n <= len(st.Layers()); n++ {
+		s := st.Depth(n)
+		h := s.StripHead(head)
+		for _, nm := range names {
+			if f, score := surest(formats, nm, h); score > d.score {
+				d = detection{format: f, score: score, strip: s, name: nm}
+			}
+		}
+	}
+	return d
 }
 
 func isBinary(head []byte) bool {
@@ -510,9 +556,10 @@ type parse struct {
 	eventLines bitset        // lines that produced an event, wherever the parser emitted it
 	pending    []pendingLine
 	pendSz     int
-	first      time.Time // earliest event time, for lines of documents without times
-	stored     int64     // lines handed to the store
-	traced     bool      // the lines are stored as the deflate stream they come from
+	first      time.Time       // earliest event time, for lines of documents without times
+	stored     int64           // lines handed to the store
+	traced     bool            // the lines are stored as the deflate stream they come from
+	strip      *lines.Stripper // prefixes to strip before the parser reads a line; the store keeps them
 }
 
 // pendingLine is a line read before the first line with a time: it gets
@@ -624,8 +671,13 @@ func (p *parse) run(r io.Reader) error {
 			break
 		}
 		p.lineN, p.lineText, p.whole = l.N, l.Text, !l.Cut && !pieces
+		text := l.Text
+		if p.strip != nil && !pieces {
+			// The line is stored as read; an event's text is the log's line.
+			text = p.strip.Strip(text)
+		}
 		pieces = l.Cut
-		st, perr := p.parser.Line(l.N, l.Text, emit)
+		st, perr := p.parser.Line(l.N, text, emit)
 		p.lineN, p.lineText = 0, nil
 		flags := store.LineFlags{CR: l.CR, Cut: l.Cut, Error: perr != nil}
 		if perr != nil {

@@ -485,3 +485,80 @@ func TestZipMembersKeepTheirDeflate(t *testing.T) {
 		t.Errorf("blocks of the zip member take %d bytes, of the file %d", size["zipped.log"], size["plain.log"])
 	}
 }
+
+// TestToolPrefixes reads logs as tools hand them over — grep with the file
+// and line numbers, kubectl logs --prefix --timestamps — as the log they
+// hold: the format is detected, and the parser reads, without the prefix,
+// while the store keeps each line as it was read.
+func TestToolPrefixes(t *testing.T) {
+	// timedFormat is testFormat detected by its content: lines that start
+	// with a time and a level.
+	timedFormat := testFormat
+	timedFormat.Detect = func(name string, head []byte) int {
+		if _, n, ok := logtime.ISO(head); ok && bytes.HasPrefix(head[n:], []byte(" INFO")) {
+			return 50
+		}
+		return 0
+	}
+	files := map[string]string{
+		"grep.txt": "app.log-11-2022-07-21T17:39:11.000-07:00 INFO before\n" +
+			"app.log:12:2022-07-21T17:39:12.120-07:00 INFO EVENT one\n" +
+			"--\n" +
+			"app.log:20:2022-07-21T17:39:14.000-07:00 INFO EVENT two\n",
+		"kubectl.txt": "[pod/app-0/app] 2022-07-22T00:39:12.120000000Z 2022-07-21T17:39:12.120-07:00 INFO EVENT three\n" +
+			"[pod/app-0/app] 2022-07-22T00:39:13.000000000Z 2022-07-21T17:39:13.000-07:00 INFO plain\n",
+	}
+	dir := t.TempDir()
+	for name, text := range files {
+		os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644)
+	}
+	db, err := sqlite.Open(filepath.Join(dir, "t.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	w, err := db.NewRun(ctx, []string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(ctx, db, w, []string{dir}, Options{Formats: []forensics.Format{timedFormat}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srcs, _ := db.Sources(ctx, res.Run)
+	if len(srcs) != 2 {
+		t.Fatalf("%d sources read, want 2; skipped %v", len(srcs), res.Skipped)
+	}
+	events := map[string][]string{}
+	for e, err := range db.Events(ctx, store.EventFilter{Run: res.Run}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		events[filepath.Base(e.Source)] = append(events[filepath.Base(e.Source)], e.Text)
+	}
+	want := map[string][]string{
+		"grep.txt":    {"2022-07-21T17:39:12.120-07:00 INFO EVENT one", "2022-07-21T17:39:14.000-07:00 INFO EVENT two"},
+		"kubectl.txt": {"2022-07-21T17:39:12.120-07:00 INFO EVENT three"},
+	}
+	for name, texts := range want {
+		if fmt.Sprint(events[name]) != fmt.Sprint(texts) {
+			t.Errorf("%s: events %q, want %q", name, events[name], texts)
+		}
+	}
+	for _, s := range srcs {
+		var got []string
+		for l, err := range db.Lines(ctx, store.LineFilter{Run: res.Run, Paths: []string{s.Path}}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, string(l.Text))
+		}
+		if text := strings.Join(got, "\n") + "\n"; text != files[filepath.Base(s.Path)] {
+			t.Errorf("%s: stored lines\n%s\nwant the lines as read\n%s", s.Path, text, files[filepath.Base(s.Path)])
+		}
+		if s.Lines != s.Events+s.Plain+s.Skipped {
+			t.Errorf("%s: lines %d != events %d + plain %d + skipped %d", s.Path, s.Lines, s.Events, s.Plain, s.Skipped)
+		}
+	}
+}

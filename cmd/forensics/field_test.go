@@ -38,6 +38,16 @@ var fieldCases = []struct {
 		"babysitter.log":       {format: "nsserver", node: "ns_1@cb.local", events: -1},
 		"audit.log":            {skipped: "not a format"},
 	}},
+	{dir: "crdb", files: map[string]fieldFile{
+		"cockroach-136932-banner.txt":   {format: "crdb-log", node: "n1", release: "v24.3.0", events: 0},
+		"cockroach-136932-one-line.txt": {format: "crdb-log", node: "n8", events: 0},
+		"cockroach-124731-one-line.txt": {format: "crdb-log", node: "n2", events: 1},
+	}, findings: []string{"crdb-disk-stall"}},
+	{dir: "prefixes", files: map[string]fieldFile{
+		"java-dcp-client-41-grep.txt": {format: "memcached", events: -1},
+		"vitess-11868-docker.log":     {format: "vttablet", events: -1},
+		"cockroach-20114-dcos.log":    {format: "crdb-log", release: "v1.0.6", events: 0},
+	}},
 	{dir: "notes", files: map[string]fieldFile{
 		"sync_gateway-2514-comment.md": {skipped: "Markdown page"},
 		"cockroach-136932-comment.md":  {skipped: "Markdown page"},

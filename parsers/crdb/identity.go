@@ -15,6 +15,7 @@ import (
 type identity struct {
 	release string
 	host    string // from the file name; "" when it does not follow the pattern
+	banner  bool   // the entry being read is the startup banner
 }
 
 func newIdentity(o forensics.Origin) identity {
@@ -41,9 +42,19 @@ func hostFromName(name string) string {
 // or, in a file without a header, the first n<id> logging tag. It is called
 // on every line and does nothing once node and release are known.
 func (id *identity) line(ds *sender, tags, msg []byte) {
-	if id.release == "" && scan.HasPrefix(msg, "binary: ") {
-		id.release = releaseOf(msg[len("binary: "):])
-		return
+	id.banner = false
+	if id.release == "" {
+		switch {
+		case scan.HasPrefix(msg, "binary: "):
+			id.release = releaseOf(msg[len("binary: "):])
+			return
+		case scan.HasPrefix(msg, "CockroachDB CCL "), scan.HasPrefix(msg, "CockroachDB OSS "):
+			// v1.x logged the build on its own line at start
+			// (cli/start.go: "CockroachDB CCL v1.0.6 (linux amd64, …)").
+			id.release = releaseOf(msg)
+		case scan.HasPrefix(msg, "node startup completed:"), scan.HasPrefix(msg, "CockroachDB node starting at "):
+			id.banner = true
+		}
 	}
 	if scan.HasPrefix(msg, "nodeID: n") {
 		if d := digits(msg[len("nodeID: n"):]); d > 0 {
@@ -58,6 +69,16 @@ func (id *identity) line(ds *sender, tags, msg []byte) {
 	}
 }
 
+// continued reads a line that continues an entry: in the startup banner
+// (cli/start.go reportServerInfo, "node startup completed:" in v24.3+,
+// "CockroachDB node starting at …" before), the build line names the
+// release: "build:               CCL v24.3.0 @ 2024/11/21 17:04:13 (go1.22.8 …)".
+func (id *identity) continued(msg []byte) {
+	if id.banner && id.release == "" && scan.HasPrefix(msg, "build:") {
+		id.release = releaseOf(bytes.TrimLeft(msg[len("build:"):], " "))
+	}
+}
+
 // node returns the node of the source, or the host when no line named one.
 func (id *identity) node(ds *sender) string {
 	if ds.origin != "" {
@@ -67,10 +88,21 @@ func (id *identity) node(ds *sender) string {
 }
 
 // releaseOf reads the version of "CockroachDB CCL v24.3.1 (x86_64-pc-linux-gnu,
-// built 2024/12/10 …, go1.22.8)" (pkg/build Info.Short): the first word that
-// starts with v and a digit.
+// built 2024/12/10 …, go1.22.8)" (pkg/build Info.Short) or of the banner's
+// "CCL v24.3.0 @ …": the word after the edition, when it is a version
+// (v24.3.1, or beta-20170223 before v1.0), else the first word that starts
+// with v and a digit.
 func releaseOf(b []byte) string {
 	b = stripMarkers(nil, b)
+	words := bytes.Fields(b)
+	for i, w := range words {
+		if (string(w) == "CCL" || string(w) == "OSS") && i+1 < len(words) {
+			if v := bytes.TrimRight(words[i+1], ",;"); len(v) > 1 && (v[0] == 'v' && scan.IsDigit(v[1]) || scan.HasPrefix(v, "beta-") || scan.HasPrefix(v, "alpha-")) {
+				return string(v)
+			}
+			break
+		}
+	}
 	for len(b) > 0 {
 		w := b
 		if i := bytes.IndexByte(b, ' '); i >= 0 {

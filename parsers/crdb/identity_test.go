@@ -1,6 +1,7 @@
 package crdb
 
 import (
+	"strings"
 	"testing"
 
 	"forensics"
@@ -141,3 +142,38 @@ var (
 	_ interface{ Node() string } = (*logParser)(nil)
 	_ interface{ Node() string } = (*jsonParser)(nil)
 )
+
+// The release from every form a log names it in, on real lines: the
+// header's binary: line of crdb-v1 and crdb-v2 (pkg/util/log/testdata/
+// read_header), before v1.0 (cockroachdb/cockroach#13881), the v1.x start
+// line (#20114), and the startup banner of v24.3+ whose build line is a
+// continuation of "node startup completed:" (#136932).
+func TestReleaseForms(t *testing.T) {
+	for _, tc := range []struct {
+		name, in, want string
+	}{
+		{"crdb-v1 header", "I210621 19:01:01.426205 1 util/log/sync_buffer.go:195 ⋮ [config] binary: CockroachDB CCL v20.2.7 (x86_64-apple-darwin14, built 2021/03/29 17:56:44, go1.13.14)\n", "v20.2.7"},
+		{"crdb-v2 header", "I210816 21:25:47.681135 1 util/log/file_sync_buffer.go:238 ⋮ [config]   binary: CockroachDB CCL v21.2.0-alpha.00000000-3306-g39d59f1fc9-dirty (x86_64-apple-darwin20.6.0, built , go1.16.6)\n", "v21.2.0-alpha.00000000-3306-g39d59f1fc9-dirty"},
+		{"legacy header before v1.0", "I170302 08:35:06.866296 1 util/log/clog.go:999  [config] binary: CockroachDB CCL beta-20170223 (linux amd64, built 2017/02/23 16:30:53, go1.7.5)\n", "beta-20170223"},
+		{"v1.x start line", "I171109 14:14:33.936738 1 cli/start.go:593  CockroachDB CCL v1.0.6 (linux amd64, built 2017/10/25 17:35:28, go1.8.3)\n", "v1.0.6"},
+		{"v24.3 startup banner", "I241209 08:03:21.105967 70 1@cli/start.go:1287 ⋮ [T1,Vsystem,n1] 89  node startup completed:\n" +
+			"I241209 08:03:21.105967 70 1@cli/start.go:1287 ⋮ [T1,Vsystem,n1] 89 +CockroachDB node starting at 2024-12-09 08:03:21.105899442 +0000 UTC m=+1.249499872 (took 1.1s)\n" +
+			"I241209 08:03:21.105967 70 1@cli/start.go:1287 ⋮ [T1,Vsystem,n1] 89 +build:               CCL v24.3.0 @ 2024/11/21 17:04:13 (go1.22.8 X:nocoverageredesign)\n" +
+			"I241209 08:03:21.105967 70 1@cli/start.go:1287 ⋮ [T1,Vsystem,n1] 89 +webui:               ‹http://mdzhlcrdb01:8080›\n", "v24.3.0"},
+		{"a build line outside the banner", "I241209 08:03:21.105967 70 1@server/server.go:1 ⋮ [T1,Vsystem,n1] 90  build info:\n" +
+			"I241209 08:03:21.105967 70 1@server/server.go:1 ⋮ [T1,Vsystem,n1] 90 +build:               CCL v99.1.0\n", ""},
+	} {
+		res := parsertest.Parse(LogFormat, forensics.Origin{Name: "excerpt.txt"}, []byte(tc.in))
+		if len(res.Errors) > 0 {
+			t.Errorf("%s: errors %v", tc.name, res.Errors)
+		}
+		q := LogFormat.New(forensics.Origin{Name: "excerpt.txt"})
+		for i, l := range strings.Split(strings.TrimSuffix(tc.in, "\n"), "\n") {
+			q.Line(int64(i+1), []byte(l), func(*forensics.Event) {})
+		}
+		q.End(func(*forensics.Event) {})
+		if got := q.(forensics.Releaser).Release(); got != tc.want {
+			t.Errorf("%s: release %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

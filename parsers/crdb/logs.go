@@ -159,6 +159,7 @@ func newLogParser(o forensics.Origin) forensics.Parser {
 
 func (p *logParser) Line(n int64, b []byte, emit forensics.Emit) (forensics.Stamp, error) {
 	if !looksLikeLogLine(b) {
+		p.id.continued(b)
 		p.hl.continued(n, b, b, forensics.Stamp{}, emit)
 		return forensics.Stamp{}, nil
 	}
@@ -169,6 +170,7 @@ func (p *logParser) Line(n int64, b []byte, emit forensics.Emit) (forensics.Stam
 	switch h.cont {
 	case '+', '|', '!', '=':
 		// The rest of an entry, a stack or a structured event.
+		p.id.continued(h.msg)
 		p.hl.continued(n, b, h.msg, h.stamp, emit)
 		return h.stamp, nil
 	}
@@ -197,12 +199,19 @@ func (p *logParser) Node() string { return p.id.node(&p.ds) }
 // counts on a line that is itself a log line.
 func detectLog(name string, head []byte) int {
 	good, other, header := 0, 0, false
+	first := 0 // 1: the first line is a log line; -1: it is not
 	for len(head) > 0 {
 		line := head
 		if i := bytes.IndexByte(head, '\n'); i >= 0 {
 			line, head = head[:i], head[i+1:]
 		} else {
-			break // possibly cut: do not judge it
+			// Possibly cut: it counts only as a log line (a header is
+			// whole at the start of a cut line), which a one-line excerpt
+			// without a final newline is.
+			head = nil
+			if _, err := parseLogHeader(line); err != nil || !looksLikeLogLine(line) {
+				break
+			}
 		}
 		line = bytes.TrimSuffix(line, []byte("\r"))
 		if len(line) == 0 {
@@ -213,6 +222,9 @@ func detectLog(name string, head []byte) int {
 		}
 		if looksLikeLogLine(line) {
 			if _, err := parseLogHeader(line); err == nil {
+				if first == 0 {
+					first = 1
+				}
 				good++
 				if bytes.Contains(line, []byte("log format (utf8=✓): crdb-")) ||
 					bytes.Contains(line, []byte("line format: [IWEF]yymmdd hh:mm:ss.uuuuuu goid")) {
@@ -220,6 +232,9 @@ func detectLog(name string, head []byte) int {
 				}
 				continue
 			}
+		}
+		if first == 0 {
+			first = -1
 		}
 		other++
 	}
@@ -232,6 +247,11 @@ func detectLog(name string, head []byte) int {
 		return 40 // a log whose entries span lines: stacks, goroutine dumps
 	case good >= 1 && good >= other && isLogName(name):
 		return 60 // a short log under the name cockroach gives its logs
+	case good >= 1 && good >= other && first == 1:
+		// An excerpt under any name (pasted into a ticket or an issue): its
+		// first line is a log line, and no other program writes the header
+		// Lyymmdd hh:mm:ss.uuuuuu goid file:line.
+		return 55
 	}
 	return 0
 }

@@ -103,7 +103,6 @@ func TestNotEvidence(t *testing.T) {
 		"notes.txt": "Call with the customer\n- upgraded to v25.4.1 last week\n" +
 			"I251009 12:10:41.882731 90442 15@kv/kvclient/kvcoord/dist_sender.go:2854 ⋮ [T1,Vsystem,n2] 1204  slow replica RPC: have been waiting 12.31s (1 attempts)\n" +
 			"- ask for a debug zip\n",
-		"one-line.txt":  "I251009 12:10:41.882731 90442 15@kv/kvclient/kvcoord/dist_sender.go:2854 ⋮ [T1,Vsystem,n2] 1204  slow replica RPC\n",
 		"one-trace.txt": "2018/02/20 08:10:24.413824 13.750285 kv.DistSender: sending partial batch\n",
 	} {
 		for _, f := range Formats {
@@ -176,7 +175,12 @@ func TestDetectLegacyLogWithWarning(t *testing.T) {
 	if s := detectLog("cockroach.log", []byte(short)); s == 0 {
 		t.Errorf("one-line cockroach.log not detected")
 	}
-	if s := detectLog("excerpt.txt", []byte(short)); s != 0 {
-		t.Errorf("one line under another name detected with %d", s)
+	// One line under any other name is an excerpt pasted into a ticket or an
+	// issue: its header is no other program's.
+	if s := detectLog("excerpt.txt", []byte(short)); s == 0 {
+		t.Errorf("one line under another name not detected")
+	}
+	if s := detectLog("excerpt.txt", []byte("Saw this in the log:\n"+short)); s != 0 {
+		t.Errorf("notes quoting one line detected with %d", s)
 	}
 }
