@@ -2,8 +2,10 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 )
@@ -73,4 +75,41 @@ func IncidentRun(ctx context.Context, r Reader, name string) (int64, error) {
 		}
 	}
 	return 0, nil
+}
+
+// IncidentRuns gathers the runs of a timeline, read in the order of their
+// ids, into its incidents: what both backends' Incidents return.
+type IncidentRuns struct {
+	out   []Incident
+	index map[string]int
+}
+
+// Add counts run, started at started with the inputs of its args (JSON),
+// in its incident; name "" is the incident its inputs name (timelines from
+// before incidents were named).
+func (r *IncidentRuns) Add(run int64, name string, started time.Time, args string, sources, findings int) {
+	var inputs []string
+	json.Unmarshal([]byte(args), &inputs)
+	if name == "" {
+		name = IncidentName(inputs)
+	}
+	if r.index == nil {
+		r.index = map[string]int{}
+	}
+	i, ok := r.index[name]
+	if !ok {
+		i = len(r.out)
+		r.index[name] = i
+		r.out = append(r.out, Incident{Name: name})
+	}
+	inc := &r.out[i]
+	inc.Runs = append(inc.Runs, run)
+	inc.Latest, inc.Inputs, inc.Sources, inc.Findings = run, inputs, sources, findings
+	inc.Started = started.UTC()
+}
+
+// List returns the incidents, the one whose latest run is the newest last.
+func (r *IncidentRuns) List() []Incident {
+	sort.SliceStable(r.out, func(i, j int) bool { return r.out[i].Latest < r.out[j].Latest })
+	return r.out
 }

@@ -5,6 +5,7 @@ import (
 	"container/heap"
 	"context"
 	"fmt"
+	"iter"
 	"runtime"
 	"sort"
 	"sync"
@@ -37,6 +38,59 @@ type Source struct {
 // the earliest time of its lines (unix ns).
 type Ref struct {
 	Key, FirstLine, TMin int64
+}
+
+// Lines is a backend's Lines: a cursor over the merge of the blocks find
+// picks for f (MergeLines), which yields an error once and ends.
+func Lines(ctx context.Context, st Stored, f store.LineFilter, find func(context.Context, store.LineFilter) ([]Source, error)) iter.Seq2[*store.Line, error] {
+	return func(yield func(*store.Line, error) bool) {
+		srcs, err := find(ctx, f)
+		if err == nil {
+			err = MergeLines(ctx, st, srcs, f, func(l *store.Line) bool { return yield(l, nil) })
+		}
+		if err != nil {
+			yield(nil, err)
+		}
+	}
+}
+
+// ScanBlocks reads rows of (block key, first line, earliest time, source
+// id, path, node), with the source's incident before its id when incident
+// is set, ordered by source: the blocks a backend picked for a filter.
+func ScanBlocks(rows store.Rows, incident bool) ([]Source, error) {
+	var srcs []Source
+	for rows.Next() {
+		var b Ref
+		var s Source
+		dest := []any{&b.Key, &b.FirstLine, &b.TMin, &s.ID, &s.Path, &s.Node}
+		if incident {
+			dest = []any{&b.Key, &b.FirstLine, &b.TMin, &s.Incident, &s.ID, &s.Path, &s.Node}
+		}
+		if err := rows.Scan(dest...); err != nil {
+			return nil, err
+		}
+		if n := len(srcs); n == 0 || srcs[n-1].Incident != s.Incident || srcs[n-1].ID != s.ID {
+			srcs = append(srcs, s)
+		}
+		last := &srcs[len(srcs)-1]
+		last.Blocks = append(last.Blocks, b)
+	}
+	return srcs, rows.Err()
+}
+
+// ScanKinds reads rows of (line, kind), ordered by line and then as the
+// events were stored: what Stored.Kinds returns.
+func ScanKinds(rows store.Rows) (map[int64][]forensics.Kind, error) {
+	kinds := map[int64][]forensics.Kind{}
+	for rows.Next() {
+		var n int64
+		var kind string
+		if err := rows.Scan(&n, &kind); err != nil {
+			return nil, err
+		}
+		kinds[n] = append(kinds[n], forensics.Kind(kind))
+	}
+	return kinds, rows.Err()
 }
 
 // MergeLines calls fn with the lines of srcs' blocks that f selects, merged

@@ -14,15 +14,7 @@ import (
 // chosen by incident, source and time bounds in SQL; only those are read
 // and decoded.
 func (db *DB) Lines(ctx context.Context, f store.LineFilter) iter.Seq2[*store.Line, error] {
-	return func(yield func(*store.Line, error) bool) {
-		srcs, err := db.candidateBlocks(ctx, f)
-		if err == nil {
-			err = block.MergeLines(ctx, blocks{db}, srcs, f, func(l *store.Line) bool { return yield(l, nil) })
-		}
-		if err != nil {
-			yield(nil, err)
-		}
-	}
+	return block.Lines(ctx, blocks{db}, f, db.candidateBlocks)
 }
 
 // candidateBlocks finds the blocks that may hold lines in the window: a
@@ -57,20 +49,8 @@ func (db *DB) candidateBlocks(ctx context.Context, f store.LineFilter) ([]block.
 		return nil, db.fail("query lines", err)
 	}
 	defer rows.Close()
-	var srcs []block.Source
-	for rows.Next() {
-		var b block.Ref
-		var s block.Source
-		if err := rows.Scan(&b.Key, &b.FirstLine, &b.TMin, &s.Incident, &s.ID, &s.Path, &s.Node); err != nil {
-			return nil, db.fail("query lines", err)
-		}
-		if n := len(srcs); n == 0 || srcs[n-1].Incident != s.Incident || srcs[n-1].ID != s.ID { // the query orders by source
-			srcs = append(srcs, s)
-		}
-		last := &srcs[len(srcs)-1]
-		last.Blocks = append(last.Blocks, b)
-	}
-	if err := rows.Err(); err != nil {
+	srcs, err := block.ScanBlocks(rows, true)
+	if err != nil {
 		return nil, db.fail("query lines", err)
 	}
 	return srcs, nil
@@ -111,16 +91,8 @@ func (b blocks) Kinds(ctx context.Context, src *block.Source, first, last int64)
 		return nil, b.db.fail("read lines", err)
 	}
 	defer rows.Close()
-	kinds := map[int64][]forensics.Kind{}
-	for rows.Next() {
-		var n int64
-		var kind string
-		if err := rows.Scan(&n, &kind); err != nil {
-			return nil, b.db.fail("read lines", err)
-		}
-		kinds[n] = append(kinds[n], forensics.Kind(kind))
-	}
-	if err := rows.Err(); err != nil {
+	kinds, err := block.ScanKinds(rows)
+	if err != nil {
 		return nil, b.db.fail("read lines", err)
 	}
 	return kinds, nil

@@ -2,11 +2,9 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -94,12 +92,7 @@ func scanSources(rows pgx.Rows) ([]forensics.Source, error) {
 			s.First = time.Unix(0, *first).UTC()
 			s.Last = time.Unix(0, *last).UTC()
 		}
-		var ps []problemJSON
-		if err := json.Unmarshal([]byte(problems), &ps); err == nil {
-			for _, p := range ps {
-				s.Problems = append(s.Problems, forensics.Problem(p))
-			}
-		}
+		s.Problems = store.ParseProblems(problems)
 		out = append(out, s)
 	}
 	return out, rows.Err()
@@ -142,29 +135,7 @@ func (db *DB) events(ctx context.Context, f store.EventFilter, fn func(*forensic
 		// Repeated on e so the planner uses the events' own indexes, which all lead with it.
 		w.add("e.incident_id = ?", inc)
 	}
-	in(&w, "e.kind", f.Kinds)
-	in(&w, "e.node", f.Nodes)
-	if !f.Since.IsZero() {
-		w.add("e.t >= ?", f.Since.UnixNano())
-	}
-	if !f.Until.IsZero() {
-		w.add("e.t < ?", f.Until.UnixNano())
-	}
-	if f.Bucket != "" {
-		w.add("e.bucket = ?", f.Bucket)
-	}
-	if f.VB != nil {
-		w.add("e.vb = ?", int32(*f.VB))
-	}
-	if f.Range != 0 {
-		w.add("e.range_id = ?", f.Range)
-	}
-	if f.Keyspace != "" {
-		w.add("e.keyspace = ?", f.Keyspace)
-	}
-	if f.Table != "" {
-		w.add("e.tbl = ?", f.Table)
-	}
+	store.EventConds(w.add, func(col string, vals []string) { in(&w, col, vals) }, f)
 	if f.Text != "" {
 		w.add("strpos(e.text, ?) > 0", f.Text)
 	}
@@ -201,7 +172,7 @@ func (db *DB) events(ctx context.Context, f store.EventFilter, fn func(*forensic
 		if rng != nil {
 			e.Range = *rng
 		}
-		if e.Attrs, err = decodeAttrs(attrs); err != nil {
+		if e.Attrs, err = store.ParseAttrsJSON(attrs); err != nil {
 			return fmt.Errorf("event %s:%d: attributes: %w", e.Source, e.Line, err)
 		}
 		if !fn(&e) {
@@ -268,37 +239,7 @@ func (db *DB) FindingIn(ctx context.Context, run int64, prefix string) (store.St
 	if err != nil {
 		return store.StoredFinding{}, err
 	}
-	if len(fs) == 0 {
-		if run != 0 {
-			if other, err := db.FindingIn(ctx, 0, prefix); err == nil {
-				where := fmt.Sprintf("run %d", other.Run)
-				if incs, err := db.Incidents(ctx); err == nil {
-					for _, inc := range incs {
-						for _, r := range inc.Runs {
-							if r == other.Run {
-								where = fmt.Sprintf("incident %q", inc.Name)
-							}
-						}
-					}
-				}
-				return store.StoredFinding{}, fmt.Errorf("finding %q is not in this incident but in %s: pick it with --incident, or --incident all", prefix, where)
-			}
-		}
-		return store.StoredFinding{}, fmt.Errorf("no finding %q in %s; `forensics findings` lists them", prefix, db.name)
-	}
-	ids := map[string]bool{}
-	var list []string
-	for _, f := range fs {
-		if !ids[f.ID] {
-			ids[f.ID] = true
-			list = append(list, f.ID)
-		}
-	}
-	if len(list) > 1 {
-		sort.Strings(list)
-		return store.StoredFinding{}, fmt.Errorf("finding id %q is ambiguous: %s", prefix, strings.Join(list, ", "))
-	}
-	return fs[0], nil
+	return store.PickFinding(ctx, db, run, prefix, fs)
 }
 
 func (db *DB) queryFindings(ctx context.Context, where string, args ...any) ([]store.StoredFinding, error) {
@@ -307,19 +248,8 @@ func (db *DB) queryFindings(ctx context.Context, where string, args ...any) ([]s
 		return nil, db.fail("read findings", err)
 	}
 	defer rows.Close()
-	var out []store.StoredFinding
-	for rows.Next() {
-		var f store.StoredFinding
-		var body string
-		if err := rows.Scan(&f.Run, &body); err != nil {
-			return nil, db.fail("read findings", err)
-		}
-		if err := json.Unmarshal([]byte(body), &f.Finding); err != nil {
-			return nil, fmt.Errorf("stored finding: %w", err)
-		}
-		out = append(out, f)
-	}
-	if err := rows.Err(); err != nil {
+	out, err := store.ScanFindings(rows)
+	if err != nil {
 		return nil, db.fail("read findings", err)
 	}
 	return out, nil
@@ -342,8 +272,7 @@ func (db *DB) Incidents(ctx context.Context) ([]store.Incident, error) {
 		return nil, db.fail("read incidents", err)
 	}
 	defer rows.Close()
-	var out []store.Incident
-	index := map[string]int{}
+	var runs store.IncidentRuns
 	for rows.Next() {
 		var id, sources, findings int64
 		var started time.Time
@@ -351,22 +280,10 @@ func (db *DB) Incidents(ctx context.Context) ([]store.Incident, error) {
 		if err := rows.Scan(&id, &started, &args, &name, &sources, &findings); err != nil {
 			return nil, db.fail("read incidents", err)
 		}
-		var inputs []string
-		json.Unmarshal([]byte(args), &inputs)
-		i, ok := index[name]
-		if !ok {
-			i = len(out)
-			index[name] = i
-			out = append(out, store.Incident{Name: name})
-		}
-		inc := &out[i]
-		inc.Runs = append(inc.Runs, id)
-		inc.Latest, inc.Inputs, inc.Sources, inc.Findings = id, inputs, int(sources), int(findings)
-		inc.Started = started.UTC()
+		runs.Add(id, name, started, args, int(sources), int(findings))
 	}
 	if err := rows.Err(); err != nil {
 		return nil, db.fail("read incidents", err)
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Latest < out[j].Latest })
-	return out, nil
+	return runs.List(), nil
 }

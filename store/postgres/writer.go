@@ -442,11 +442,11 @@ func (w *Writer) BeginSource(src *forensics.Source) error {
 
 // LineBuffer returns a buffer that encodes and compresses lines into
 // blocks on the goroutine that fills it, as the SQLite backend does.
-func (w *Writer) LineBuffer() store.LineBuffer { return &lineBuffer{b: block.NewBuilder()} }
+func (w *Writer) LineBuffer() store.LineBuffer { return block.NewLineBuffer(true) }
 
 // AddLines queues a block of lines of a source for COPY.
 func (w *Writer) AddLines(src int64, lb store.LineBatch) error {
-	b := lb.(*lineBatch).Block
+	b := lb.(*block.Batch).Block
 	if err := w.begin(); err != nil {
 		b.Release()
 		return err
@@ -476,7 +476,7 @@ func (w *Writer) AddEvents(src int64, evs []forensics.Event) error {
 	for i := range evs {
 		e := &evs[i]
 		attrs.Reset()
-		encodeAttrs(&attrs, e.Attrs)
+		store.AppendAttrsJSON(&attrs, e.Attrs)
 		r := eventRow{
 			source: src, seq: w.next(src), line: e.Line, t: e.Time.UnixNano(), tz: e.Offset, zone: int16(e.Zone),
 			node: e.Node, kind: string(e.Kind), bucket: nullString(e.Bucket), rng: nullInt(e.Range),
@@ -503,7 +503,7 @@ func (w *Writer) EndSource(src *forensics.Source) error {
 	if err := w.flushAll(); err != nil {
 		return err
 	}
-	problems, _ := json.Marshal(problemsJSON(src.Problems))
+	problems := store.ProblemsJSON(src.Problems)
 	var first, last *int64
 	if !src.First.IsZero() {
 		f, l := src.First.UnixNano(), src.Last.UnixNano()

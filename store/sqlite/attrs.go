@@ -2,8 +2,8 @@ package sqlite
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"errors"
+	"forensics/store"
 	"strings"
 
 	"forensics"
@@ -36,7 +36,7 @@ var errAttrs = errors.New("damaged attributes")
 // their order. The strings share one allocation, a copy of raw.
 func decodeAttrs(raw []byte) ([]forensics.Attr, error) {
 	if len(raw) == 0 || raw[0] != attrsPacked {
-		return decodeAttrsText(string(raw))
+		return store.ParseAttrsJSON(string(raw))
 	}
 	if len(raw) == 1 {
 		return nil, nil
@@ -96,101 +96,6 @@ func attrsJSON(raw []byte) (string, error) {
 		return "", err
 	}
 	var b strings.Builder
-	encodeAttrs(&b, attrs)
+	store.AppendAttrsJSON(&b, attrs)
 	return b.String(), nil
-}
-
-// encodeAttrs writes attributes as a JSON object, keeping their order: the
-// form of schema 1 timelines, and of the events view.
-func encodeAttrs(b *strings.Builder, attrs []forensics.Attr) {
-	b.WriteByte('{')
-	for i, a := range attrs {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		writeJSONString(b, a.Key)
-		b.WriteByte(':')
-		writeJSONString(b, a.Value)
-	}
-	b.WriteByte('}')
-}
-
-// writeJSONString writes s as a JSON string. Most values are plain ASCII and
-// are written as they are; the rest go through encoding/json.
-func writeJSONString(b *strings.Builder, s string) {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
-			v, _ := json.Marshal(s)
-			b.Write(v)
-			return
-		}
-	}
-	b.WriteByte('"')
-	b.WriteString(s)
-	b.WriteByte('"')
-}
-
-// decodeAttrsText reads attributes written by encodeAttrs (schema 1),
-// keeping their order. The common case (keys and values without escapes) is
-// read by hand; anything else goes to encoding/json.
-func decodeAttrsText(s string) ([]forensics.Attr, error) {
-	if s == "{}" || s == "" {
-		return nil, nil
-	}
-	var out []forensics.Attr
-	i := 1 // after '{'
-	for i < len(s) && s[i] != '}' {
-		k, n, ok := plainString(s, i)
-		if !ok || n >= len(s) || s[n] != ':' {
-			return decodeAttrsJSON(s)
-		}
-		v, m, ok := plainString(s, n+1)
-		if !ok || m >= len(s) {
-			return decodeAttrsJSON(s)
-		}
-		out = append(out, forensics.Attr{Key: k, Value: v})
-		i = m
-		if s[i] == ',' {
-			i++
-		}
-	}
-	return out, nil
-}
-
-// plainString reads a JSON string without escapes starting at s[i], and
-// returns it with the index after it.
-func plainString(s string, i int) (string, int, bool) {
-	if i >= len(s) || s[i] != '"' {
-		return "", 0, false
-	}
-	for j := i + 1; j < len(s); j++ {
-		switch s[j] {
-		case '"':
-			return s[i+1 : j], j + 1, true
-		case '\\':
-			return "", 0, false
-		}
-	}
-	return "", 0, false
-}
-
-func decodeAttrsJSON(s string) ([]forensics.Attr, error) {
-	dec := json.NewDecoder(strings.NewReader(s))
-	if _, err := dec.Token(); err != nil {
-		return nil, err
-	}
-	var out []forensics.Attr
-	for dec.More() {
-		k, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		var v string
-		if err := dec.Decode(&v); err != nil {
-			return nil, err
-		}
-		key, _ := k.(string)
-		out = append(out, forensics.Attr{Key: key, Value: v})
-	}
-	return out, nil
 }

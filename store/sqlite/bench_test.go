@@ -54,7 +54,7 @@ var benchTimeline = sync.OnceValues(func() (string, error) {
 			}
 			b.Add(i, t.UnixNano(), 0, store.LineFlags{Zone: forensics.ZoneLogged}, []byte(text), 0)
 			if b.Full() {
-				if err := w.AddLines(src.ID, &lineBatch{b.Finish()}); err != nil {
+				if err := w.AddLines(src.ID, &block.Batch{Block: b.Finish()}); err != nil {
 					return "", err
 				}
 			}
@@ -66,7 +66,7 @@ var benchTimeline = sync.OnceValues(func() (string, error) {
 			}
 		}
 		if !b.Empty() {
-			w.AddLines(src.ID, &lineBatch{b.Finish()})
+			w.AddLines(src.ID, &block.Batch{Block: b.Finish()})
 		}
 		if err := w.AddEvents(src.ID, events); err != nil {
 			return "", err
@@ -86,7 +86,7 @@ var benchTimeline = sync.OnceValues(func() (string, error) {
 		t := benchStart.Add(time.Duration(i) * 36 * time.Second)
 		b.Add(i, t.UnixNano(), 0, store.LineFlags{Zone: forensics.ZoneLogged}, []byte(t.Format(time.RFC3339)+" ns_1@10.0.0.0:ns_log: bucket default loaded"), 0)
 	}
-	if err := w.AddLines(diag.ID, &lineBatch{b.Finish()}); err != nil {
+	if err := w.AddLines(diag.ID, &block.Batch{Block: b.Finish()}); err != nil {
 		return "", err
 	}
 	diag.Lines = 200

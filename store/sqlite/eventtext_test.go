@@ -309,7 +309,7 @@ func TestPackedAttrsRoundTrip(t *testing.T) {
 			t.Errorf("decodeAttrs(%q) = %v, %v; want %v", raw, got, err, attrs)
 		}
 		var b strings.Builder
-		encodeAttrs(&b, attrs)
+		store.AppendAttrsJSON(&b, attrs)
 		if j, err := attrsJSON(raw); err != nil || j != b.String() {
 			t.Errorf("attrsJSON(%q) = %s, %v; want %s", raw, j, err, b.String())
 		}

@@ -3,10 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
-	"fmt"
-	"strings"
 
 	"forensics/store"
 )
@@ -49,36 +46,7 @@ func (db *DB) FindingIn(ctx context.Context, run int64, prefix string) (store.St
 	if err != nil {
 		return store.StoredFinding{}, err
 	}
-	if len(fs) == 0 {
-		if run != 0 {
-			if other, err := db.FindingIn(ctx, 0, prefix); err == nil {
-				where := fmt.Sprintf("run %d", other.Run)
-				if incs, err := db.Incidents(ctx); err == nil {
-					for _, inc := range incs {
-						for _, r := range inc.Runs {
-							if r == other.Run {
-								where = fmt.Sprintf("incident %q", inc.Name)
-							}
-						}
-					}
-				}
-				return store.StoredFinding{}, fmt.Errorf("finding %q is not in this incident but in %s: pick it with --incident, or --incident all", prefix, where)
-			}
-		}
-		return store.StoredFinding{}, fmt.Errorf("no finding %q in %s; `forensics findings` lists them", prefix, db.path)
-	}
-	ids := map[string]bool{}
-	for _, f := range fs {
-		ids[f.ID] = true
-	}
-	if len(ids) > 1 {
-		var list []string
-		for id := range ids {
-			list = append(list, id)
-		}
-		return store.StoredFinding{}, fmt.Errorf("finding id %q is ambiguous: %s", prefix, strings.Join(list, ", "))
-	}
-	return fs[0], nil
+	return store.PickFinding(ctx, db, run, prefix, fs)
 }
 
 func (db *DB) queryFindings(ctx context.Context, where string, args ...any) ([]store.StoredFinding, error) {
@@ -87,17 +55,5 @@ func (db *DB) queryFindings(ctx context.Context, where string, args ...any) ([]s
 		return nil, err
 	}
 	defer rows.Close()
-	var out []store.StoredFinding
-	for rows.Next() {
-		var f store.StoredFinding
-		var body string
-		if err := rows.Scan(&f.Run, &body); err != nil {
-			return nil, err
-		}
-		if err := json.Unmarshal([]byte(body), &f.Finding); err != nil {
-			return nil, fmt.Errorf("stored finding: %w", err)
-		}
-		out = append(out, f)
-	}
-	return out, rows.Err()
+	return store.ScanFindings(rows)
 }

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"time"
 
@@ -37,8 +36,7 @@ func (db *DB) Incidents(ctx context.Context) ([]store.Incident, error) {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []store.Incident
-	index := map[string]int{}
+	var runs store.IncidentRuns
 	for rows.Next() {
 		var id int64
 		var started, args, name string
@@ -46,34 +44,13 @@ func (db *DB) Incidents(ctx context.Context) ([]store.Incident, error) {
 		if err := rows.Scan(&id, &started, &args, &name, &sources, &findings); err != nil {
 			return nil, err
 		}
-		var inputs []string
-		json.Unmarshal([]byte(args), &inputs)
-		if name == "" {
-			name = store.IncidentName(inputs)
-		}
-		i, ok := index[name]
-		if !ok {
-			i = len(out)
-			index[name] = i
-			out = append(out, store.Incident{Name: name})
-		}
-		inc := &out[i]
-		inc.Runs = append(inc.Runs, id)
-		inc.Latest, inc.Inputs, inc.Sources, inc.Findings = id, inputs, sources, findings
-		inc.Started, _ = time.Parse(time.RFC3339Nano, started)
+		t, _ := time.Parse(time.RFC3339Nano, started)
+		runs.Add(id, name, t, args, sources, findings)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	// The latest incident is the one whose latest run is the newest.
-	for i := 0; i < len(out); i++ {
-		for j := i + 1; j < len(out); j++ {
-			if out[j].Latest < out[i].Latest {
-				out[i], out[j] = out[j], out[i]
-			}
-		}
-	}
-	return out, nil
+	return runs.List(), nil
 }
 
 // hasIncidents says whether the timeline records incident names: one

@@ -81,7 +81,7 @@ func BenchmarkInsertBlocks(b *testing.B) {
 	blk := bb.Finish()
 	b.SetBytes(block.Size)
 	for b.Loop() {
-		if err := w.AddLines(src.ID, &lineBatch{blk}); err != nil {
+		if err := w.AddLines(src.ID, &block.Batch{Block: blk}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -18,15 +18,7 @@ import (
 // file's order where its clock went backwards. The line yielded is reused
 // once the loop body returns.
 func (db *DB) Lines(ctx context.Context, f store.LineFilter) iter.Seq2[*store.Line, error] {
-	return func(yield func(*store.Line, error) bool) {
-		srcs, err := db.candidateBlocks(ctx, f)
-		if err == nil {
-			err = block.MergeLines(ctx, blocks{db, &lineKinds{}}, srcs, f, func(l *store.Line) bool { return yield(l, nil) })
-		}
-		if err != nil {
-			yield(nil, err)
-		}
-	}
+	return block.Lines(ctx, blocks{db, &lineKinds{}}, f, db.candidateBlocks)
 }
 
 // candidateBlocks finds the blocks that may hold lines in the window,
@@ -46,20 +38,7 @@ func (db *DB) candidateBlocks(ctx context.Context, f store.LineFilter) ([]block.
 		return nil, fmt.Errorf("query lines: %w", err)
 	}
 	defer rows.Close()
-	var srcs []block.Source
-	for rows.Next() {
-		var b block.Ref
-		var s block.Source
-		if err := rows.Scan(&b.Key, &b.FirstLine, &b.TMin, &s.ID, &s.Path, &s.Node); err != nil {
-			return nil, err
-		}
-		if len(srcs) == 0 || srcs[len(srcs)-1].ID != s.ID { // the query orders by source
-			srcs = append(srcs, s)
-		}
-		last := &srcs[len(srcs)-1]
-		last.Blocks = append(last.Blocks, b)
-	}
-	return srcs, rows.Err()
+	return block.ScanBlocks(rows, false)
 }
 
 // candidateQuery is the query of candidateBlocks, given the longest span
@@ -119,14 +98,9 @@ func (b blocks) Kinds(ctx context.Context, src *block.Source, first, last int64)
 		return nil, fmt.Errorf("read the events of %s: %w", src.Path, err)
 	}
 	defer rows.Close()
-	kinds := map[int64][]forensics.Kind{}
-	for rows.Next() {
-		var n int64
-		var kind string
-		if err := rows.Scan(&n, &kind); err != nil {
-			return nil, fmt.Errorf("read the events of %s: %w", src.Path, err)
-		}
-		kinds[n] = append(kinds[n], forensics.Kind(kind))
+	kinds, err := block.ScanKinds(rows)
+	if err != nil {
+		return nil, fmt.Errorf("read the events of %s: %w", src.Path, err)
 	}
-	return kinds, rows.Err()
+	return kinds, nil
 }

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"iter"
 	"strings"
@@ -37,12 +36,7 @@ func scanSources(rows *sql.Rows) ([]forensics.Source, error) {
 			s.First = time.Unix(0, first.Int64).UTC()
 			s.Last = time.Unix(0, last.Int64).UTC()
 		}
-		var ps []problemJSON
-		if err := json.Unmarshal([]byte(problems), &ps); err == nil {
-			for _, p := range ps {
-				s.Problems = append(s.Problems, forensics.Problem(p))
-			}
-		}
+		s.Problems = store.ParseProblems(problems)
 		out = append(out, s)
 	}
 	return out, rows.Err()
@@ -67,29 +61,7 @@ func (db *DB) Sources(ctx context.Context, run int64) ([]forensics.Source, error
 func eventWhere(f store.EventFilter) (string, []any) {
 	var w where
 	w.sources(f.Run, f.Components, f.Paths)
-	in(&w, "e.kind", f.Kinds)
-	in(&w, "e.node", f.Nodes)
-	if !f.Since.IsZero() {
-		w.add("e.t >= ?", f.Since.UnixNano())
-	}
-	if !f.Until.IsZero() {
-		w.add("e.t < ?", f.Until.UnixNano())
-	}
-	if f.Bucket != "" {
-		w.add("e.bucket = ?", f.Bucket)
-	}
-	if f.VB != nil {
-		w.add("e.vb = ?", *f.VB)
-	}
-	if f.Range != 0 {
-		w.add("e.range_id = ?", f.Range)
-	}
-	if f.Keyspace != "" {
-		w.add("e.keyspace = ?", f.Keyspace)
-	}
-	if f.Table != "" {
-		w.add("e.tbl = ?", f.Table)
-	}
+	store.EventConds(w.add, func(col string, vals []string) { in(&w, col, vals) }, f)
 	if f.Text != "" {
 		w.add("(e.text IS NULL OR instr(e.text, ?) > 0)", f.Text) // see events
 	}

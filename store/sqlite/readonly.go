@@ -13,6 +13,7 @@ import (
 	sqlite3 "github.com/mattn/go-sqlite3"
 
 	"forensics"
+	"forensics/store"
 	"forensics/store/block"
 )
 
@@ -183,9 +184,9 @@ func eventBlockJSON(data []byte) (string, error) {
 		}
 		n++
 		fmt.Fprintf(&b, "[%d,%d,%d,%d,", e.Line, e.Time.UnixNano(), e.Offset, int(e.Zone))
-		writeJSONString(&b, e.Node)
+		store.WriteJSONString(&b, e.Node)
 		b.WriteByte(',')
-		writeJSONString(&b, string(e.Kind))
+		store.WriteJSONString(&b, string(e.Kind))
 		b.WriteByte(',')
 		jsonNullString(&b, e.Bucket)
 		if e.VB != forensics.NoVB {
@@ -205,13 +206,13 @@ func eventBlockJSON(data []byte) (string, error) {
 		jsonNullString(&b, e.Table)
 		b.WriteByte(',')
 		attrs.Reset()
-		encodeAttrs(&attrs, e.Attrs)
-		writeJSONString(&b, attrs.String())
+		store.AppendAttrsJSON(&attrs, e.Attrs)
+		store.WriteJSONString(&b, attrs.String())
 		b.WriteByte(',')
 		if se.OnLine {
 			b.WriteString("null")
 		} else {
-			writeJSONString(&b, e.Text)
+			store.WriteJSONString(&b, e.Text)
 		}
 		b.WriteByte(']')
 		return nil
@@ -227,7 +228,7 @@ func jsonNullString(b *strings.Builder, s string) {
 		b.WriteString("null")
 		return
 	}
-	writeJSONString(b, s)
+	store.WriteJSONString(b, s)
 }
 
 func viewsSQL(release string, eventBlocks bool) string {

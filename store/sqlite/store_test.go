@@ -248,10 +248,10 @@ func TestAttrsRoundTrip(t *testing.T) {
 		{{Key: "ctl", Value: "tab\there\nnewline\x01"}, {Key: "k", Value: "v"}},
 	} {
 		var b strings.Builder
-		encodeAttrs(&b, attrs)
-		got, err := decodeAttrsText(b.String())
+		store.AppendAttrsJSON(&b, attrs)
+		got, err := store.ParseAttrsJSON(b.String())
 		if err != nil || fmt.Sprint(got) != fmt.Sprint(attrs) {
-			t.Errorf("decodeAttrsText(%s) = %v, %v; want %v", b.String(), got, err, attrs)
+			t.Errorf("store.ParseAttrsJSON(%s) = %v, %v; want %v", b.String(), got, err, attrs)
 		}
 	}
 }

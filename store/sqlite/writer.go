@@ -240,12 +240,12 @@ func (w *Writer) insert(query string, args ...any) (sql.Result, error) {
 // LineBuffer returns a buffer that encodes and compresses lines into
 // blocks on the goroutine that fills it.
 func (w *Writer) LineBuffer() store.LineBuffer {
-	return &lineBuffer{b: block.NewBuilder(), spans: w.db.schema >= 4}
+	return block.NewLineBuffer(w.db.schema >= 4)
 }
 
 // AddLines stores a block of lines of a source, and releases it.
 func (w *Writer) AddLines(src int64, lb store.LineBatch) error {
-	b := lb.(*lineBatch).Block
+	b := lb.(*block.Batch).Block
 	defer b.Release() // SQLite has copied the data when Exec returns
 	if err := w.begin(); err != nil {
 		return err
@@ -384,7 +384,7 @@ func (w *Writer) addEventRows(src int64, evs []forensics.Event, onLine []bool) e
 				a[13].Value = w.attrs // copied by the driver before the statement runs
 			} else {
 				var b strings.Builder
-				encodeAttrs(&b, e.Attrs)
+				store.AppendAttrsJSON(&b, e.Attrs)
 				a[13].Value = b.String()
 			}
 			a[0].Value, a[1].Value, a[2].Value, a[3].Value, a[4].Value = src, e.Line, e.Time.UnixNano(), int64(e.Offset), int64(e.Zone)
@@ -419,7 +419,7 @@ func (w *Writer) EndSource(src *forensics.Source) error {
 	if err := w.begin(); err != nil {
 		return err
 	}
-	problems, _ := json.Marshal(problemsJSON(src.Problems))
+	problems := store.ProblemsJSON(src.Problems)
 	var first, last any
 	if !src.First.IsZero() {
 		first, last = src.First.UnixNano(), src.Last.UnixNano()
@@ -529,21 +529,6 @@ func (w *Writer) SetSignature(signature string) error {
 	}
 	_, err := w.tx.ExecContext(w.ctx, `UPDATE main.runs SET signature = ? WHERE id = ?`, signature, w.run)
 	return err
-}
-
-type problemJSON struct {
-	Path   string `json:"path"`
-	Line   int64  `json:"line,omitempty"`
-	Reason string `json:"reason"`
-	Lost   bool   `json:"lost,omitempty"`
-}
-
-func problemsJSON(ps []forensics.Problem) []problemJSON {
-	out := make([]problemJSON, 0, len(ps))
-	for _, p := range ps {
-		out = append(out, problemJSON(p))
-	}
-	return out
 }
 
 func nullString(s string) any {
