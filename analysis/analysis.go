@@ -15,7 +15,7 @@ import (
 	"forensics"
 	"forensics/ingest"
 	"forensics/input"
-	"forensics/phase"
+	"forensics/profile"
 	"forensics/report"
 	"forensics/rules"
 	"forensics/store"
@@ -76,7 +76,7 @@ func run(ctx context.Context, cfg Config) (*Result, error) {
 	// memory. The rules' live heap is what they hold, and a tighter
 	// collection keeps their peak near it.
 	defer debug.SetGCPercent(debug.SetGCPercent(200))
-	phase.Mark("ingest")
+	profile.Mark("ingest")
 	w, err := db.NewRun(ctx, cfg.Inputs)
 	if err != nil {
 		return nil, err
@@ -106,12 +106,12 @@ func run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("analyze: %w", err)
 	}
-	setPhase(cfg.Progress, ingest.Rules)
+	setStep(cfg.Progress, ingest.Rules)
 	// The reading's buffers are garbage now: handing them back to the
 	// system keeps the rules' peak from stacking on the reading's.
 	debug.FreeOSMemory()
 	debug.SetGCPercent(50)
-	phase.Mark("rules")
+	profile.Mark("rules")
 	id := cfg.RulesID
 	if id == "" {
 		id = RulesID(cfg.Rules)
@@ -147,8 +147,8 @@ func run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := w.Close(); err != nil {
 		return nil, err
 	}
-	setPhase(cfg.Progress, ingest.Report)
-	phase.Mark("report")
+	setStep(cfg.Progress, ingest.Report)
+	profile.Mark("report")
 	srcs, err := db.Sources(ctx, res.Run)
 	if err != nil {
 		return nil, err
@@ -195,9 +195,9 @@ func Report(ctx context.Context, r store.Reader, run int64, rules []*forensics.R
 	return report.Build(findings, srcs, report.Reading{Reused: len(srcs), Rules: rules}), run, nil
 }
 
-func setPhase(p *ingest.Progress, ph ingest.Phase) {
+func setStep(p *ingest.Progress, ph ingest.Step) {
 	if p != nil {
-		p.Phase.Store(int32(ph))
+		p.Step.Store(int32(ph))
 	}
 }
 

@@ -36,7 +36,7 @@
 # are the medians, peak RSS the largest seen (/usr/bin/time -v: the biggest
 # single process of the command, not a sum). forensics also reports the
 # peak RSS, wall and CPU time of each of its phases (FORENSICS_PHASES=1;
-# see phase/phase.go), and the table gives them. MB are 10^6 bytes of
+# see profile/profile.go), and the table gives them. MB are 10^6 bytes of
 # uncompressed input. A run of forensics that does not report the buried incidents
 # (kv-stream-before-traffic, and crdb-nlhe-pingpong with --crdb > 0)
 # fails the script, however fast it was.
@@ -148,7 +148,7 @@ measure() { # name setup post command...
 		cpus+=("$(awk -F': ' '/(User|System) time \(seconds\)/ {s += $2} END {print s}' "$t")")
 		users+=("$(awk -F': ' '/User time \(seconds\)/ {print $2}' "$t")")
 		# KiB to MB. forensics resets the kernel's high-water mark at each
-		# of its phases (phase/phase.go), which is what /usr/bin/time
+		# of its phases (profile/profile.go), which is what /usr/bin/time
 		# reports: its peak is the largest of its phases' peaks.
 		rsss+=("$(awk -F': ' '/Maximum resident set size/ {kb = $2} END {print int(kb * 1024 / 1e6)}' "$t")")
 		rsss[-1]=$(awk -v m="${rsss[-1]}" '/^forensics phase/ {for (i = 4; i <= NF; i++) if (split($i, kv, "=") == 2 && kv[1] == "peak_rss_mb" && kv[2] + 0 > m) m = kv[2] + 0} END {print m}' "$work/runs/$name.err")

@@ -36,16 +36,16 @@ type Options struct {
 	Progress *Progress // updated as the run goes, for a progress display; may be nil
 }
 
-// Phase is the step a run is in, for a progress display.
-type Phase int32
+// Step is the step a run is in, for a progress display.
+type Step int32
 
 const (
-	Reading Phase = iota // reading the inputs into the timeline
-	Rules                // running the rules
-	Report               // writing the output
+	Reading Step = iota // reading the inputs into the timeline
+	Rules               // running the rules
+	Report              // writing the output
 )
 
-func (p Phase) String() string {
+func (p Step) String() string {
 	switch p {
 	case Rules:
 		return "rules"
@@ -62,7 +62,7 @@ type Progress struct {
 	FilesDone atomic.Int64 // files read or skipped
 	Bytes     atomic.Int64 // uncompressed bytes to read: surveyed up front, raised if the walk finds more
 	BytesRead atomic.Int64 // uncompressed bytes read, and the rest of files skipped or already stored
-	Phase     atomic.Int32 // a Phase
+	Step      atomic.Int32 // a Step
 }
 
 // Skipped is a file that was not read, and why.
@@ -122,7 +122,7 @@ func Run(ctx context.Context, db store.Backend, w store.Writer, paths []string, 
 	}
 	walker := &input.Walker{Limits: opt.Limits, Problem: problem, Skip: skip}
 	defer walker.Close()
-	prog.Phase.Store(int32(Reading))
+	prog.Step.Store(int32(Reading))
 	files, bytes := input.Survey(paths)
 	prog.Files.Store(files)
 	prog.Bytes.Store(bytes)

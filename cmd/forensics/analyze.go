@@ -15,7 +15,7 @@ import (
 	"forensics/ingest"
 	"forensics/input"
 	"forensics/parsers"
-	"forensics/phase"
+	"forensics/profile"
 	"forensics/report"
 	"forensics/rules"
 	"forensics/store/backends"
@@ -187,7 +187,7 @@ func runAnalyze(cmd *cobra.Command, opts *analyzeOptions, paths []string) error 
 		}
 		defer pprof.StopCPUProfile()
 	}
-	defer phase.Done()
+	defer profile.Done()
 	var prog *ingest.Progress
 	stop := func() {}
 	if !opts.quiet {

@@ -50,7 +50,7 @@ func showProgress(stderr io.Writer, p *ingest.Progress) (stop func()) {
 type meter struct {
 	start   time.Time
 	samples []rateSample
-	phase   ingest.Phase
+	phase   ingest.Step
 	since   time.Time // when the current phase started
 }
 
@@ -86,7 +86,7 @@ const barWidth = 20
 // bytes and files done of the totals surveyed up front, the rate and the
 // time left at that rate; the other phases show how long they have taken.
 func progressLine(p *ingest.Progress, m *meter, now time.Time, width int) string {
-	phase := ingest.Phase(p.Phase.Load())
+	phase := ingest.Step(p.Step.Load())
 	if phase != m.phase || m.since.IsZero() {
 		m.phase, m.since = phase, now
 	}

@@ -29,7 +29,7 @@ func TestProgressLine(t *testing.T) {
 	if l := progressLine(p, m, t0.Add(time.Second), 40); len([]rune(l)) >= 40 {
 		t.Errorf("line %q does not fit 40 columns", l)
 	}
-	p.Phase.Store(int32(ingest.Rules))
+	p.Step.Store(int32(ingest.Rules))
 	progressLine(p, m, t0.Add(2*time.Second), 0)
 	if line := progressLine(p, m, t0.Add(3500*time.Millisecond), 0); line != "rules    1.5s" {
 		t.Errorf("rules phase: %q", line)

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package phase
+package profile
 
 import "time"
 

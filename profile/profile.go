@@ -1,4 +1,4 @@
-// Package phase measures the phases of a run (reading the evidence, running
+// Package profile measures the phases of a run (reading the evidence, running
 // the rules, writing the report): each one's peak resident memory, wall time
 // and CPU time, and, on request, a CPU and an allocation profile of each.
 //
@@ -18,7 +18,7 @@
 // Peak memory is the kernel's high-water mark of the process (VmHWM in
 // /proc/self/status), reset at each phase by writing 5 to
 // /proc/self/clear_refs (Linux 4.0+). Elsewhere the peak is left out.
-package phase
+package profile
 
 import (
 	"fmt"
