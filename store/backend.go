@@ -1,3 +1,11 @@
+// Package store keeps a timeline: the sources read, their events and
+// lines, the runs and their findings. Its interfaces (Backend, Reader,
+// Writer, LineBuffer) are all that ingest, analysis, report and the
+// commands use; store/sqlite and store/postgres implement them,
+// store/backends lists them, store/block holds the line and event blocks
+// both keep, and store/storetest is the suite both pass. It imports the
+// domain and zran (a line buffer follows a deflate member's trail), nothing
+// else of the program.
 package store
 
 import (
