@@ -262,3 +262,33 @@ func writeExpect(dir string, f store.StoredFinding, red *Redactor) error {
 	}
 	return os.WriteFile(filepath.Join(dir, expect.File), append(data, '\n'), 0o644)
 }
+
+// Analyze runs an analysis of inputs into a new timeline at dbPath and
+// returns its findings; the command gives it the formats and rules to use.
+type Analyze func(ctx context.Context, dbPath string, inputs []string) ([]forensics.Finding, error)
+
+// Reproduce checks that the extract in dir is a case: analyzed on its own,
+// in a scratch timeline, it finds finding id again as its expect.json says.
+func Reproduce(ctx context.Context, dir, id string, analyze Analyze) error {
+	c, err := expect.Load(dir)
+	if err != nil {
+		return err
+	}
+	inputs, err := c.InputPaths()
+	if err != nil {
+		return err
+	}
+	scratch, err := os.MkdirTemp("", "forensics-extract-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(scratch)
+	got, err := analyze(ctx, filepath.Join(scratch, "check.db"), inputs)
+	if err != nil {
+		return fmt.Errorf("check the extract: %w", err)
+	}
+	if problems := c.Check(got); len(problems) > 0 {
+		return fmt.Errorf("the extract does not reproduce finding %s:\n  %s", id, strings.Join(problems, "\n  "))
+	}
+	return nil
+}

@@ -1,14 +1,12 @@
 package main
 
 import (
+	"context"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
+	"forensics"
 
 	"github.com/spf13/cobra"
 
-	"forensics/expect"
 	"forensics/extract"
 	"forensics/input"
 	"forensics/report"
@@ -90,25 +88,15 @@ be written or does not reproduce it; 2 for a usage error.`,
 				fmt.Fprintf(w, "redacted: user data, and %s replaced by pseudonyms\n", report.Plural(len(red.Names()), "name", "names"))
 			}
 			// The extract is a case: analyze it on its own and check it.
-			c, err := expect.Load(out)
-			if err != nil {
+			check := func(ctx context.Context, db string, inputs []string) ([]forensics.Finding, error) {
+				res, err := analyze(ctx, db, "", inputs, rules.All, input.DefaultLimits, nil)
+				if err != nil {
+					return nil, err
+				}
+				return res.Report.Findings, nil
+			}
+			if err := extract.Reproduce(ctx, out, f.ID, check); err != nil {
 				return &exitError{exitFailed, err}
-			}
-			inputs, err := c.InputPaths()
-			if err != nil {
-				return &exitError{exitFailed, err}
-			}
-			scratch, err := os.MkdirTemp("", "forensics-extract-")
-			if err != nil {
-				return err
-			}
-			defer os.RemoveAll(scratch)
-			checked, err := analyze(ctx, filepath.Join(scratch, "check.db"), "", inputs, rules.All, input.DefaultLimits, nil)
-			if err != nil {
-				return &exitError{exitFailed, fmt.Errorf("check the extract: %w", err)}
-			}
-			if problems := c.Check(checked.Report.Findings); len(problems) > 0 {
-				return &exitError{exitFailed, fmt.Errorf("the extract does not reproduce finding %s:\n  %s", f.ID, strings.Join(problems, "\n  "))}
 			}
 			_, err = fmt.Fprintf(w, "reproduces %s (%s); run it with: forensics test %s\n", f.ID, f.Rule, out)
 			return err
