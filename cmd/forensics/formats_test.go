@@ -125,6 +125,9 @@ func TestReportCommand(t *testing.T) {
 	if code := run([]string{"report", "--db", db, "--html", out}, &stdout, &stderr); code != exitOK {
 		t.Fatalf("report: exit %d\n%s", code, stderr.String())
 	}
+	if want := "Wrote the report of 2 findings to " + out + "\n"; stderr.String() != want {
+		t.Errorf("report said %q, want %q", stderr.String(), want)
+	}
 	page, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)

@@ -34,8 +34,9 @@ whose markers show their log lines.
 The file loads nothing from the network: styles, script and data are inside
 it, so it can be attached to a ticket and opened anywhere.
 
-Exit status: 0 when the report was written; 1 when it could not be (no
-timeline, no such run); 2 for a usage error.`,
+It says on stderr where it wrote the report. Exit status: 0 when the
+report was written; 1 when it could not be (no timeline, no such run); 2 for
+a usage error.`,
 		Example: `  forensics analyze collectinfo-*.zip
   forensics report --html incident.html`,
 		Args: cobra.NoArgs,
@@ -100,7 +101,14 @@ func writeReportFile(ctx context.Context, dbPath, incident string, run int64, pa
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		return &exitError{exitFailed, fmt.Errorf("write report: %w", err)}
 	}
-	return nil
+	// Say where it went: a report written without a word looks like one
+	// that was not written.
+	where := path
+	if abs, err := filepath.Abs(path); err == nil {
+		where = abs
+	}
+	_, err = fmt.Fprintf(stderr, "Wrote the report of %s to %s\n", report.Plural(len(rep.Findings), "finding", "findings"), report.Escape(where))
+	return err
 }
 
 // writeHTML writes the HTML report, reading the swimlanes' events of the

@@ -36,9 +36,16 @@ type buildInfo struct {
 }
 
 func readBuildInfo() buildInfo {
+	info, _ := debug.ReadBuildInfo()
+	return buildInfoOf(info)
+}
+
+// buildInfoOf reads what the go command recorded in info (nil when it
+// recorded nothing).
+func buildInfoOf(info *debug.BuildInfo) buildInfo {
 	b := buildInfo{Version: version, Commit: commit, Go: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
 	b.SQLite = backends.Versions()["sqlite"]
-	if info, ok := debug.ReadBuildInfo(); ok {
+	if info != nil {
 		if b.Version == "" && info.Main.Version != "" {
 			// go install from a clone records a pseudo-version made of the
 			// commit's time and hash; "(devel)" when there was no VCS.
@@ -60,8 +67,20 @@ func readBuildInfo() buildInfo {
 	if b.Version == "" {
 		b.Version = "(devel)"
 	}
+	// Go writes a build of a tree with uncommitted changes as
+	// v0.0.0-…+dirty; Modified says so, in words.
+	if b.Modified {
+		b.Version = strings.TrimSuffix(b.Version, "+dirty")
+	}
 	return b
 }
+
+// unstamped is what a build says when the go command recorded neither a
+// version nor a commit: go run, go build -buildvcs=false, or a copy of the
+// sources outside a git clone.
+const unstamped = `  (no version or commit recorded: built by go run, with -buildvcs=false or
+  outside a git clone; go install or go build in a clone records the commit)
+`
 
 func (b buildInfo) String() string {
 	var s strings.Builder
@@ -75,6 +94,8 @@ func (b buildInfo) String() string {
 			c += ", with uncommitted changes"
 		}
 		fmt.Fprintf(&s, "  commit  %s\n", c)
+	} else if b.Version == "(devel)" {
+		s.WriteString(unstamped)
 	}
 	fmt.Fprintf(&s, "  go      %s %s\n", b.Go, b.Platform)
 	fmt.Fprintf(&s, "  sqlite  %s\n", b.SQLite)

@@ -188,7 +188,9 @@ func zoneNote(z forensics.Zone) string {
 	case forensics.ZoneUTC:
 		return "; times in UTC"
 	case forensics.ZoneAssumed:
-		return "; times as shown, in the server's local time"
+		// Every output says its times are UTC, and these are read as UTC
+		// (forensics.ZoneAssumed); the server's local time may differ.
+		return "; times read as UTC: the lines carry no zone"
 	}
 	return ""
 }
