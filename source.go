@@ -1,6 +1,7 @@
 package forensics
 
 import (
+	"regexp"
 	"strconv"
 	"time"
 )
@@ -40,4 +41,59 @@ func (p Problem) Error() string {
 		return p.Path + ":" + strconv.FormatInt(p.Line, 10) + ": " + p.Reason
 	}
 	return p.Path + ": " + p.Reason
+}
+
+// cbcollectFolder matches the top folder of a cbcollect_info collection:
+// cbcollect_info_<otp node>_<YYYYMMDD-HHMMSS>.
+var cbcollectFolder = regexp.MustCompile(`^cbcollect_info_(.+@.+)_\d{8}-\d{6}$`)
+
+// collectinfoZip matches the zip names Couchbase's UI and REST API give:
+// collectinfo-<ts>-<otp node>.zip, optionally -redacted.
+var collectinfoZip = regexp.MustCompile(`^collectinfo-[0-9T-]+-(.+@.+?)(?:-redacted)?\.zip$`)
+
+// NodeFolder finds the node a display path belongs to by the folder that
+// names it — a cbcollect_info_<node>_<time> folder, a cockroach debug zip's
+// debug/nodes/<id>, or a collectinfo-<time>-<node>.zip — and returns the
+// node with the path inside that folder: "ns_1@10.0.0.1" and
+// "memcached.log" for "bundle.zip!cbcollect_info_ns_1@10.0.0.1_20220722-004733/memcached.log".
+// With no such folder it returns "" and the path.
+func NodeFolder(p string) (node, inside string) {
+	// The segments of the path, '/' and '!' (an archive's member) alike,
+	// with where each ends.
+	type segment struct {
+		name string
+		end  int
+	}
+	var segs []segment
+	start := 0
+	for i := 0; i <= len(p); i++ {
+		if i == len(p) || p[i] == '/' || p[i] == '!' {
+			if i > start {
+				segs = append(segs, segment{p[start:i], i})
+			}
+			start = i + 1
+		}
+	}
+	rest := func(i int) string {
+		if segs[i].end >= len(p) {
+			return ""
+		}
+		return p[segs[i].end+1:]
+	}
+	for i := len(segs) - 1; i >= 0; i-- {
+		if m := cbcollectFolder.FindStringSubmatch(segs[i].name); m != nil {
+			return m[1], rest(i)
+		}
+		if segs[i].name == "nodes" && i > 0 && segs[i-1].name == "debug" && i+1 < len(segs) {
+			if _, err := strconv.Atoi(segs[i+1].name); err == nil {
+				return "n" + segs[i+1].name, rest(i + 1)
+			}
+		}
+	}
+	for i := len(segs) - 1; i >= 0; i-- {
+		if m := collectinfoZip.FindStringSubmatch(segs[i].name); m != nil {
+			return m[1], rest(i)
+		}
+	}
+	return "", p
 }

@@ -13,7 +13,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -386,32 +385,8 @@ func isTar(head []byte) bool {
 	return len(head) >= 262 && bytes.Equal(head[257:262], []byte("ustar"))
 }
 
-// cbcollectFolder matches the top folder of a cbcollect_info zip:
-// cbcollect_info_<otp node>_<YYYYMMDD-HHMMSS>.
-var cbcollectFolder = regexp.MustCompile(`^cbcollect_info_(.+@.+)_\d{8}-\d{6}$`)
-
-// collectinfoZip matches the zip names the UI and REST API give:
-// collectinfo-<ts>-<otp node>.zip, optionally -redacted.
-var collectinfoZip = regexp.MustCompile(`^collectinfo-[0-9T-]+-(.+@.+?)(?:-redacted)?\.zip$`)
-
-// nodeFromPath finds the node a path belongs to: a cbcollect_info folder,
-// a cockroach debug zip's debug/nodes/<id>, or a collectinfo zip name.
+// nodeFromPath finds the node a path belongs to (forensics.NodeFolder).
 func nodeFromPath(p string) string {
-	parts := strings.FieldsFunc(filepath.ToSlash(p), func(r rune) bool { return r == '/' || r == '!' })
-	for i := len(parts) - 1; i >= 0; i-- {
-		if m := cbcollectFolder.FindStringSubmatch(parts[i]); m != nil {
-			return m[1]
-		}
-		if parts[i] == "nodes" && i > 0 && parts[i-1] == "debug" && i+1 < len(parts) {
-			if _, err := strconv.Atoi(parts[i+1]); err == nil {
-				return "n" + parts[i+1]
-			}
-		}
-	}
-	for i := len(parts) - 1; i >= 0; i-- {
-		if m := collectinfoZip.FindStringSubmatch(parts[i]); m != nil {
-			return m[1]
-		}
-	}
-	return ""
+	node, _ := forensics.NodeFolder(p)
+	return node
 }

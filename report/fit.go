@@ -6,12 +6,36 @@ import (
 	"unicode/utf8"
 )
 
-// Layout is how much room a table has: Width is the terminal's width in
-// columns (0: no limit, as for a file or a pipe), Verbose asks for every
-// detail instead of a summary.
+// Layout is how findings are fitted to where they are written.
 type Layout struct {
-	Width   int
+	// Width is the terminal's width in columns: tables, prose and fix
+	// commands fit it, and only log lines may be wider. 0 is no limit, for
+	// a file, a pipe or --wide: every row whole, on one line.
+	Width int
+	// Verbose asks for every detail instead of a summary: every file read,
+	// and evidence under its full path.
 	Verbose bool
+	// Whole shows every evidence line whole, wrapped to the width (show);
+	// otherwise a line that would take more than two rows of the terminal
+	// is shortened to two (analyze), and the finding says so.
+	Whole bool
+	// Root is the folder the inputs were given in; a path under it is
+	// shown relative to it.
+	Root string
+	// Wide writes every line whole, prose too (--wide); otherwise prose in
+	// a file or a pipe is wrapped at 100 columns, for a pager.
+	Wide bool
+}
+
+// prose is the width prose is wrapped to.
+func (l Layout) prose() int {
+	switch {
+	case l.Wide:
+		return 0
+	case l.Width > 0:
+		return l.Width
+	}
+	return 100
 }
 
 // column is one column of a fitted table.
@@ -171,13 +195,4 @@ func truncateHead(s string, n int) string {
 		i += size
 	}
 	return "…" + s[i:]
-}
-
-// wrapWidth is the width prose is wrapped to: 100 columns, or the
-// terminal's width when it is narrower.
-func (l Layout) wrapWidth(indent int) int {
-	if l.Width > 0 && l.Width < 100 {
-		return max(l.Width, indent+20)
-	}
-	return 100
 }

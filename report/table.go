@@ -15,17 +15,25 @@ import (
 // TimeFormat is how times are shown in tables: UTC, to the microsecond.
 const TimeFormat = "2006-01-02T15:04:05.000000Z07:00"
 
-// maxText is how much of a log line a table shows; maxName and maxNode
-// how much of a path and a node name.
+// maxText is how much of a log line Markdown's skew lines show; maxWhole
+// how much of one any output shows "whole" (a line of 10 MB is kept, and
+// shown cut); maxName and maxNode how much of a path and a node name a
+// table cell holds.
 const (
-	maxText = 240
-	maxName = 160
-	maxNode = 60
+	maxText  = 240
+	maxWhole = 64 << 10
+	maxName  = 160
+	maxNode  = 60
+	// evidenceRows is how many rows of the terminal analyze gives a line
+	// of evidence before it shortens it.
+	evidenceRows = 3
 )
 
 // WriteFindings writes the findings for a reader: a summary table that fits
 // the layout's width, then each finding with its explanation, evidence and
-// fixes. The rules' declarations say how to show their findings' details.
+// fixes. On a terminal, where the findings of a long run scroll past, the
+// table is written again at the end. The rules' declarations say how to
+// show their findings' details.
 func WriteFindings(w io.Writer, fs []forensics.Finding, rules []*forensics.Rule, l Layout) error {
 	if len(fs) == 0 {
 		_, err := fmt.Fprintln(w, "No findings.")
@@ -39,7 +47,16 @@ func WriteFindings(w io.Writer, fs []forensics.Finding, rules []*forensics.Rule,
 			return err
 		}
 	}
-	return nil
+	if l.Width == 0 || len(fs) < 2 {
+		return nil
+	}
+	var b strings.Builder
+	b.WriteString("\n")
+	writeWrapped(&b, Plural(len(fs), "finding", "findings")+" (forensics show ID prints one with its evidence whole and what every node logged around it):", "", "", l.Width)
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return err
+	}
+	return WriteFindingsTable(w, fs, rules, l)
 }
 
 // findingColumns are the columns of the findings table. The subject is cut
@@ -62,45 +79,50 @@ func WriteFindingsTable(w io.Writer, fs []forensics.Finding, rules []*forensics.
 
 func writeFinding(w io.Writer, f forensics.Finding, rules []*forensics.Rule, l Layout) error {
 	var b strings.Builder
-	wrap := l.wrapWidth(8)
-	fmt.Fprintf(&b, "\n[%s] %s  %s  (id %s)\n", strings.ToUpper(f.Severity.String()), f.Rule, Escape(f.Title), f.ID)
-	fmt.Fprintf(&b, "  Subject: %s\n", Escape(SubjectLine(f, rules)))
-	fmt.Fprintf(&b, "  Window:  %s – %s (%s)\n", f.Start.UTC().Format(TimeFormat), f.End.UTC().Format(TimeFormat), Duration(f.End.Sub(f.Start)))
+	width := l.prose()
+	b.WriteString("\n")
+	writeRows(&b, fmt.Sprintf("[%s] %s  %s  (id %s)", strings.ToUpper(f.Severity.String()), f.Rule, Escape(f.Title), f.ID), "", "  ", l.Width)
+	writeRows(&b, "Subject: "+Escape(SubjectLine(f, rules)), "  ", "           ", l.Width)
+	writeRows(&b, fmt.Sprintf("Window:  %s – %s (%s)", f.Start.UTC().Format(TimeFormat), f.End.UTC().Format(TimeFormat), Duration(f.End.Sub(f.Start))), "  ", "           ", l.Width)
 	b.WriteString("\n  What happened:\n")
 	for _, para := range strings.Split(f.Explanation, "\n") {
-		writeWrapped(&b, Escape(para), "    ", wrap)
+		if strings.TrimSpace(para) == "" {
+			b.WriteString("\n")
+			continue
+		}
+		writeWrapped(&b, Escape(para), "    ", "    ", width)
 	}
+	cut := false
 	if len(f.Skew) > 0 {
 		b.WriteString("\n  Clock skew:\n")
 		for _, s := range f.Skew {
-			writeWrapped(&b, fmt.Sprintf("%s reads at least %s ahead of %s: %s", Escape(s.Ahead), Duration(s.By), Escape(s.Behind), Escape(s.Basis)), "    ", wrap)
+			writeWrapped(&b, fmt.Sprintf("%s reads at least %s ahead of %s: %s", Escape(s.Ahead), Duration(s.By), Escape(s.Behind), Escape(s.Basis)), "    ", "    ", width)
 			for _, q := range []struct {
 				what string
 				e    *forensics.Evidence
 			}{{"cause ", s.Cause}, {"effect", s.Effect}} {
 				if q.e != nil {
-					fmt.Fprintf(&b, "      %s %s  %s:%d\n        %s\n", q.what, q.e.Time.UTC().Format(TimeFormat), Escape(q.e.Source), q.e.Line, Clip(q.e.Text, maxText))
+					cut = writeEvidence(&b, *q.e, q.what+" ", "      ", l) || cut
 				}
 			}
 		}
 	}
 	b.WriteString("\n  Evidence:\n")
 	for _, e := range f.Evidence {
-		note := ""
-		if e.Note != "" {
-			note = "  ← " + Escape(e.Note)
-		}
-		fmt.Fprintf(&b, "    %s  %s:%d%s\n      %s\n", e.Time.UTC().Format(TimeFormat), ClipName(e.Source, maxName), e.Line, note, clipLines(e.Text, maxText, "      "))
+		cut = writeEvidence(&b, e, "", "    ", l) || cut
+	}
+	if cut {
+		writeWrapped(&b, "(… marks where a line was cut to fit the terminal: forensics show "+f.ID+" prints every line whole.)", "    ", "     ", width)
 	}
 	if len(f.Fixes) > 0 {
 		b.WriteString("\n  What to do:\n")
 		for i, fix := range f.Fixes {
-			fmt.Fprintf(&b, "    %d. %s\n", i+1, Escape(fix.Title))
+			writeWrapped(&b, fmt.Sprintf("%d. %s", i+1, Escape(fix.Title)), "    ", "       ", width)
 			for _, s := range fix.Steps {
-				writeWrapped(&b, "- "+Escape(s), "       ", wrap)
+				writeWrapped(&b, "- "+Escape(s), "       ", "         ", width)
 			}
 			for _, c := range fix.Commands {
-				fmt.Fprintf(&b, "       $ %s\n", Escape(c))
+				writeCommand(&b, Escape(c), "       ", l.Width)
 			}
 		}
 	}
@@ -108,45 +130,228 @@ func writeFinding(w io.Writer, f forensics.Finding, rules []*forensics.Rule, l L
 	return err
 }
 
-// WriteSources writes the accounting of what was read, and what was not:
-// one row per node and format (every file on Verbose), then the files that
-// were skipped and the problems met.
-func WriteSources(w io.Writer, r *Report, l Layout) error {
-	if len(r.Sources) > 0 {
-		var err error
-		if l.Verbose {
-			err = writeSourceFiles(w, r, l)
+// writeEvidence writes an evidence line: its time, where it is and what it
+// shows, then the line as logged, indented under it. It reports whether the
+// line was shortened to fit (see Layout.Whole).
+func writeEvidence(b *strings.Builder, e forensics.Evidence, what, indent string, l Layout) (cut bool) {
+	head := fmt.Sprintf("%s%s  %s:%d", what, e.Time.UTC().Format(TimeFormat), l.where(e), e.Line)
+	if e.Note != "" {
+		note := "← " + Escape(e.Note)
+		if l.Width == 0 || textWidth(indent)+textWidth(head)+2+textWidth(note) <= l.Width {
+			head += "  " + note
 		} else {
-			err = writeSourceSummary(w, r, l)
+			writeRows(b, head, indent, indent+"    ", l.Width)
+			head = ""
+			writeWrapped(b, note, indent+"    ", indent+"      ", l.prose())
 		}
-		if err != nil {
+	}
+	if head != "" {
+		writeRows(b, head, indent, indent+"    ", l.Width)
+	}
+	text := strings.TrimSuffix(e.Text, "\n")
+	lines := strings.Split(text, "\n")
+	maxLines := 2000
+	if !l.Whole {
+		maxLines = 40
+	}
+	more := 0
+	if len(lines) > maxLines {
+		more, lines = len(lines)-maxLines, lines[:maxLines]
+	}
+	first, next := indent+"  ", indent+"    "
+	for _, line := range lines {
+		line = Clip(line, maxWhole)
+		if !l.Whole && l.Width > 0 {
+			line, cut = fitRows(line, first, next, l.Width, evidenceRows)
+		}
+		writeRows(b, line, first, next, l.Width)
+	}
+	if more > 0 {
+		fmt.Fprintf(b, "%s… [%d more lines]\n", first, more)
+	}
+	return cut
+}
+
+// ContextRow is a row of show's context: an event around a finding.
+type ContextRow struct {
+	Evidence     bool
+	Time         time.Time
+	Node, Source string
+	Line         int64
+	Kind         string
+	// A row may stand for several events of one kind at one instant: in
+	// one file, up to LastLine, or the same line in Files files.
+	Count, Files int
+	LastLine     int64
+	Text         string // the line, escaped
+}
+
+// WriteContextRow writes a row of show's context for a terminal of
+// l.Width columns: the mark, the time of day (the context's header gives
+// the day), where the line is and the event's kind, then the line,
+// shortened to the row under it. (A file or a pipe gets the timeline's
+// table, one whole row per event.)
+func WriteContextRow(w io.Writer, r ContextRow, l Layout) error {
+	var b strings.Builder
+	mark := "  "
+	if r.Evidence {
+		mark = "* "
+	}
+	where := l.where(forensics.Evidence{Source: r.Source, Node: r.Node})
+	lines := strconv.FormatInt(r.Line, 10)
+	if r.Count > 1 && r.Files <= 1 {
+		lines += "–" + strconv.FormatInt(r.LastLine, 10)
+	}
+	head := fmt.Sprintf("%s%s  %s:%s  %s", mark, r.Time.UTC().Format("15:04:05.000000Z"), where, lines, r.Kind)
+	switch {
+	case r.Count > 1 && r.Files > 1:
+		head += fmt.Sprintf(" ×%d in %d files", r.Count, r.Files)
+	case r.Count > 1:
+		head += fmt.Sprintf(" ×%d", r.Count)
+	}
+	writeRows(&b, head, "", "      ", l.Width)
+	text, _ := fitRows(r.Text, "      ", "      ", l.Width, 1)
+	writeRows(&b, text, "      ", "      ", l.Width)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeCommand writes a fix command after "$ ". One too wide for the
+// terminal goes on as many rows as it needs, broken between two words with
+// a backslash, so that it still pastes as one command.
+func writeCommand(b *strings.Builder, c, indent string, width int) {
+	first, next := indent+"$ ", indent+"    "
+	if width == 0 || textWidth(first)+textWidth(c) <= width {
+		b.WriteString(first + c + "\n")
+		return
+	}
+	row, prefix := "", first
+	for _, w := range shellWords(c) {
+		if row != "" && textWidth(prefix)+textWidth(row)+1+textWidth(w)+2 > width {
+			b.WriteString(prefix + row + " \\\n")
+			row, prefix = "", next
+		}
+		if row != "" {
+			row += " "
+		}
+		row += w
+	}
+	b.WriteString(prefix + row + "\n")
+}
+
+// shellWords splits a command line at the spaces a shell splits it at:
+// not those inside single or double quotes.
+func shellWords(c string) []string {
+	var words []string
+	start, quote := 0, byte(0)
+	for i := 0; i < len(c); i++ {
+		switch ch := c[i]; {
+		case quote != 0:
+			if ch == quote {
+				quote = 0
+			}
+		case ch == '\'' || ch == '"':
+			quote = ch
+		case ch == '\\':
+			i++
+		case ch == ' ':
+			if i > start {
+				words = append(words, c[start:i])
+			}
+			start = i + 1
+		}
+	}
+	if start < len(c) {
+		words = append(words, c[start:])
+	}
+	return words
+}
+
+// WriteSources writes the accounting of what was read, and what was not:
+// one sentence (every file in a table on Verbose), the releases the files
+// named, then the files that were skipped and the problems met.
+func WriteSources(w io.Writer, r *Report, l Layout) error {
+	if len(r.Sources) > 0 && l.Verbose {
+		if err := writeSourceFiles(w, r, l); err != nil {
 			return err
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s read, %d already in the timeline, %s skipped, %s.\n",
-		Plural(r.Summary.Read, "source", "sources"), r.Summary.Reused, Plural(r.Summary.Skipped, "file", "files"), Plural(r.Summary.Problems, "problem", "problems"))
-	if r.Summary.Empty > 0 {
-		fmt.Fprintf(&b, "  empty: %s put nothing on the timeline (no timed line, no event), such as logs of only cbcollect_info's header\n", Plural(r.Summary.Empty, "source", "sources"))
-	}
-	for _, nr := range r.Summary.Releases {
-		node := nr.Node
-		if node == "" {
-			node = "(no node)"
+	var lines, events int64
+	nodes := map[string]bool{}
+	for _, s := range r.Sources {
+		lines += s.Lines
+		events += s.Events
+		if s.Node != "" {
+			nodes[s.Node] = true
 		}
-		fmt.Fprintf(&b, "  release: %s %s %s\n", Escape(node), nr.Component, Escape(nr.Release))
 	}
+	// What the run covers, read now or before: nodes, lines and events.
+	var covers []string
+	if len(nodes) > 0 {
+		covers = append(covers, Plural(len(nodes), "node", "nodes"))
+	}
+	if len(r.Sources) > 0 {
+		covers = append(covers, Plural(int(lines), "line", "lines"), Plural(int(events), "event", "events"))
+	}
+	sentence := fmt.Sprintf("%s read, %d already in the timeline", Plural(r.Summary.Read, "source", "sources"), r.Summary.Reused)
+	if len(covers) > 0 {
+		sentence += " (" + strings.Join(covers, ", ") + ")"
+	}
+	sentence += fmt.Sprintf(", %s skipped, %s.", Plural(r.Summary.Skipped, "file", "files"), Plural(r.Summary.Problems, "problem", "problems"))
+	if !l.Verbose && len(r.Sources) > 0 {
+		sentence += " --verbose lists every file."
+	}
+	writeWrapped(&b, sentence, "", "  ", l.Width)
+	if r.Summary.Empty > 0 {
+		writeWrapped(&b, fmt.Sprintf("empty: %s put nothing on the timeline (no timed line, no event), such as logs of only cbcollect_info's header", Plural(r.Summary.Empty, "source", "sources")), "  ", "    ", l.Width)
+	}
+	writeReleases(&b, r.Summary.Releases, l)
 	for _, rc := range r.SkippedByReason() {
-		fmt.Fprintf(&b, "  skipped %d: %s\n", rc.Files, EscapeLines(rc.Reason, "    "))
+		writeLines(&b, fmt.Sprintf("skipped %d: %s", rc.Files, EscapeLines(rc.Reason, "")), "  ", "    ", l.Width)
 	}
 	for _, g := range foldProblems(r.Problems) {
-		fmt.Fprintf(&b, "  problem: %s\n", EscapeLines(g.first.Error(), "    "))
+		p := g.first
+		if !l.Verbose {
+			p.Path = RelativePath(l.Root, p.Path)
+		}
+		writeLines(&b, "problem: "+EscapeLines(p.Error(), ""), "  ", "    ", l.Width)
 		if g.more > 0 {
 			fmt.Fprintf(&b, "    … and %d more like it\n", g.more)
 		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeReleases says which release each node's files named: a line per node
+// on Verbose, else a line per release with its nodes.
+func writeReleases(b *strings.Builder, rs []NodeRelease, l Layout) {
+	name := func(node string) string {
+		if node == "" {
+			return "(no node)"
+		}
+		return Escape(node)
+	}
+	if l.Verbose {
+		for _, nr := range rs {
+			writeWrapped(b, fmt.Sprintf("release: %s %s %s", name(nr.Node), nr.Component, Escape(nr.Release)), "  ", "    ", l.Width)
+		}
+		return
+	}
+	type release struct{ component, release string }
+	var order []release
+	nodes := map[release][]string{}
+	for _, nr := range rs {
+		k := release{nr.Component, nr.Release}
+		if nodes[k] == nil {
+			order = append(order, k)
+		}
+		nodes[k] = append(nodes[k], name(nr.Node))
+	}
+	for _, k := range order {
+		writeWrapped(b, fmt.Sprintf("release: %s %s on %s", k.component, Escape(k.release), strings.Join(nodes[k], ", ")), "  ", "    ", l.Width)
+	}
 }
 
 // problemGroup is a problem and how many more had the same reason: 42.zip
@@ -175,29 +380,6 @@ func foldProblems(ps []forensics.Problem) []problemGroup {
 	return out
 }
 
-// clipLines is Clip for evidence that spans lines (a JSON document of a
-// topology snapshot): each line on its own, indented, up to n bytes in all.
-func clipLines(s string, n int, indent string) string {
-	if !strings.Contains(strings.TrimSuffix(s, "\n"), "\n") {
-		return Clip(s, n)
-	}
-	const maxLines = 40
-	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
-	more := 0
-	if len(lines) > maxLines {
-		more = len(lines) - maxLines
-		lines = lines[:maxLines]
-	}
-	for i, l := range lines {
-		lines[i] = Clip(l, n)
-	}
-	out := strings.Join(lines, "\n"+indent)
-	if more > 0 {
-		out += fmt.Sprintf("\n%s… [%d more lines]", indent, more)
-	}
-	return out
-}
-
 var sourceColumns = []column{
 	{head: "Source", min: 24, tail: true}, {head: "Node", min: 12}, {head: "Format", drop: 1}, {head: "Release", drop: 4}, {head: "Lines"}, {head: "Events"},
 	{head: "Plain", drop: 2}, {head: "Skipped", drop: 3}, {head: "Errors"},
@@ -210,62 +392,6 @@ func writeSourceFiles(w io.Writer, r *Report, l Layout) error {
 			strconv.FormatInt(s.Plain, 10), strconv.FormatInt(s.Skipped, 10), strconv.FormatInt(s.Errors, 10)})
 	}
 	return fitTable(w, l.Width, sourceColumns, rows)
-}
-
-var summaryColumns = []column{
-	{head: "Node", min: 12}, {head: "Format", min: 10}, {head: "Files"}, {head: "Lines"}, {head: "Events"},
-	{head: "Skipped", drop: 2}, {head: "Errors", drop: 1}, {head: "With problems"},
-}
-
-// writeSourceSummary writes one row per node and format, in the order the
-// sources are listed; --verbose (or JSON) gives every file.
-func writeSourceSummary(w io.Writer, r *Report, l Layout) error {
-	type group struct {
-		node, format                          string
-		files, lines, events, skipped, errors int64
-		troubled                              map[string]bool
-	}
-	var order []*group
-	groups := map[[2]string]*group{}
-	for _, s := range r.Sources {
-		k := [2]string{s.Node, s.Format}
-		g := groups[k]
-		if g == nil {
-			g = &group{node: s.Node, format: s.Format, troubled: map[string]bool{}}
-			groups[k] = g
-			order = append(order, g)
-		}
-		g.files++
-		g.lines += s.Lines
-		g.events += s.Events
-		g.skipped += s.Skipped
-		g.errors += s.Errors
-		if s.Errors > 0 {
-			g.troubled[s.Path] = true
-		}
-	}
-	for _, p := range r.Problems {
-		for _, s := range r.Sources {
-			if p.Path == s.Path || strings.HasPrefix(p.Path, s.Path+":") {
-				groups[[2]string{s.Node, s.Format}].troubled[s.Path] = true
-			}
-		}
-	}
-	var rows [][]string
-	for _, g := range order {
-		node := g.node
-		if node == "" {
-			node = "-"
-		}
-		rows = append(rows, []string{ClipName(node, maxNode), Escape(g.format), strconv.FormatInt(g.files, 10), strconv.FormatInt(g.lines, 10), strconv.FormatInt(g.events, 10),
-			strconv.FormatInt(g.skipped, 10), strconv.FormatInt(g.errors, 10), strconv.Itoa(len(g.troubled))})
-	}
-	if err := fitTable(w, l.Width, summaryColumns, rows); err != nil {
-		return err
-	}
-	_, err := fmt.Fprintf(w, "(%s from %s; every file with --verbose or --format json)\n",
-		Plural(len(rows), "row", "rows"), Plural(len(r.Sources), "file", "files"))
-	return err
 }
 
 // Plural writes a count with its noun: "1 problem", "2 problems".
@@ -412,28 +538,4 @@ func Duration(d time.Duration) string {
 		return d.Round(time.Millisecond).String()
 	}
 	return d.Round(time.Second).String()
-}
-
-func writeWrapped(b *strings.Builder, text, indent string, width int) {
-	if text == "" {
-		b.WriteString("\n")
-		return
-	}
-	next := indent
-	if strings.HasPrefix(text, "- ") {
-		next = indent + "  "
-	}
-	line := indent
-	for _, w := range strings.Fields(text) {
-		if strings.TrimSpace(line) != "" {
-			if len(line)+1+len(w) > width {
-				b.WriteString(line + "\n")
-				line = next
-			} else {
-				line += " "
-			}
-		}
-		line += w
-	}
-	b.WriteString(line + "\n")
 }

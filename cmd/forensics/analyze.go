@@ -29,9 +29,11 @@ type analyzeOptions struct {
 	strict   bool
 	quiet    bool
 	verbose  bool
+	wide     bool
 	incident string
 	profile  string
 	limits   input.Limits
+	inputs   []string
 	stdout   io.Writer
 	stderr   io.Writer
 }
@@ -66,7 +68,7 @@ severity (the output is written all the same).`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.stdout, opts.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
+			opts.stdout, opts.stderr, opts.inputs = cmd.OutOrStdout(), cmd.ErrOrStderr(), args
 			return runAnalyze(cmd, opts, args)
 		},
 	}
@@ -79,9 +81,9 @@ severity (the output is written all the same).`,
 	cmd.RegisterFlagCompletionFunc("rules", completeRules)
 	cmd.Flags().BoolVarP(&opts.quiet, "quiet", "q", false, "no progress display and no summary of the inputs on stderr")
 	cmd.Flags().StringVar(&opts.incident, "incident", "", "name the `INCIDENT` this evidence belongs to (default: named after the inputs); see forensics incidents")
-	cmd.Flags().BoolVarP(&opts.verbose, "verbose", "v", false, "list every file read on stderr, not a summary per node and format")
+	cmd.Flags().BoolVarP(&opts.verbose, "verbose", "v", false, "list every file read on stderr, not a one-line summary, and name evidence by its full path")
+	addWideFlag(cmd, &opts.wide)
 	cmd.Flags().StringVar(&opts.profile, "cpuprofile", "", "write a CPU profile of the run to this `FILE` (for go tool pprof)")
-	cmd.Flags().MarkHidden("cpuprofile")
 	cmd.Flags().BoolVar(&opts.strict, "strict", false, "exit 1 when any input could not be read in full")
 	opts.limits = input.DefaultLimits
 	cmd.Flags().Var(sizeFlag{&opts.limits.MaxTotal}, "max-bytes", "stop reading after the inputs decompress to this `SIZE` in all (1TiB, 500MiB, 2GB)")
@@ -146,21 +148,35 @@ func analyzeFormatsHelp() string {
 		parts = append(parts, f.name+" ("+f.use+")")
 	}
 	var b strings.Builder
-	wrapText(&b, "Formats: "+strings.Join(parts, ", ")+".", "", 76)
+	report.WriteProse(&b, "Formats: "+strings.Join(parts, ", ")+".", "", "", 76)
 	return b.String()
 }
 
-// writeAnalyzeTable writes the findings as a table on stdout and, unless
-// -q, the summary of the inputs on stderr.
+// writeAnalyzeTable writes, unless -q, the summary of the inputs on stderr,
+// then the findings on stdout: last, so that they are what a terminal shows
+// when the run ends.
 func writeAnalyzeTable(_ context.Context, opts *analyzeOptions, res *analysis.Result, _ []*forensics.Rule) error {
-	if err := report.WriteFindings(opts.stdout, res.Report.Findings, res.Report.Rules, layoutFor(opts.stdout, false)); err != nil {
-		return err
+	root := report.InputRoot(opts.inputs)
+	if !opts.quiet {
+		l := opts.layout(opts.stderr)
+		l.Root = root
+		if err := report.WriteSources(opts.stderr, res.Report, l); err != nil {
+			return err
+		}
+		fmt.Fprintln(opts.stderr)
 	}
-	if opts.quiet {
-		return nil
+	l := opts.layout(opts.stdout)
+	l.Root = root
+	return report.WriteFindings(opts.stdout, res.Report.Findings, res.Report.Rules, l)
+}
+
+// layout is how the table output fits w.
+func (opts *analyzeOptions) layout(w io.Writer) report.Layout {
+	l := layoutFor(w, opts.verbose)
+	if opts.wide {
+		l.Width, l.Wide = 0, true
 	}
-	fmt.Fprintln(opts.stderr)
-	return report.WriteSources(opts.stderr, res.Report, layoutFor(opts.stderr, opts.verbose))
+	return l
 }
 
 func runAnalyze(cmd *cobra.Command, opts *analyzeOptions, paths []string) error {
@@ -210,7 +226,7 @@ func runAnalyze(cmd *cobra.Command, opts *analyzeOptions, paths []string) error 
 	if !res.Analysed() {
 		// Say why, not "No findings.": nothing was looked at.
 		if !opts.quiet {
-			if err := report.WriteSources(opts.stderr, rep, layoutFor(opts.stderr, opts.verbose)); err != nil {
+			if err := report.WriteSources(opts.stderr, rep, opts.layout(opts.stderr)); err != nil {
 				return err
 			}
 		}

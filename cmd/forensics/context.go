@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"forensics"
@@ -31,7 +32,7 @@ type contextRow struct {
 // of one kind at one instant (a thousand restart timestamps in the same
 // millisecond) folded into one row with their count, so the story is not
 // buried under the loudest component.
-func writeContext(ctx context.Context, out io.Writer, db store.Reader, f store.StoredFinding, window time.Duration, limit int) error {
+func writeContext(ctx context.Context, out io.Writer, db store.Reader, f store.StoredFinding, window time.Duration, limit int, l report.Layout) error {
 	evidence := map[evidenceKey]bool{}
 	for _, e := range f.Evidence {
 		evidence[evidenceKey{e.Source, e.Line}] = true
@@ -87,8 +88,11 @@ func writeContext(ctx context.Context, out io.Writer, db store.Reader, f store.S
 			r.keep = true
 		}
 	}
-	fmt.Fprintf(out, "\n  Context: the evidence (marked *) and the events around it, %s to %s; floods of one kind at one instant folded (×N):\n",
-		since.Format(report.TimeFormat), until.Format(report.TimeFormat))
+	var head strings.Builder
+	head.WriteString("\n")
+	report.WriteProse(&head, fmt.Sprintf("Context: the evidence (marked *) and the events around it, %s to %s; floods of one kind at one instant folded (×N):",
+		since.Format(report.TimeFormat), until.Format(report.TimeFormat)), "  ", "    ", l.Width)
+	io.WriteString(out, head.String())
 	rw := newRowWriter(out, "table")
 	shown, hidden, gap := 0, 0, 0
 	for _, r := range rows {
@@ -103,20 +107,29 @@ func writeContext(ctx context.Context, out io.Writer, db store.Reader, f store.S
 		}
 		row := eventRow(&r.e, &stamper{loc: time.UTC})
 		row.Evidence = r.evidence
-		switch {
-		case r.count > 1 && r.files > 1:
-			row.Text = fmt.Sprintf("(×%d in %d files) %s", r.count, r.files, row.Text)
-		case r.count > 1:
-			row.Text = fmt.Sprintf("(×%d, lines %d–%d) %s", r.count, r.e.Line, r.lastLine, row.Text)
+		var err error
+		if l.Width > 0 {
+			err = report.WriteContextRow(out, report.ContextRow{Evidence: r.evidence, Time: r.e.Time, Node: r.e.Node, Source: r.e.Source,
+				Line: r.e.Line, Kind: string(r.e.Kind), Count: r.count, Files: r.files, LastLine: r.lastLine, Text: report.Escape(row.Text)}, l)
+		} else {
+			switch {
+			case r.count > 1 && r.files > 1:
+				row.Text = fmt.Sprintf("(×%d in %d files) %s", r.count, r.files, row.Text)
+			case r.count > 1:
+				row.Text = fmt.Sprintf("(×%d, lines %d–%d) %s", r.count, r.e.Line, r.lastLine, row.Text)
+			}
+			err = rw.write(&row)
 		}
-		if err := rw.write(&row); err != nil {
+		if err != nil {
 			return err
 		}
 		shown++
 	}
 	if hidden > 0 {
-		_, err = fmt.Fprintf(out, "  %s in the window, %d not shown; every one: forensics timeline query --around %s --events\n",
-			report.Plural(total, "event", "events"), hidden, f.ID)
+		var b strings.Builder
+		report.WriteProse(&b, fmt.Sprintf("%s in the window, %d not shown; every one: forensics timeline query --around %s --events",
+			report.Plural(total, "event", "events"), hidden, f.ID), "  ", "    ", l.Width)
+		_, err = io.WriteString(out, b.String())
 	}
 	return err
 }

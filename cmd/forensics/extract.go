@@ -19,7 +19,7 @@ func newExtractCmd() *cobra.Command {
 	var redact bool
 	cmd := &cobra.Command{
 		Use:   "extract FINDING --out DIR",
-		Short: "Write the minimal evidence that reproduces a finding, as a forensics test case",
+		Short: "Write the minimal evidence that reproduces a finding, as a test case",
 		Long: `extract writes into DIR the evidence of a stored finding that still
 reproduces it: its evidence lines and the lines of the events its rule reads
 around it, in the original file names, folder layout and grammar (small files

@@ -76,9 +76,10 @@ func newShowCmd() *cobra.Command {
 	var dbPath, incident string
 	var window time.Duration
 	var limit int
+	var wide, verbose bool
 	cmd := &cobra.Command{
 		Use:   "show FINDING",
-		Short: "Show a finding with its evidence and what every node logged around it",
+		Short: "Show a finding, its evidence whole, and what the nodes logged around it",
 		Long: `show prints a stored finding (by id or id prefix, see 'forensics findings'):
 its explanation, evidence and fixes, then the events recognised on every node
 from --window before it starts to --window after it ends, in time order, with
@@ -106,15 +107,22 @@ every line of that window, recognised or not.`,
 				return &exitError{exitFailed, err}
 			}
 			out := cmd.OutOrStdout()
-			if err := report.WriteFindings(out, []forensics.Finding{f.Finding}, rules.All, layoutFor(out, false)); err != nil {
+			l := layoutFor(out, verbose)
+			l.Whole, l.Root = true, sc.root()
+			if wide {
+				l.Width, l.Wide = 0, true
+			}
+			if err := report.WriteFindings(out, []forensics.Finding{f.Finding}, rules.All, l); err != nil {
 				return err
 			}
-			return writeContext(cmd.Context(), out, db, f, window, limit)
+			return writeContext(cmd.Context(), out, db, f, window, limit, l)
 		},
 	}
 	addDBFlag(cmd, &dbPath, "timeline `FILE` written by analyze")
 	cmd.Flags().DurationVar(&window, "window", 2*time.Second, "context before the start and after the end (a `DURATION` such as 5s)")
 	cmd.Flags().IntVar(&limit, "limit", 300, "at most `N` rows of context")
+	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "name evidence by its full path")
+	addWideFlag(cmd, &wide)
 	addIncidentFlag(cmd, &incident)
 	return cmd
 }

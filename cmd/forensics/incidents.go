@@ -27,10 +27,15 @@ func addIncidentFlag(cmd *cobra.Command, p *string) {
 // scope is the run a command reads: the latest run of the chosen incident,
 // or 0 for every incident.
 type scope struct {
-	run   int64
-	name  string
-	other int // incidents in the timeline besides the one read
+	run    int64
+	name   string
+	other  int      // incidents in the timeline besides the one read
+	inputs []string // of the incident's latest run, as given to analyze
 }
+
+// root is the folder the incident's inputs were given in, which reports
+// show paths relative to (report.InputRoot).
+func (s scope) root() string { return report.InputRoot(s.inputs) }
 
 // resolveScope picks the run a command reads: --run when given, else the
 // latest run of --incident (the latest incident by default); --incident all
@@ -54,11 +59,11 @@ func resolveScope(ctx context.Context, db store.Reader, incident string, run int
 	}
 	if incident == "" {
 		last := incs[len(incs)-1]
-		return scope{run: last.Latest, name: last.Name, other: len(incs) - 1}, nil
+		return scope{run: last.Latest, name: last.Name, other: len(incs) - 1, inputs: last.Inputs}, nil
 	}
 	for _, inc := range incs {
 		if inc.Name == incident {
-			return scope{run: inc.Latest, name: inc.Name, other: len(incs) - 1}, nil
+			return scope{run: inc.Latest, name: inc.Name, other: len(incs) - 1, inputs: inc.Inputs}, nil
 		}
 	}
 	var names []string

@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"forensics/report"
 )
@@ -111,5 +112,21 @@ and say what to do about it.`,
 		return &exitError{exitUsage, err}
 	})
 	root.AddCommand(newAnalyzeCmd(), newTimelineCmd(), newFindingsCmd(), newShowCmd(), newRulesCmd(), newTestCmd(), newReportCmd(), newVersionCmd(), newIncidentsCmd(), newExtractCmd(), newPushCmd(), newFleetCmd())
+	withBashFallbacks(root)
+	// The help fits the terminal: the descriptions of flags and commands
+	// wrap under their own column.
+	width := widthOf(stdout)
+	cobra.AddTemplateFunc("flagUsages", func(fs *pflag.FlagSet) string { return fs.FlagUsagesWrapped(width) })
+	cobra.AddTemplateFunc("commandLine", func(name string, pad int, short string) string {
+		var b strings.Builder
+		first := "  " + name + strings.Repeat(" ", max(pad-len(name), 0)) + " "
+		report.WriteProse(&b, short, first, strings.Repeat(" ", len(first)), width)
+		return strings.TrimSuffix(strings.TrimPrefix(b.String(), "  "), "\n")
+	})
+	root.SetUsageTemplate(strings.NewReplacer(
+		".LocalFlags.FlagUsages", "flagUsages .LocalFlags",
+		".InheritedFlags.FlagUsages", "flagUsages .InheritedFlags",
+		"{{rpad .Name .NamePadding }} {{.Short}}", "{{commandLine .Name .NamePadding .Short}}",
+	).Replace(root.UsageTemplate()))
 	return root
 }

@@ -3,9 +3,13 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
+	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -13,9 +17,10 @@ import (
 )
 
 // terminal is a pseudo-terminal a test runs a command on, as a person's
-// shell would: isatty says yes, and what the command writes is read back
-// from the other side.
+// shell would: isatty says yes, the width is the terminal's, and what the
+// command writes is read back from the other side.
 type terminal struct {
+	t    *testing.T
 	tty  *os.File // the side the command writes to
 	ptm  *os.File
 	mu   sync.Mutex
@@ -50,7 +55,7 @@ func openTerminal(t *testing.T) *terminal {
 		tio.Oflag &^= unix.OPOST
 		unix.IoctlSetTermios(int(tty.Fd()), unix.TCSETS, tio)
 	}
-	term := &terminal{tty: tty, ptm: ptm, done: make(chan struct{})}
+	term := &terminal{t: t, tty: tty, ptm: ptm, done: make(chan struct{})}
 	go func() {
 		defer close(term.done)
 		buf := make([]byte, 64<<10)
@@ -66,6 +71,16 @@ func openTerminal(t *testing.T) *terminal {
 	}()
 	t.Cleanup(func() { tty.Close(); ptm.Close() })
 	return term
+}
+
+// resize sets the terminal's width, which a command reads when $COLUMNS
+// is not set (the test unsets it).
+func (term *terminal) resize(cols int) {
+	term.t.Helper()
+	term.t.Setenv("COLUMNS", "")
+	if err := unix.IoctlSetWinsize(int(term.tty.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Col: uint16(cols), Row: 50}); err != nil {
+		term.t.Skipf("set the terminal's size: %v", err)
+	}
 }
 
 // run runs a command line with its stdout and stderr on the terminal, and
@@ -91,4 +106,77 @@ func (term *terminal) run(args ...string) (int, string) {
 		case <-time.After(5 * time.Millisecond):
 		}
 	}
+}
+
+// start starts a program on the terminal, as its controlling terminal (an
+// interactive shell), in dir.
+func (term *terminal) start(dir, name string, args ...string) *exec.Cmd {
+	term.t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = term.tty, term.tty, term.tty
+	cmd.Env = append(os.Environ(), "TERM=dumb")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
+	if err := cmd.Start(); err != nil {
+		term.t.Fatalf("start %s on a terminal: %v", name, err)
+	}
+	term.t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	return cmd
+}
+
+// output is everything the terminal showed so far.
+func (term *terminal) output() string {
+	term.mu.Lock()
+	defer term.mu.Unlock()
+	return term.out.String()
+}
+
+// wait waits until the output after its first from bytes matches re, and
+// returns that part.
+func (term *terminal) wait(from int, re string) string {
+	term.t.Helper()
+	rx := regexp.MustCompile(re)
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
+		if out := term.output()[from:]; rx.MatchString(out) {
+			return out
+		}
+		select {
+		case <-term.done:
+			term.t.Fatalf("the terminal closed without showing %q:\n%s", re, term.output())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	term.t.Fatalf("the terminal never showed %q:\n%s", re, term.output())
+	return ""
+}
+
+// send types s on the terminal.
+func (term *terminal) send(s string) {
+	term.t.Helper()
+	if _, err := io.WriteString(term.ptm, s); err != nil {
+		term.t.Fatal(err)
+	}
+}
+
+var ansiCSI = regexp.MustCompile(`\x1b\[[0-9;?]*[A-Za-z]`)
+
+// screenLines splits what a command wrote to a terminal into the lines
+// left on the screen: a line overwritten after a carriage return (a
+// progress display) shows what was written last.
+func screenLines(out string) []string {
+	out = ansiCSI.ReplaceAllString(out, "")
+	var lines []string
+	for _, l := range strings.Split(strings.ReplaceAll(out, "\r\n", "\n"), "\n") {
+		if i := strings.LastIndexByte(l, '\r'); i >= 0 {
+			l = l[i+1:]
+		}
+		lines = append(lines, l)
+	}
+	for len(lines) > 0 && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
 }

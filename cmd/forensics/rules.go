@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"forensics"
+	"forensics/report"
 	"forensics/rules"
 )
 
@@ -19,7 +20,7 @@ func newRulesCmd() *cobra.Command {
 	}
 	cmd.AddCommand(newRulesListCmd(), &cobra.Command{
 		Use:   "explain RULE",
-		Short: "Explain a rule: what it detects, why it matters, how to confirm it, what to do",
+		Short: "Explain a rule: what it detects and why, how to confirm it, what to do",
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usageErrorf("explain needs exactly one RULE name (see forensics rules list)")
@@ -32,7 +33,8 @@ func newRulesCmd() *cobra.Command {
 			if !ok {
 				return usageErrorf("no rule named %q (see forensics rules list)", args[0])
 			}
-			_, err := fmt.Fprint(cmd.OutOrStdout(), explainRule(r))
+			out := cmd.OutOrStdout()
+			_, err := fmt.Fprint(out, explainRule(r, proseWidth(out)))
 			return err
 		},
 	})
@@ -80,21 +82,23 @@ does; --format json gives all of it to programs.`,
 				return enc.Encode(docs)
 			}
 			var b strings.Builder
+			width := proseWidth(out)
 			for i, r := range rules.All {
 				if full {
 					if i > 0 {
 						b.WriteString("\n")
 					}
-					b.WriteString(explainRule(r))
+					b.WriteString(explainRule(r, width))
 					continue
 				}
-				fmt.Fprintf(&b, "%s — %s\n", r.Name, r.Doc.Title)
+				report.WriteProse(&b, r.Name+" — "+r.Doc.Title, "", "    ", width)
 				if d := firstParagraph(r.Doc.Detects); d != "" {
-					wrapText(&b, d, "    ", 100)
+					report.WriteProse(&b, d, "    ", "    ", width)
 				}
 			}
 			if !full {
-				b.WriteString("\nforensics rules explain RULE (or rules list --full) prints why it matters, how to confirm it by hand, the evidence it needs and what to do.\n")
+				b.WriteString("\n")
+				report.WriteProse(&b, "forensics rules explain RULE (or rules list --full) prints why it matters, how to confirm it by hand, the evidence it needs and what to do.", "", "", width)
 			}
 			_, err := io.WriteString(out, b.String())
 			return err
@@ -105,10 +109,10 @@ does; --format json gives all of it to programs.`,
 	return cmd
 }
 
-// explainRule writes a rule's documentation for a reader.
-func explainRule(r *forensics.Rule) string {
+// explainRule writes a rule's documentation for a reader, wrapped to width.
+func explainRule(r *forensics.Rule, width int) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s — %s\n", r.Name, r.Doc.Title)
+	report.WriteProse(&b, r.Name+" — "+r.Doc.Title, "", "    ", width)
 	for _, sec := range []struct{ head, text string }{
 		{"What it detects", r.Doc.Detects},
 		{"Why it matters", r.Doc.Why},
@@ -120,8 +124,12 @@ func explainRule(r *forensics.Rule) string {
 			continue
 		}
 		fmt.Fprintf(&b, "\n%s\n", sec.head)
-		for _, para := range strings.Split(strings.TrimSpace(sec.text), "\n") {
-			fmt.Fprintf(&b, "  %s\n", para)
+		// The docs are wrapped in the source; a blank line ends a paragraph.
+		for i, para := range strings.Split(strings.TrimSpace(sec.text), "\n\n") {
+			if i > 0 {
+				b.WriteString("\n")
+			}
+			report.WriteProse(&b, para, "  ", "  ", width)
 		}
 	}
 	if len(r.Kinds) > 0 {
@@ -129,7 +137,8 @@ func explainRule(r *forensics.Rule) string {
 		for _, k := range r.Kinds {
 			kinds = append(kinds, string(k))
 		}
-		fmt.Fprintf(&b, "\nEvent kinds read\n  %s\n", strings.Join(kinds, ", "))
+		b.WriteString("\nEvent kinds read\n")
+		report.WriteProse(&b, strings.Join(kinds, ", "), "  ", "  ", width)
 	}
 	return b.String()
 }
@@ -141,22 +150,4 @@ func firstParagraph(s string) string {
 		s = s[:i]
 	}
 	return strings.Join(strings.Fields(s), " ")
-}
-
-// wrapText wraps words to width, each line starting with indent.
-func wrapText(b *strings.Builder, text, indent string, width int) {
-	line := indent
-	for _, w := range strings.Fields(text) {
-		if line != indent && len(line)+1+len(w) > width {
-			b.WriteString(line + "\n")
-			line = indent
-		}
-		if line != indent {
-			line += " "
-		}
-		line += w
-	}
-	if line != indent {
-		b.WriteString(line + "\n")
-	}
 }

@@ -6,27 +6,46 @@ import (
 	"strconv"
 
 	"github.com/mattn/go-isatty"
+	"github.com/spf13/cobra"
 	"golang.org/x/sys/unix"
 
 	"forensics/report"
 )
 
-// layoutFor says how wide the tables written to w may be: $COLUMNS when it
+// layoutFor says how wide the text written to w may be: $COLUMNS when it
 // is set (as shells export it, and as scripts and tests set it), else the
 // width of the terminal w is, else no limit (a file or a pipe gets whole
 // rows).
 func layoutFor(w io.Writer, verbose bool) report.Layout {
-	l := report.Layout{Verbose: verbose}
+	return report.Layout{Width: widthOf(w), Verbose: verbose}
+}
+
+func widthOf(w io.Writer) int {
 	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 0 {
-		l.Width = n
-		return l
+		return n
 	}
 	if f, ok := terminalFile(w); ok {
 		if ws, err := unix.IoctlGetWinsize(int(f.Fd()), unix.TIOCGWINSZ); err == nil && ws.Col > 0 {
-			l.Width = int(ws.Col)
+			return int(ws.Col)
 		}
 	}
-	return l
+	return 0
+}
+
+// proseWidth is the width documentation is wrapped to: the terminal's, and
+// 100 columns in a file or a pipe, which a pager shows.
+func proseWidth(w io.Writer) int {
+	if n := widthOf(w); n > 0 {
+		return n
+	}
+	return 100
+}
+
+// addWideFlag adds --wide, which writes every row whole whatever the
+// terminal's width, as to a file: for scripts, and for reading in a pager
+// that scrolls sideways (less -S).
+func addWideFlag(cmd *cobra.Command, p *bool) {
+	cmd.Flags().BoolVar(p, "wide", false, "write every line whole, unwrapped and uncut, whatever the terminal's width (for scripts, less -S)")
 }
 
 // isTerminal reports whether w is a terminal, where text from the evidence

@@ -85,11 +85,12 @@ widened by --window on each side, with the finding's evidence marked '*'.
 
 --sql runs a query of your own over the views (see 'forensics timeline
 schema') on a read-only connection: nothing can change the timeline.`,
-		Example: `  forensics timeline query --node ns_1@172.23.100.15 --since 2022-07-22T00:39:10Z --until 2022-07-22T00:39:20Z
+		Example: `  forensics timeline query --node ns_1@172.23.100.15 \
+      --since 2022-07-22T00:39:10Z --until 2022-07-22T00:39:20Z
   forensics timeline query --around 3f2a9c --window 5s
-  forensics timeline query --kind memcached.stream_rollback,indexer.rollback --vb 141
+  forensics timeline query --kind memcached.stream_rollback --vb 141
   forensics timeline query --grep 'Stream request' --format jsonl
-  forensics timeline query --sql "SELECT node, count(*) FROM events GROUP BY node"`,
+  forensics timeline query --sql "SELECT node, count(*) FROM events GROUP BY 1"`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runTimelineQuery(cmd, opts)
@@ -713,16 +714,16 @@ and the events view of --sql), how their values are spelled, and what they hold.
 				enc.SetEscapeHTML(false)
 				return enc.Encode(list)
 			}
-			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+			var terms []report.Term
 			for _, k := range kinds {
-				fmt.Fprintf(tw, "%s\t%s\n", k.Kind, k.Doc)
+				terms = append(terms, report.Term{Name: string(k.Kind), Doc: k.Doc})
 				if withAttrs {
 					for _, a := range k.Attrs {
-						fmt.Fprintf(tw, "  %s (%s)\t%s\n", a.Key, a.Type, a.Doc)
+						terms = append(terms, report.Term{Name: fmt.Sprintf("  %s (%s)", a.Key, a.Type), Doc: a.Doc})
 					}
 				}
 			}
-			return tw.Flush()
+			return report.WriteTerms(out, terms, "", widthOf(out))
 		},
 	}
 	format.register(cmd)
@@ -737,17 +738,23 @@ func newTimelineSchemaCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			out := cmd.OutOrStdout()
-			fmt.Fprintln(out, "Views for `forensics timeline query --sql` (read-only). Times: t is unix nanoseconds UTC; time is RFC 3339 UTC.")
-			fmt.Fprintln(out, "In the sqlite3 shell, sources, events and findings are the tables of the same names: the same rows and")
-			fmt.Fprintln(out, "columns but for the computed ones (time, first, last, source, title; zone is a number there). The lines")
-			fmt.Fprintln(out, "view needs forensics: lines are kept in S2-compressed blocks that only forensics decodes.")
+			width := proseWidth(out)
+			var b strings.Builder
+			report.WriteProse(&b, "Views for `forensics timeline query --sql` (read-only). Times: t is unix nanoseconds UTC; time is RFC 3339 UTC.", "", "", width)
+			report.WriteProse(&b, "In the sqlite3 shell, sources, events and findings are the tables of the same names: the same rows and columns but for the computed ones (time, first, last, source, title; zone is a number there). The lines view needs forensics: lines are kept in S2-compressed blocks that only forensics decodes.", "", "", width)
+			io.WriteString(out, b.String())
 			for _, v := range store.Views {
-				fmt.Fprintf(out, "\n%s — %s\n", v.Name, v.Doc)
-				tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-				for _, c := range v.Columns {
-					fmt.Fprintf(tw, "  %s\t%s\n", c.Name, c.Doc)
+				b.Reset()
+				b.WriteString("\n")
+				report.WriteProse(&b, v.Name+" — "+v.Doc, "", "    ", width)
+				io.WriteString(out, b.String())
+				terms := make([]report.Term, len(v.Columns))
+				for i, c := range v.Columns {
+					terms[i] = report.Term{Name: c.Name, Doc: c.Doc}
 				}
-				tw.Flush()
+				if err := report.WriteTerms(out, terms, "  ", width); err != nil {
+					return err
+				}
 			}
 			return nil
 		},

@@ -130,9 +130,9 @@ func (ep *episode) explain(a *attempt) string {
 		b.WriteString(" ")
 	}
 
-	fmt.Fprintf(&b, "In snapshot %s (%s)", t.name, stamp(t.time))
+	fmt.Fprintf(&b, "In snapshot %s (%s)", t.label(), stamp(t.time))
 	if ep.first != t {
-		fmt.Fprintf(&b, ", as already in snapshot %s (%s)", ep.first.name, stamp(ep.first.time))
+		fmt.Fprintf(&b, ", as already in snapshot %s (%s)", ep.first.label(), stamp(ep.first.time))
 	}
 	fmt.Fprintf(&b, ", the routing rules send the writes of %s to %s (%s)", tables, in.written, in.ruleText())
 	if m.workflow != "" {
@@ -183,10 +183,10 @@ func (ep *episode) explain(a *attempt) string {
 	}
 
 	if ep.before != nil {
-		fmt.Fprintf(&b, "The earlier snapshot %s (%s) did not show this. ", ep.before.name, stamp(ep.before.time))
+		fmt.Fprintf(&b, "The earlier snapshot %s (%s) did not show this. ", ep.before.label(), stamp(ep.before.time))
 	}
 	if ep.resolved != nil {
-		fmt.Fprintf(&b, "The later snapshot %s (%s) no longer shows it. ", ep.resolved.name, stamp(ep.resolved.time))
+		fmt.Fprintf(&b, "The later snapshot %s (%s) no longer shows it. ", ep.resolved.label(), stamp(ep.resolved.time))
 	}
 	if !in.known && len(in.writeDenied) > 0 {
 		b.WriteString("No workflow document says which keyspace is the source, so the workflow name and the commands to finish the switch are not known. ")
@@ -453,4 +453,11 @@ func cancelNote(step string) string {
 		return "vtctld gives up the cancel: manual cleanup needed"
 	}
 	return "a step of the cancel fails"
+}
+
+// label names a snapshot in prose by its folder (or archive), not by the
+// path it was read from on the machine that analysed it.
+func (t *topo) label() string {
+	name := strings.TrimRight(t.name, "/")
+	return name[strings.LastIndexAny(name, "/!")+1:]
 }
