@@ -83,10 +83,10 @@ type Attr struct {
 // Event is a line, or an entry of lines, that a parser recognised.
 type Event struct {
 	Stamp
-	Node   string // the node the line is about or was logged by
-	Source string // the source's display path; set by the pipeline
-	Line   int64  // 1-based line number in the source
-	Kind   Kind
+	Node string // the node the line is about or was logged by
+	Path string // the source's display path; set by the pipeline
+	Line int64  // 1-based line number in the source
+	Kind Kind
 	Subject
 	Attrs []Attr
 	Text  string // the line as logged

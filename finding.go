@@ -64,19 +64,19 @@ func (s *Severity) UnmarshalText(b []byte) error {
 
 // Evidence is one line that supports a finding.
 type Evidence struct {
-	Source string    `json:"source"`
-	Line   int64     `json:"line"`
-	Time   time.Time `json:"time"`
-	Node   string    `json:"node,omitempty"`
-	Note   string    `json:"note,omitempty"` // what this line shows, in a few words
-	Text   string    `json:"text"`
+	Path string    `json:"source"`
+	Line int64     `json:"line"`
+	Time time.Time `json:"time"`
+	Node string    `json:"node,omitempty"`
+	Note string    `json:"note,omitempty"` // what this line shows, in a few words
+	Text string    `json:"text"`
 }
 
 // EvidenceOf quotes an event as evidence, with a note saying what it shows.
 // A rule that quotes part of an entry (the first line, one line of a
 // document) sets Line and Text on the result.
 func EvidenceOf(e *Event, note string) Evidence {
-	return Evidence{Source: e.Source, Line: e.Line, Time: e.Time, Node: e.Node, Note: note, Text: e.Text}
+	return Evidence{Path: e.Path, Line: e.Line, Time: e.Time, Node: e.Node, Note: note, Text: e.Text}
 }
 
 // Fix is one thing to do about a finding. Steps are prose; Commands are

@@ -46,9 +46,9 @@ func TestSeverityNames(t *testing.T) {
 // Evidence quotes the event it comes from, where and when it was logged.
 func TestEvidenceOf(t *testing.T) {
 	e := &Event{Stamp: Stamp{Time: time.Date(2022, 7, 22, 0, 39, 12, 0, time.UTC)}, Node: "n1",
-		Source: "a.zip!memcached.log", Line: 177, Kind: "memcached.start", Text: "line one\nline two"}
+		Path: "a.zip!memcached.log", Line: 177, Kind: "memcached.start", Text: "line one\nline two"}
 	got := EvidenceOf(e, "memcached started")
-	want := Evidence{Source: "a.zip!memcached.log", Line: 177, Time: e.Time, Node: "n1", Note: "memcached started", Text: "line one\nline two"}
+	want := Evidence{Path: "a.zip!memcached.log", Line: 177, Time: e.Time, Node: "n1", Note: "memcached started", Text: "line one\nline two"}
 	if got != want {
 		t.Errorf("EvidenceOf = %+v, want %+v", got, want)
 	}

@@ -6,9 +6,9 @@ import "time"
 // time, then source path, then line number: events, lines and evidence all
 // sort by it, so that the same input reads the same way everywhere.
 type Position struct {
-	Time   time.Time
-	Source string
-	Line   int64
+	Time time.Time
+	Path string
+	Line int64
 }
 
 // Compare orders two positions on the timeline: -1 when p comes first, 1
@@ -17,8 +17,8 @@ func (p Position) Compare(q Position) int {
 	if c := p.Time.Compare(q.Time); c != 0 {
 		return c
 	}
-	if p.Source != q.Source {
-		if p.Source < q.Source {
+	if p.Path != q.Path {
+		if p.Path < q.Path {
 			return -1
 		}
 		return 1
@@ -33,10 +33,10 @@ func (p Position) Compare(q Position) int {
 }
 
 // Position returns where the event is on the timeline.
-func (e *Event) Position() Position { return Position{e.Time, e.Source, e.Line} }
+func (e *Event) Position() Position { return Position{e.Time, e.Path, e.Line} }
 
 // Position returns where the evidence is on the timeline.
-func (e *Evidence) Position() Position { return Position{e.Time, e.Source, e.Line} }
+func (e *Evidence) Position() Position { return Position{e.Time, e.Path, e.Line} }
 
 // Compare orders two events in timeline order, for slices.SortFunc.
 func Compare(a, b *Event) int { return a.Position().Compare(b.Position()) }

@@ -49,10 +49,10 @@ func TestPassServesDeclaredKinds(t *testing.T) {
 
 func TestCompare(t *testing.T) {
 	t0 := time.Date(2022, 7, 22, 0, 0, 0, 0, time.UTC)
-	a := &Event{Stamp: Stamp{Time: t0}, Source: "a.log", Line: 9}
-	b := &Event{Stamp: Stamp{Time: t0}, Source: "b.log", Line: 1}
-	c := &Event{Stamp: Stamp{Time: t0}, Source: "b.log", Line: 2}
-	d := &Event{Stamp: Stamp{Time: t0.Add(-time.Nanosecond)}, Source: "z.log", Line: 99}
+	a := &Event{Stamp: Stamp{Time: t0}, Path: "a.log", Line: 9}
+	b := &Event{Stamp: Stamp{Time: t0}, Path: "b.log", Line: 1}
+	c := &Event{Stamp: Stamp{Time: t0}, Path: "b.log", Line: 2}
+	d := &Event{Stamp: Stamp{Time: t0.Add(-time.Nanosecond)}, Path: "z.log", Line: 99}
 	for _, tc := range []struct {
 		x, y *Event
 		want int

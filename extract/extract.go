@@ -72,7 +72,7 @@ func Write(ctx context.Context, db store.Reader, f store.StoredFinding, r *foren
 		keep[src][line] = true
 	}
 	for _, e := range f.Evidence {
-		mark(e.Source, e.Line)
+		mark(e.Path, e.Line)
 	}
 	q := store.EventFilter{Run: f.Run}
 	q.Kinds = r.Kinds
@@ -81,7 +81,7 @@ func Write(ctx context.Context, db store.Reader, f store.StoredFinding, r *foren
 		if err != nil {
 			return nil, err
 		}
-		mark(e.Source, e.Line)
+		mark(e.Path, e.Line)
 	}
 	byPath := map[string]forensics.Source{}
 	for _, s := range srcs {
@@ -145,7 +145,7 @@ func writeSource(ctx context.Context, db store.Reader, run int64, src forensics.
 			fh.Close()
 			return file, err
 		}
-		if l.Source != src.Path {
+		if l.Path != src.Path {
 			continue // another file whose path contains this one
 		}
 		if whole || l.N <= headLines || keep[l.N] {

@@ -599,7 +599,7 @@ func (p *parse) emit(e *forensics.Event) {
 	if p.first.IsZero() || c.Time.Before(p.first) {
 		p.first = c.Time
 	}
-	c.Source = p.src.Path
+	c.Path = p.src.Path
 	// An event whose text is the line it was recognised on, whole, need
 	// not be stored twice: the line is. But a reader then decodes the line's
 	// block to give the text back, which pays only for a kind with many

@@ -294,7 +294,7 @@ func TestStoredLinesAreLinesRead(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if l.Source != s.Path {
+			if l.Path != s.Path {
 				continue // a path containing this one
 			}
 			stored[l.N] = true
@@ -322,7 +322,7 @@ type sharing struct {
 
 func (s *sharing) AddEventsOnLines(src int64, evs []forensics.Event, onLine []bool) error {
 	for i, e := range evs {
-		s.onLine[fmt.Sprintf("%s:%d", e.Source, e.Line)] = i < len(onLine) && onLine[i]
+		s.onLine[fmt.Sprintf("%s:%d", e.Path, e.Line)] = i < len(onLine) && onLine[i]
 	}
 	return s.LineTextWriter.AddEventsOnLines(src, evs, onLine)
 }
@@ -377,7 +377,7 @@ func TestEventsOnTheirLines(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		lines[fmt.Sprintf("%s:%d", l.Source, l.N)] += l.Text
+		lines[fmt.Sprintf("%s:%d", l.Path, l.N)] += l.Text
 	}
 	n := 0
 	for e, err := range db.Events(ctx, store.EventFilter{}) {
@@ -385,7 +385,7 @@ func TestEventsOnTheirLines(t *testing.T) {
 			t.Fatal(err)
 		}
 		n++
-		key := fmt.Sprintf("%s:%d", e.Source, e.Line)
+		key := fmt.Sprintf("%s:%d", e.Path, e.Line)
 		if want := lines[key]; e.Text != want {
 			t.Fatalf("event %s: text %.80q, want its line %.80q", key, e.Text, want)
 		}
@@ -429,7 +429,7 @@ func TestZipMembersKeepTheirDeflate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		read[filepath.Base(l.Source)] = append(read[filepath.Base(l.Source)], fmt.Sprintf("%d %s %s", l.N, l.Time.Format(time.RFC3339Nano), l.Text))
+		read[filepath.Base(l.Path)] = append(read[filepath.Base(l.Path)], fmt.Sprintf("%d %s %s", l.N, l.Time.Format(time.RFC3339Nano), l.Text))
 	}
 	z, p := read["zipped.log"], read["plain.log"]
 	if len(z) < 60000 || len(z) != len(p) {
@@ -445,8 +445,8 @@ func TestZipMembersKeepTheirDeflate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if line := read[filepath.Base(e.Source)][e.Line-1]; !strings.HasSuffix(line, " "+e.Text) {
-			t.Fatalf("event %s:%d has text %.100q, its line is %.100q", e.Source, e.Line, e.Text, line)
+		if line := read[filepath.Base(e.Path)][e.Line-1]; !strings.HasSuffix(line, " "+e.Text) {
+			t.Fatalf("event %s:%d has text %.100q, its line is %.100q", e.Path, e.Line, e.Text, line)
 		}
 		events++
 	}
@@ -535,7 +535,7 @@ func TestToolPrefixes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		events[filepath.Base(e.Source)] = append(events[filepath.Base(e.Source)], e.Text)
+		events[filepath.Base(e.Path)] = append(events[filepath.Base(e.Path)], e.Text)
 	}
 	want := map[string][]string{
 		"grep.txt":    {"2022-07-21T17:39:12.120-07:00 INFO EVENT one", "2022-07-21T17:39:14.000-07:00 INFO EVENT two"},

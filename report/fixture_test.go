@@ -67,15 +67,15 @@ func fixtureReport() *Report {
 		Explanation: "memcached on ns_1@172.23.100.15 exited with status 137 at 00:39:12.120Z and was restarted.\n" +
 			"From 00:39:17.706652Z, before ns_server had enabled traffic on test3 there, the node answered 2 stream request(s): 2 with a rollback (vb 139 to 4112, vb 141 to 4109).",
 		Evidence: []forensics.Evidence{
-			{Source: indexerLog, Line: 167, Time: at("2022-07-22T00:39:12.111Z"), Node: "ns_1@172.23.100.19", Note: "the indexer lost vb 141's stream when memcached died",
+			{Path: indexerLog, Line: 167, Time: at("2022-07-22T00:39:12.111Z"), Node: "ns_1@172.23.100.19", Note: "the indexer lost vb 141's stream when memcached died",
 				Text: "2022-07-21T17:39:12.111-07:00 [Info] TK StreamEnd MAINT_STREAM test3 141 77409272469274 4168"},
-			{Source: nsInfoLog, Line: 69, Time: at("2022-07-22T00:39:12.120Z"), Node: "ns_1@172.23.100.15", Note: "memcached exited with status 137 and is restarted",
+			{Path: nsInfoLog, Line: 69, Time: at("2022-07-22T00:39:12.120Z"), Node: "ns_1@172.23.100.15", Note: "memcached exited with status 137 and is restarted",
 				Text: "[user:info,2022-07-21T17:39:12.120-07:00,ns_1@172.23.100.15:<0.17188.0>:ns_log:consume_log:76]Service 'memcached' exited with status 137. Restarting. Messages:"},
-			{Source: memcachedLog, Line: 177, Time: at("2022-07-22T00:39:17.706652Z"), Node: "ns_1@172.23.100.15", Note: "the node answers vb 141's stream request with a rollback to seqno 4109 before traffic is enabled",
+			{Path: memcachedLog, Line: 177, Time: at("2022-07-22T00:39:17.706652Z"), Node: "ns_1@172.23.100.15", Note: "the node answers vb 141's stream request with a rollback to seqno 4109 before traffic is enabled",
 				Text: "2022-07-21T17:39:17.706652-07:00 WARNING 382: (test3) DCP (Producer) eq_dcpq:secidx:proj-test3-MAINT_STREAM_TOPIC_0765f2d280c663c382dea1a1b49ab1cd-2556451229124417097/1 - (vb:141) Stream request requires rollback to seqno:4109 because consumer ahead of producer - producer upper at 4109. Client requested seqnos:{4168,18446744073709551615} snapshot:{4163,4168} uuid:77409272469274"},
-			{Source: memcachedLog, Line: 178, Time: at("2022-07-22T00:39:17.706825Z"), Node: "ns_1@172.23.100.15", Note: "the node answers vb 139's stream request with a rollback to seqno 4112 before traffic is enabled",
+			{Path: memcachedLog, Line: 178, Time: at("2022-07-22T00:39:17.706825Z"), Node: "ns_1@172.23.100.15", Note: "the node answers vb 139's stream request with a rollback to seqno 4112 before traffic is enabled",
 				Text: "2022-07-21T17:39:17.706825-07:00 WARNING 382: (test3) DCP (Producer) eq_dcpq:secidx:proj-test3-MAINT_STREAM_TOPIC_0765f2d280c663c382dea1a1b49ab1cd-2556451229124417097/1 - (vb:139) Stream request requires rollback to seqno:4112 because consumer ahead of producer - producer upper at 4112. Client requested seqnos:{4134,18446744073709551615} snapshot:{4132,4134} uuid:275004373324948"},
-			{Source: "cbcollect_info_ns_1@172.23.100.15_20220722-004733/diag.log", Line: 8, Time: at("2022-07-22T00:39:18.230Z"), Node: "ns_1@172.23.100.15", Note: "failover of the node starts before traffic was enabled on it",
+			{Path: "cbcollect_info_ns_1@172.23.100.15_20220722-004733/diag.log", Line: 8, Time: at("2022-07-22T00:39:18.230Z"), Node: "ns_1@172.23.100.15", Note: "failover of the node starts before traffic was enabled on it",
 				Text: "2022-07-21T17:39:18.230-07:00, ns_orchestrator:0:info:message(ns_1@172.23.100.15) - Starting failover of nodes ['ns_1@172.23.100.15']. Operation Id = 844feb0020c0f32bd93ff5ab83c2d60c"},
 		},
 		Fixes: []forensics.Fix{
@@ -93,9 +93,9 @@ func fixtureReport() *Report {
 		Start:   at("2024-03-11T14:21:07.100Z"), End: at("2024-03-11T14:21:07.160Z"),
 		Explanation: "From 14:21:07.100Z to 14:21:07.160Z DistSender on n2 sent the batch for r57 to n1 and n3 in turn; each said the other holds the lease.",
 		Evidence: []forensics.Evidence{
-			{Source: crdbLog, Line: 31, Time: at("2024-03-11T14:21:07.100Z"), Node: "n2", Note: "first redirect",
+			{Path: crdbLog, Line: 31, Time: at("2024-03-11T14:21:07.100Z"), Node: "n2", Note: "first redirect",
 				Text: `I240311 14:21:07.100000 5123 kv/kvclient/kvcoord/dist_sender.go:2406 ⋮ [n2] 1  r57: application error: [NotLeaseHolderError] lease held by replica (n3,s3):2; trying next peer (n3,s3):2`},
-			{Source: absTrace, Line: 12, Time: at("2024-03-11T14:21:07.160Z"), Node: "n2", Note: "the trace of the batch shows the same hops",
+			{Path: absTrace, Line: 12, Time: at("2024-03-11T14:21:07.160Z"), Node: "n2", Note: "the trace of the batch shows the same hops",
 				Text: `     0.060ms      0.010ms    event:kv/kvclient/kvcoord/dist_sender.go:2406 [n2] r57: sending batch 1 Get to (n1,s1):1`},
 		},
 		Fixes: []forensics.Fix{{Title: "Upgrade to a release with the fix", Commands: []string{"cockroach node status --host n2:26257 --certs-dir certs"}}},
@@ -107,7 +107,7 @@ func fixtureReport() *Report {
 		Start:   at("2022-07-22T00:40:00Z"), End: at("2022-07-22T00:40:00Z"),
 		Explanation: "# not a heading\n<script>alert(1)</script> [link](javascript:alert(1)) *emphasis* MAINT_STREAM_TOPIC stays as it is.",
 		Evidence: []forensics.Evidence{
-			{Source: "odd ```name```.log", Line: 3, Time: at("2022-07-22T00:40:00Z"), Note: "a note with </script> in it",
+			{Path: "odd ```name```.log", Line: 3, Time: at("2022-07-22T00:40:00Z"), Note: "a note with </script> in it",
 				Text: "```\n</script><img src=x onerror=alert(1)> \x1b[31mred\x1b[0m \xff"},
 		},
 		Fixes: []forensics.Fix{{Title: "A fix whose command has ``` in it", Commands: []string{"echo '```' | cat"}}},
@@ -168,7 +168,7 @@ func fixtureRules() []*forensics.Rule {
 // redirects.
 func fixtureEvents() []forensics.Event {
 	ev := func(ts, node, src string, line int64, kind, text string) forensics.Event {
-		return forensics.Event{Stamp: forensics.Stamp{Time: at(ts), Zone: forensics.ZoneLogged}, Node: node, Source: src, Line: line, Kind: forensics.Kind(kind), Text: text}
+		return forensics.Event{Stamp: forensics.Stamp{Time: at(ts), Zone: forensics.ZoneLogged}, Node: node, Path: src, Line: line, Kind: forensics.Kind(kind), Text: text}
 	}
 	out := []forensics.Event{
 		ev("2022-07-22T00:39:12.111Z", "ns_1@172.23.100.19", indexerLog, 167, "indexer.stream_end", "2022-07-21T17:39:12.111-07:00 [Info] TK StreamEnd MAINT_STREAM test3 141 77409272469274 4168"),

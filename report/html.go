@@ -476,7 +476,7 @@ func newLaneBuilder(f forensics.Finding, since, until time.Time, components map[
 	b.sl.Start = f.Start.UnixMicro() - b.sl.Since
 	b.sl.End = f.End.UnixMicro() - b.sl.Since
 	for i, e := range f.Evidence {
-		k := evidenceLine{e.Source, e.Line}
+		k := evidenceLine{e.Path, e.Line}
 		if _, ok := b.evidence[k]; !ok {
 			b.evidence[k] = i + 1
 		}
@@ -489,7 +489,7 @@ func newLaneBuilder(f forensics.Finding, since, until time.Time, components map[
 }
 
 func (b *laneBuilder) isEvidence(e *forensics.Event) bool {
-	_, ok := b.evidence[evidenceLine{e.Source, e.Line}]
+	_, ok := b.evidence[evidenceLine{e.Path, e.Line}]
 	return ok
 }
 
@@ -516,13 +516,13 @@ func (b *laneBuilder) add(e *forensics.Event, keep bool) {
 		bd.From, bd.To = min(bd.From, t), max(bd.To, t)
 		return
 	}
-	k := evidenceLine{e.Source, e.Line}
+	k := evidenceLine{e.Path, e.Line}
 	ev := b.evidence[k]
 	if ev > 0 {
 		b.seen[k] = true
 	}
 	b.sl.Events = append(b.sl.Events, mark{
-		T: t, Lane: li, Kind: ki, Source: b.source(e.Source), Line: e.Line,
+		T: t, Lane: li, Kind: ki, Source: b.source(e.Path), Line: e.Line,
 		Text: escapeLines(clipRaw(e.Text, maxEventText)), Evidence: ev,
 	})
 }
@@ -532,18 +532,18 @@ func (b *laneBuilder) add(e *forensics.Event, keep bool) {
 // markers of their own, so every evidence line is on the chart.
 func (b *laneBuilder) addMissingEvidence() {
 	for i, e := range b.finding.Evidence {
-		k := evidenceLine{e.Source, e.Line}
+		k := evidenceLine{e.Path, e.Line}
 		if b.seen[k] || b.evidence[k] != i+1 {
 			continue
 		}
-		comp := b.components[e.Source]
+		comp := b.components[e.Path]
 		if comp == "" {
 			comp = "log"
 		}
 		li := b.lane(e.Node, comp)
 		b.sl.Lanes[li].Events++
 		b.sl.Events = append(b.sl.Events, mark{
-			T: e.Time.UnixMicro() - b.sl.Since, Lane: li, Kind: b.kind(evidenceKind), Source: b.source(e.Source), Line: e.Line,
+			T: e.Time.UnixMicro() - b.sl.Since, Lane: li, Kind: b.kind(evidenceKind), Source: b.source(e.Path), Line: e.Line,
 			Text: escapeLines(clipRaw(e.Text, maxEventText)), Evidence: i + 1,
 		})
 	}
@@ -642,7 +642,7 @@ func (b *laneBuilder) laneComponent(e *forensics.Event) string {
 	if d, ok := b.docs[e.Kind]; ok && d.Component != "" {
 		return d.Component
 	}
-	if c := b.components[e.Source]; c != "" {
+	if c := b.components[e.Path]; c != "" {
 		return c
 	}
 	return "log"

@@ -274,7 +274,7 @@ func TestSwimlanesBounded(t *testing.T) {
 	var evs []forensics.Event
 	for i := 0; i < 20000; i++ {
 		ts := f.Start.Add(time.Duration(i) * 3 * time.Microsecond)
-		evs = append(evs, forensics.Event{Stamp: forensics.Stamp{Time: ts}, Node: fmt.Sprintf("n%d", 1+i%3), Source: crdbLog, Line: int64(31 + i), Kind: "distsender.rpc", Text: "sending request to local client"})
+		evs = append(evs, forensics.Event{Stamp: forensics.Stamp{Time: ts}, Node: fmt.Sprintf("n%d", 1+i%3), Path: crdbLog, Line: int64(31 + i), Kind: "distsender.rpc", Text: "sending request to local client"})
 	}
 	sl, err := buildSwimlanes(context.Background(), f, nil, kindDocs(parsers.Kinds()), HTMLOptions{Timeline: sliceTimeline(evs), MaxEvents: 1000})
 	if err != nil {
@@ -331,7 +331,7 @@ func TestLaneComponent(t *testing.T) {
 		{"query.undeclared", "q.log", "query"},
 		{"", "", "log"},
 	} {
-		e := &forensics.Event{Kind: forensics.Kind(c.kind), Source: c.source}
+		e := &forensics.Event{Kind: forensics.Kind(c.kind), Path: c.source}
 		if got := b.laneComponent(e); got != c.want {
 			t.Errorf("lane of %q from %q = %q, want %q", c.kind, c.source, got, c.want)
 		}

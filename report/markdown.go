@@ -142,7 +142,7 @@ func writeMarkdownFinding(b *strings.Builder, n int, f forensics.Finding, rules 
 				e    *forensics.Evidence
 			}{{"cause", s.Cause}, {"effect", s.Effect}} {
 				if q.e != nil {
-					fmt.Fprintf(b, "  - %s, `%s:%d`: `%s`\n", q.what, mdCode(q.e.Source), q.e.Line, mdCode(Clip(q.e.Text, maxText)))
+					fmt.Fprintf(b, "  - %s, `%s:%d`: `%s`\n", q.what, mdCode(q.e.Path), q.e.Line, mdCode(Clip(q.e.Text, maxText)))
 				}
 			}
 		}
@@ -156,7 +156,7 @@ func writeMarkdownFinding(b *strings.Builder, n int, f forensics.Finding, rules 
 			if i > 0 {
 				code.WriteString("\n")
 			}
-			fmt.Fprintf(&code, "# %d. %s  %s:%d", i+1, e.Time.UTC().Format(TimeFormat), Escape(e.Source), e.Line)
+			fmt.Fprintf(&code, "# %d. %s  %s:%d", i+1, e.Time.UTC().Format(TimeFormat), Escape(e.Path), e.Line)
 			if e.Note != "" {
 				code.WriteString("  (" + Escape(e.Note) + ")")
 			}

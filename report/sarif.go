@@ -138,7 +138,7 @@ func primaryEvidence(f forensics.Finding) int {
 func evidenceLocation(e forensics.Evidence) sarifLocation {
 	loc := sarifLocation{
 		PhysicalLocation: &sarifPhysicalLocation{
-			ArtifactLocation: artifactLocation(e.Source),
+			ArtifactLocation: artifactLocation(e.Path),
 			Region:           &sarifRegion{StartLine: e.Line, Snippet: &sarifArtifactContent{Text: e.Text}},
 		},
 		Properties: map[string]any{"time": e.Time.UTC().Format(TimeFormat)},

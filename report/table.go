@@ -197,7 +197,7 @@ func WriteContextRow(w io.Writer, r ContextRow, l Layout) error {
 	if r.Evidence {
 		mark = "* "
 	}
-	where := l.where(forensics.Evidence{Source: r.Source, Node: r.Node})
+	where := l.where(forensics.Evidence{Path: r.Source, Node: r.Node})
 	lines := strconv.FormatInt(r.Line, 10)
 	if r.Count > 1 && r.Files <= 1 {
 		lines += "–" + strconv.FormatInt(r.LastLine, 10)

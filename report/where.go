@@ -15,11 +15,11 @@ import (
 // with Verbose.
 func (l Layout) where(e forensics.Evidence) string {
 	if l.Verbose {
-		return Escape(e.Source)
+		return Escape(e.Path)
 	}
-	node, inside := forensics.NodeFolder(e.Source)
+	node, inside := forensics.NodeFolder(e.Path)
 	if node == "" {
-		node, inside = e.Node, RelativePath(l.Root, e.Source)
+		node, inside = e.Node, RelativePath(l.Root, e.Path)
 	}
 	label := ClipName(inside, maxName)
 	if node != "" {

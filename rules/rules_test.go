@@ -25,8 +25,8 @@ func TestWindowSpansEvidence(t *testing.T) {
 	reported := forensics.Finding{
 		Rule: "window-test", Start: t0, End: t0.Add(time.Second),
 		Evidence: []forensics.Evidence{
-			{Source: "ix.log", Line: 1, Time: t0.Add(-8 * time.Millisecond)},
-			{Source: "mc.log", Line: 2, Time: t0.Add(2 * time.Second)},
+			{Path: "ix.log", Line: 1, Time: t0.Add(-8 * time.Millisecond)},
+			{Path: "mc.log", Line: 2, Time: t0.Add(2 * time.Second)},
 		},
 	}
 	wantID := reported.Fingerprint()

@@ -229,7 +229,7 @@ type LineFlags struct {
 // Line is a stored line with where it came from.
 type Line struct {
 	SourceID int64
-	Source   string
+	Path     string
 	Node     string
 	N        int64
 	Time     time.Time
@@ -246,7 +246,7 @@ func (l *Line) Stamp() forensics.Stamp {
 
 // Position returns where the line is on the timeline.
 func (l *Line) Position() forensics.Position {
-	return forensics.Position{Time: l.Time, Source: l.Source, Line: l.N}
+	return forensics.Position{Time: l.Time, Path: l.Path, Line: l.N}
 }
 
 // EventFilter selects events. A backend binds every value as a parameter.

@@ -216,13 +216,13 @@ func denseReport(t *testing.T, work string) string {
 		ID: "d0d0d0d0d0d0", Rule: "crdb-nlhe-pingpong", Severity: forensics.Critical,
 		Title: "r52: requests bounce between (n1,s1):1 and (n2,s2):3", Subject: forensics.FindingSubject{Range: 52, Details: forensics.Details{{Key: "redirects", Value: int64(20000)}}},
 		Start: start, End: start.Add(2 * time.Second), Explanation: "Synthetic: 20,000 redirects in 2 s.",
-		Evidence: []forensics.Evidence{{Source: src, Line: 1, Time: start, Node: "n1", Note: "first", Text: "first redirect"}},
+		Evidence: []forensics.Evidence{{Path: src, Line: 1, Time: start, Node: "n1", Note: "first", Text: "first redirect"}},
 	}
 	var evs []forensics.Event
 	for i := 0; i < 20000; i++ {
 		evs = append(evs, forensics.Event{
 			Stamp: forensics.Stamp{Time: start.Add(time.Duration(i) * 100 * time.Microsecond)}, Node: fmt.Sprintf("n%d", 1+i%3),
-			Source: src, Line: int64(1 + i), Kind: []forensics.Kind{"distsender.nlhe", "distsender.rpc"}[i%2],
+			Path: src, Line: int64(1 + i), Kind: []forensics.Kind{"distsender.nlhe", "distsender.rpc"}[i%2],
 			Text: fmt.Sprintf("r52: application error: [NotLeaseHolderError] redirect %d", i),
 		})
 	}

@@ -35,7 +35,7 @@ type contextRow struct {
 func writeContext(ctx context.Context, out io.Writer, db store.Reader, f store.StoredFinding, window time.Duration, limit int, l report.Layout) error {
 	evidence := map[evidenceKey]bool{}
 	for _, e := range f.Evidence {
-		evidence[evidenceKey{e.Source, e.Line}] = true
+		evidence[evidenceKey{e.Path, e.Line}] = true
 	}
 	since, until := f.Start.Add(-window), f.End.Add(window)
 	type floodKey struct {
@@ -50,15 +50,15 @@ func writeContext(ctx context.Context, out io.Writer, db store.Reader, f store.S
 	total := 0
 	err := each(db.Events(ctx, filter), func(e *forensics.Event) error {
 		total++
-		if evidence[evidenceKey{e.Source, e.Line}] {
+		if evidence[evidenceKey{e.Path, e.Line}] {
 			rows = append(rows, &contextRow{e: *e, evidence: true, count: 1, lastLine: e.Line})
 			return nil
 		}
 		k := floodKey{e.Node, e.Kind, e.Time.UnixNano() / int64(time.Millisecond)}
 		for _, r := range open[k] {
-			if r.e.Source == e.Source || r.e.Text == e.Text {
+			if r.e.Path == e.Path || r.e.Text == e.Text {
 				r.count++
-				if r.e.Source == e.Source {
+				if r.e.Path == e.Path {
 					r.lastLine = e.Line
 				} else {
 					r.files++
@@ -109,7 +109,7 @@ func writeContext(ctx context.Context, out io.Writer, db store.Reader, f store.S
 		row.Evidence = r.evidence
 		var err error
 		if l.Width > 0 {
-			err = report.WriteContextRow(out, report.ContextRow{Evidence: r.evidence, Time: r.e.Time, Node: r.e.Node, Source: r.e.Source,
+			err = report.WriteContextRow(out, report.ContextRow{Evidence: r.evidence, Time: r.e.Time, Node: r.e.Node, Source: r.e.Path,
 				Line: r.e.Line, Kind: string(r.e.Kind), Count: r.count, Files: r.files, LastLine: r.lastLine, Text: report.Escape(row.Text)}, l)
 		} else {
 			switch {

@@ -67,9 +67,9 @@ func TestExtractEveryIncident(t *testing.T) {
 					}
 				}
 				for _, e := range f.Evidence {
-					base := filepath.Base(strings.ReplaceAll(e.Source, "!", "/"))
+					base := filepath.Base(strings.ReplaceAll(e.Path, "!", "/"))
 					if whole[base] {
-						if !strings.Contains(e.Source, "!") && !extractEquals(t, out, base, e.Source) {
+						if !strings.Contains(e.Path, "!") && !extractEquals(t, out, base, e.Path) {
 							t.Errorf("%s was copied whole, but differs from its source", base)
 						}
 						continue
@@ -79,7 +79,7 @@ func TestExtractEveryIncident(t *testing.T) {
 						text = text[:i]
 					}
 					if !extractHas(t, out, base, text) {
-						t.Errorf("evidence line %s:%d is not in a file of the same name in the extract", e.Source, e.Line)
+						t.Errorf("evidence line %s:%d is not in a file of the same name in the extract", e.Path, e.Line)
 					}
 				}
 				if !smaller && len(whole) < len(files) {

@@ -56,9 +56,9 @@ the time taken go to stderr.`,
 			err = fleet.Grep(cmd.Context(), db, f, func(incident string, l *store.Line) bool {
 				n++
 				if format.String() == "json" {
-					werr = enc.Encode(grepLine{incident, l.Source, l.Node, l.N, l.Time, l.Text})
+					werr = enc.Encode(grepLine{incident, l.Path, l.Node, l.N, l.Time, l.Text})
 				} else {
-					_, werr = fmt.Fprintf(out, "%s\t%s\t%s:%d\t%s\n", report.Escape(incident), l.Time.Format("2006-01-02T15:04:05.000000Z07:00"), report.Escape(l.Source), l.N, report.Escape(l.Text))
+					_, werr = fmt.Fprintf(out, "%s\t%s\t%s:%d\t%s\n", report.Escape(incident), l.Time.Format("2006-01-02T15:04:05.000000Z07:00"), report.Escape(l.Path), l.N, report.Escape(l.Text))
 				}
 				return werr == nil && (limit == 0 || n < limit)
 			})

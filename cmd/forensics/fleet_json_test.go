@@ -40,7 +40,7 @@ func tricky(title string) fleet.Finding {
 		ID: "abc", Rule: "r", Severity: forensics.High, Title: title,
 		Subject: forensics.FindingSubject{Node: "n1"}, Start: at, End: at.Add(time.Second),
 		Explanation: `a \u003c b & c > d, "quoted" \ back` + "\u2028\x00\xff",
-		Evidence:    []forensics.Evidence{{Source: "s", Line: 3, Text: `{"json":[1,{}],"in":"text"}`}},
+		Evidence:    []forensics.Evidence{{Path: "s", Line: 3, Text: `{"json":[1,{}],"in":"text"}`}},
 	}}
 }
 

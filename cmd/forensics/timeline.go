@@ -219,7 +219,7 @@ func runTimelineQuery(cmd *cobra.Command, opts *queryOptions) error {
 				return nil
 			}
 			r := eventRow(e, stamps)
-			r.Evidence = evidence[evidenceKey{e.Source, e.Line}]
+			r.Evidence = evidence[evidenceKey{e.Path, e.Line}]
 			return show(&r)
 		})
 	} else {
@@ -233,7 +233,7 @@ func runTimelineQuery(cmd *cobra.Command, opts *queryOptions) error {
 				return out.rawText(l.Text)
 			}
 			r := lineRow(l, stamps)
-			r.Evidence = evidence[evidenceKey{l.Source, l.N}]
+			r.Evidence = evidence[evidenceKey{l.Path, l.N}]
 			return show(&r)
 		})
 	}
@@ -322,7 +322,7 @@ func (w *window) resolve(ctx context.Context, db store.Reader, run int64) (since
 		since, until = f.Start.Add(-w.width), f.End.Add(w.width)
 		evidence = map[evidenceKey]bool{}
 		for _, e := range f.Evidence {
-			evidence[evidenceKey{e.Source, e.Line}] = true
+			evidence[evidenceKey{e.Path, e.Line}] = true
 		}
 		if at.IsZero() {
 			at = f.Start
@@ -372,7 +372,7 @@ func parseTZ(v string) (*time.Location, error) {
 
 func lineRow(l *store.Line, st *stamper) row {
 	r := row{
-		Time: st.format(l.Stamp()), Node: l.Node, Source: l.Source, Line: l.N,
+		Time: st.format(l.Stamp()), Node: l.Node, Source: l.Path, Line: l.N,
 		Zone: l.Flags.Zone.String(), Text: l.Text,
 	}
 	for _, k := range l.Kinds {
@@ -392,7 +392,7 @@ func lineRow(l *store.Line, st *stamper) row {
 
 func eventRow(e *forensics.Event, st *stamper) row {
 	r := row{
-		Time: st.format(e.Stamp), Node: e.Node, Source: e.Source, Line: e.Line, Zone: e.Zone.String(),
+		Time: st.format(e.Stamp), Node: e.Node, Source: e.Path, Line: e.Line, Zone: e.Zone.String(),
 		Kinds: []string{string(e.Kind)}, Bucket: e.Bucket, Range: e.Range, Keyspace: e.Keyspace, Shard: e.Shard,
 		Table: e.Table, Text: e.Text,
 	}

@@ -278,10 +278,10 @@ func decodeDoc[T any](ev *forensics.Event, kind forensics.Kind) (T, error) {
 	}
 	doc := ev.Attr(AttrDoc)
 	if doc == "" {
-		return d, fmt.Errorf("%s event at %s:%d has no doc", kind, ev.Source, ev.Line)
+		return d, fmt.Errorf("%s event at %s:%d has no doc", kind, ev.Path, ev.Line)
 	}
 	if err := json.Unmarshal([]byte(doc), &d); err != nil {
-		return d, fmt.Errorf("%s event at %s:%d: %w", kind, ev.Source, ev.Line, err)
+		return d, fmt.Errorf("%s event at %s:%d: %w", kind, ev.Path, ev.Line, err)
 	}
 	return d, nil
 }

@@ -22,7 +22,7 @@ const (
 
 func af(s float64, src string) forensics.Event {
 	e := ruletest.Event(nsAutoFailover, orch, at(s), "nodes", n12, "reason", why)
-	e.Source = src
+	e.Path = src
 	return e
 }
 

@@ -30,7 +30,7 @@ func (s *Set) Add(e *forensics.Event, note string) bool {
 	if s.seen == nil {
 		s.seen = map[string]bool{}
 	}
-	loc := e.Source + ":" + fmt.Sprint(e.Line)
+	loc := e.Path + ":" + fmt.Sprint(e.Line)
 	fact := fmt.Sprintf("%s|%s|%d|%s", e.Kind, e.Node, e.Time.UnixNano(), FirstLine(e.Text))
 	if s.seen[loc] || s.seen[fact] {
 		return false

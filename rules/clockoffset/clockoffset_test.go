@@ -44,12 +44,12 @@ func TestExitWithMeasurements(t *testing.T) {
 	// Evidence: n1's measurement of n3, both of n3's, the exit; not n1's of n2.
 	var lines []string
 	for _, e := range f.Evidence {
-		lines = append(lines, e.Source)
+		lines = append(lines, e.Path)
 		if strings.Contains(e.Text, "rnode=2,raddr=‹10.0.0.2:26257›") && e.Node == "n1" {
 			t.Errorf("evidence holds a measurement between other nodes: %s", e.Text)
 		}
 	}
-	if len(f.Evidence) != 4 || f.Evidence[3].Source != "roach-3/cockroach.log" || f.Evidence[3].Line != 1 {
+	if len(f.Evidence) != 4 || f.Evidence[3].Path != "roach-3/cockroach.log" || f.Evidence[3].Line != 1 {
 		t.Errorf("evidence %v", lines)
 	}
 	for _, s := range []string{"n1, n2", "1 of 3 were within the offset", "394.018ms, between n3 and n1", "n1 measured n3 at 394.018ms"} {

@@ -182,8 +182,8 @@ func before(a, b *forensics.Event) bool {
 	if !a.Time.Equal(b.Time) {
 		return a.Time.Before(b.Time)
 	}
-	if a.Source != b.Source {
-		return a.Source < b.Source
+	if a.Path != b.Path {
+		return a.Path < b.Path
 	}
 	return a.Line < b.Line
 }
@@ -205,7 +205,7 @@ func skewFinding(ahead, behind string, skew time.Duration, ps []pair) forensics.
 		ev.Add(p.cause, fmt.Sprintf("cause: %s answers vb %d's stream request with a rollback to seqno %s", ahead, p.cause.VB, p.cause.Attr(memcached.AttrRollbackSeqno)))
 		ev.Add(p.effect, fmt.Sprintf("effect: the indexer on %s starts vb %d's stream at that seqno from %s, logged %s before the answer it needs", behind, p.effect.VB, p.effect.Attr(indexer.AttrKVHost), dur(p.by)))
 		// Base names: the display path depends on how the bundle was given (zip or folder).
-		basis = append(basis, fmt.Sprintf("%s %s:%d before %s %s:%d", behind, path.Base(p.effect.Source), p.effect.Line, ahead, path.Base(p.cause.Source), p.cause.Line))
+		basis = append(basis, fmt.Sprintf("%s %s:%d before %s %s:%d", behind, path.Base(p.effect.Path), p.effect.Line, ahead, path.Base(p.cause.Path), p.cause.Line))
 	}
 	sev := forensics.Medium
 	if skew >= time.Minute {

@@ -22,13 +22,13 @@ const (
 
 func answer(s float64, vb int, seqno string) forensics.Event {
 	e := ruletest.Event(mcRollback, kv, at(s), "rollback_seqno", seqno)
-	e.Bucket, e.VB, e.Source = "travel-sample", vb, "kv/memcached.log"
+	e.Bucket, e.VB, e.Path = "travel-sample", vb, "kv/memcached.log"
 	return e
 }
 
 func begin(s float64, vb int, seqno, host string) forensics.Event {
 	e := ruletest.Event(ixStreamBegin, ix, at(s), "seqno", seqno, "kv_host", host)
-	e.Bucket, e.VB, e.Source = "travel-sample", vb, "ix/ns_server.indexer.log"
+	e.Bucket, e.VB, e.Path = "travel-sample", vb, "ix/ns_server.indexer.log"
 	return e
 }
 

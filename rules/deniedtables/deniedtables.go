@@ -115,7 +115,7 @@ func snapshots(docs []forensics.Event) []*topo {
 		e := &docs[i]
 		name := e.Attr(vitess.AttrSnapshot)
 		if name == "" {
-			name = e.Source
+			name = e.Path
 		}
 		t := byName[name]
 		if t == nil {

@@ -34,8 +34,8 @@ func (tl timeline) events(_ context.Context, q forensics.Query) ([]forensics.Eve
 		if !a.Time.Equal(b.Time) {
 			return a.Time.Before(b.Time)
 		}
-		if a.Source != b.Source {
-			return a.Source < b.Source
+		if a.Path != b.Path {
+			return a.Path < b.Path
 		}
 		return a.Line < b.Line
 	})
@@ -81,7 +81,7 @@ func (s *snap) doc(kind forensics.Kind, file string, doc any, sub forensics.Subj
 	s.line++
 	s.events = append(s.events, forensics.Event{
 		Stamp:   forensics.Stamp{Time: s.time, Zone: forensics.ZoneUTC},
-		Source:  s.name + "/" + file,
+		Path:    s.name + "/" + file,
 		Line:    1,
 		Kind:    kind,
 		Subject: sub,
@@ -155,11 +155,11 @@ func logLine(kind forensics.Kind, at string, line int64, text string, attrs ...s
 		panic(err)
 	}
 	e := forensics.Event{
-		Stamp:  forensics.Stamp{Time: ts, Zone: forensics.ZoneAssumed},
-		Source: "vtctld.INFO",
-		Line:   line,
-		Kind:   kind,
-		Text:   text,
+		Stamp: forensics.Stamp{Time: ts, Zone: forensics.ZoneAssumed},
+		Path:  "vtctld.INFO",
+		Line:  line,
+		Kind:  kind,
+		Text:  text,
 	}
 	for i := 0; i+1 < len(attrs); i += 2 {
 		e.Attrs = append(e.Attrs, forensics.Attr{Key: attrs[i], Value: attrs[i+1]})
@@ -228,7 +228,7 @@ func TestSeedReverseFailed(t *testing.T) {
 	}
 	var lines []int64
 	for _, e := range f.Evidence {
-		if e.Source == "vtctld.INFO" {
+		if e.Path == "vtctld.INFO" {
 			lines = append(lines, e.Line)
 		}
 	}
@@ -638,7 +638,7 @@ func TestIdenticalDocumentReadOnce(t *testing.T) {
 	}
 	found := false
 	for _, e := range f.Evidence {
-		if e.Source == "snapshot-20241202T163000Z/shard_commerce_0.json" {
+		if e.Path == "snapshot-20241202T163000Z/shard_commerce_0.json" {
 			found = true
 		}
 	}
@@ -659,7 +659,7 @@ func TestAttemptMatching(t *testing.T) {
 		t.Fatalf("got %d findings", len(got))
 	}
 	for _, e := range got[0].Evidence {
-		if e.Source == "vtctld.INFO" {
+		if e.Path == "vtctld.INFO" {
 			t.Errorf("evidence from another workflow's switch: %s", e.Text)
 		}
 	}
@@ -673,7 +673,7 @@ func TestAttemptMatching(t *testing.T) {
 		late[i].Time = late[i].Time.Add(time.Hour)
 	}
 	got = runRule(t, append(seedSnapshot().events, late...))
-	if len(got) != 1 || len(got[0].Evidence) == 0 || got[0].Evidence[0].Source == "vtctld.INFO" {
+	if len(got) != 1 || len(got[0].Evidence) == 0 || got[0].Evidence[0].Path == "vtctld.INFO" {
 		t.Errorf("a switch after the snapshot was attached: %+v", got)
 	}
 }

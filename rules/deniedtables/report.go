@@ -313,7 +313,7 @@ func (in *incident) evidence(a *attempt) []forensics.Evidence {
 			return
 		}
 		for _, x := range out {
-			if x.Source == e.Source && x.Line == line {
+			if x.Path == e.Path && x.Line == line {
 				return
 			}
 		}

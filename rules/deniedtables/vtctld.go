@@ -101,7 +101,7 @@ func after(a, b forensics.Event) bool {
 	if !a.Time.Equal(b.Time) {
 		return a.Time.After(b.Time)
 	}
-	return a.Source == b.Source && a.Line > b.Line
+	return a.Path == b.Path && a.Line > b.Line
 }
 
 // attempts splits the vtctld log events into write switches. Events arrive
@@ -115,10 +115,10 @@ func attempts(events []forensics.Event) []*attempt {
 	bySource := map[string]*state{}
 	var out []*attempt
 	for _, e := range events {
-		st := bySource[e.Source]
+		st := bySource[e.Path]
 		if st == nil {
 			st = &state{}
-			bySource[e.Source] = st
+			bySource[e.Path] = st
 		}
 		if wf := e.Attr(vitess.AttrWorkflow); wf != "" {
 			st.workflow = wf

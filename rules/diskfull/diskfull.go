@@ -68,7 +68,7 @@ func run(p *forensics.Pass) error {
 	// Alerts are repeated in every node's diag.log.
 	all := cbevidence.Dedupe(cbevidence.Ptrs(evs), time.Minute, func(e *forensics.Event) string {
 		if e.Kind == mcWriteFailed {
-			return e.Source + ":" + fmt.Sprint(e.Line)
+			return e.Path + ":" + fmt.Sprint(e.Line)
 		}
 		return string(e.Kind) + "|" + e.Attr(nsserver.AttrAlertHost) + "|" + e.Attr(nsserver.AttrPath) + "|" + e.Attr(nsserver.AttrPercent) + "|" + e.Bucket
 	})

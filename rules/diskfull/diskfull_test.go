@@ -22,7 +22,7 @@ const (
 
 func alert(s float64, pct, src string) forensics.Event {
 	e := ruletest.Event(nsDiskAlert, n22, at(s), "path", dp, "alert_host", "10.40.1.22", "percent", pct)
-	e.Source = src
+	e.Path = src
 	return e
 }
 

@@ -335,7 +335,7 @@ func (s *stall) evidence(st story) []forensics.Evidence {
 	var out []forensics.Evidence
 	add := func(e *forensics.Event, note string) {
 		for _, o := range out {
-			if o.Source == e.Source && o.Line == e.Line {
+			if o.Path == e.Path && o.Line == e.Line {
 				return
 			}
 		}

@@ -282,7 +282,7 @@ func absDur(d time.Duration) time.Duration {
 // the rollback right after.
 func (ix *events) rollbackOf(b *forensics.Event) *forensics.Event {
 	ix.build()
-	for _, r := range lines(ix.rolls[b.Source], b.Line+1, b.Line+3) {
+	for _, r := range lines(ix.rolls[b.Path], b.Line+1, b.Line+3) {
 		if r.VB == b.VB && r.Attr(indexer.AttrKeyspace) == b.Attr(indexer.AttrKeyspace) {
 			return r
 		}
@@ -293,7 +293,7 @@ func (ix *events) rollbackOf(b *forensics.Event) *forensics.Event {
 // beginOf returns the "TK StreamBegin" line that goes with a rollback line.
 func (ix *events) beginOf(r *forensics.Event) *forensics.Event {
 	ix.build()
-	for _, b := range lines(ix.begins[r.Source], r.Line-3, r.Line-1) {
+	for _, b := range lines(ix.begins[r.Path], r.Line-3, r.Line-1) {
 		if b.VB == r.VB && b.Attr(indexer.AttrKeyspace) == r.Attr(indexer.AttrKeyspace) {
 			return b
 		}

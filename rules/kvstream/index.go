@@ -128,7 +128,7 @@ func (ix *events) build() {
 	byLine := func(k forensics.Kind) map[string][]*forensics.Event {
 		m := map[string][]*forensics.Event{}
 		for _, e := range ix.by[k] {
-			m[e.Source] = append(m[e.Source], e)
+			m[e.Path] = append(m[e.Path], e)
 		}
 		for _, es := range m {
 			sort.SliceStable(es, func(i, j int) bool { return es[i].Line < es[j].Line })

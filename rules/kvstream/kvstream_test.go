@@ -52,7 +52,7 @@ func mk(evs ...ev) []forensics.Event {
 			ln = lineNo
 		}
 		fe := forensics.Event{
-			Stamp: forensics.Stamp{Time: at(e.ms), Offset: -7 * 3600}, Node: e.node, Source: src, Line: ln,
+			Stamp: forensics.Stamp{Time: at(e.ms), Offset: -7 * 3600}, Node: e.node, Path: src, Line: ln,
 			Kind: e.kind, Subject: forensics.Subject{Bucket: e.bucket, VB: forensics.NoVB},
 			Text: fmt.Sprintf("%s line %d", e.kind, ln),
 		}

@@ -75,7 +75,7 @@ func (ix *events) causalSkews(node, bucket string, as []*answer, at time.Time) [
 		best[behind] = forensics.Skew{
 			Ahead: node, Behind: behind, By: gap,
 			Basis: fmt.Sprintf("%s at %s (%s:%d) logged the cause %s after %s at %s (%s:%d) logged its effect; %s, so more than the %s that logging delays and the times' resolution explain is clock",
-				node, clock(p.cause.Time), p.cause.Source, p.cause.Line, dur(gap), behind, clock(p.effect.Time), p.effect.Source, p.effect.Line,
+				node, clock(p.cause.Time), p.cause.Path, p.cause.Line, dur(gap), behind, clock(p.effect.Time), p.effect.Path, p.effect.Line,
 				p.why, dur(resolution(p.cause)+resolution(p.effect)+skewMargin)),
 			Cause: &cause, Effect: &effect,
 		}

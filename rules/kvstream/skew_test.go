@@ -32,7 +32,7 @@ func TestSkewFromAnEffectBeforeItsCause(t *testing.T) {
 	if s.Ahead != n15 || s.Behind != n19 || s.By != 40652*time.Microsecond {
 		t.Errorf("skew %s ahead of %s by %s, want .15 ahead of .19 by 40.652ms", s.Ahead, s.Behind, s.By)
 	}
-	if s.Cause == nil || s.Effect == nil || s.Cause.Node != n15 || s.Effect.Node != n19 || s.Effect.Source != "ix" {
+	if s.Cause == nil || s.Effect == nil || s.Cause.Node != n15 || s.Effect.Node != n19 || s.Effect.Path != "ix" {
 		t.Fatalf("the note must quote both lines: cause %+v, effect %+v", s.Cause, s.Effect)
 	}
 	if !strings.Contains(s.Basis, "memcached logs its answer for vb 141 before sending it") {

@@ -271,9 +271,9 @@ func lineText(p *forensics.Pass, e *forensics.Event) (string, error) {
 	}
 	for o, err := range p.Query(q) {
 		if err != nil {
-			return "", fmt.Errorf("read %s:%d again: %w", e.Source, e.Line, err)
+			return "", fmt.Errorf("read %s:%d again: %w", e.Path, e.Line, err)
 		}
-		if o.Source == e.Source && o.Line == e.Line {
+		if o.Path == e.Path && o.Line == e.Line {
 			return o.Text, nil
 		}
 	}

@@ -279,7 +279,7 @@ func (w *window) evidence(c cause) []forensics.Evidence {
 	var out []forensics.Evidence
 	add := func(e *forensics.Event, note string) {
 		for _, o := range out {
-			if o.Source == e.Source && o.Line == e.Line {
+			if o.Path == e.Path && o.Line == e.Line {
 				return
 			}
 		}

@@ -49,7 +49,7 @@ func TestRepeatedFailures(t *testing.T) {
 	if !strings.Contains(f.Explanation, "n1 incremented n2's liveness epoch to 5") {
 		t.Errorf("explanation %s", f.Explanation)
 	}
-	if n := len(f.Evidence); n != 4 || f.Evidence[n-1].Source != "n1/cockroach.log" {
+	if n := len(f.Evidence); n != 4 || f.Evidence[n-1].Path != "n1/cockroach.log" {
 		t.Errorf("evidence %+v", f.Evidence)
 	}
 }

@@ -36,8 +36,8 @@ type timeline struct {
 
 func (tl *timeline) add(e forensics.Event) *forensics.Event {
 	tl.line++
-	if e.Source == "" {
-		e.Source = "requests.txt"
+	if e.Path == "" {
+		e.Path = "requests.txt"
 	}
 	e.Line = tl.line
 	if e.Zone == 0 {
@@ -200,7 +200,7 @@ func TestFlagged(t *testing.T) {
 			build: func(tl *timeline) {
 				tl.pingpong(0, 6, 3*time.Millisecond, traceA, "n1", 52)
 				for _, e := range slices.Clone(tl.evs) {
-					e.Source = "requests-bucket-10s.txt"
+					e.Path = "requests-bucket-10s.txt"
 					tl.add(e)
 				}
 			},

@@ -42,7 +42,7 @@ func TestRangesJudgeAsAWhole(t *testing.T) {
 			}
 			if len(tl.evs) > 0 && r.Intn(10) == 0 { // the same file handed over twice
 				e := tl.evs[len(tl.evs)-1]
-				e.Source = "copy.txt"
+				e.Path = "copy.txt"
 				tl.add(e)
 			}
 		}
@@ -60,7 +60,7 @@ func describeEpisodes(eps []*episode) string {
 	for _, e := range eps {
 		s += fmt.Sprintf("r%d %v %s..%s cycles %d/%d:", e.rng, e.members, e.start.Format("15:04:05.000"), e.end.Format("15:04:05.000"), e.maxCycles, e.cycles)
 		for _, r := range e.redirects() {
-			s += fmt.Sprintf(" %s:%d", r.ev.Source, r.ev.Line)
+			s += fmt.Sprintf(" %s:%d", r.ev.Path, r.ev.Line)
 		}
 		s += "\n"
 	}

@@ -293,7 +293,7 @@ func evidence(ep *episode, rs []*redirect, ls leases, evs []forensics.Event) []f
 	var out []forensics.Evidence
 	add := func(e *forensics.Event, note string) {
 		for _, o := range out {
-			if o.Source == e.Source && o.Line == e.Line {
+			if o.Path == e.Path && o.Line == e.Line {
 				return
 			}
 		}
@@ -334,8 +334,8 @@ func evidence(ep *episode, rs []*redirect, ls leases, evs []forensics.Event) []f
 		if !out[i].Time.Equal(out[j].Time) {
 			return out[i].Time.Before(out[j].Time)
 		}
-		if out[i].Source != out[j].Source {
-			return out[i].Source < out[j].Source
+		if out[i].Path != out[j].Path {
+			return out[i].Path < out[j].Path
 		}
 		return out[i].Line < out[j].Line
 	})

@@ -27,7 +27,7 @@ func TestJanitorFailure(t *testing.T) {
 		"reason_tag", "pre_rebalance_janitor_run_failed", "reason_nodes", "ns_1@cb2.dc1.example.com", "operation_id", "8a1c")
 	e.Bucket = "travel-sample"
 	diag := e
-	diag.Source = "other/diag.log"
+	diag.Path = "other/diag.log"
 	fs := ruletest.Run(t, Rule, []forensics.Event{
 		ruletest.Event(nsRebalanceStart, orch, at(0), "operation_id", "8a1c"), nr, e, diag,
 	})

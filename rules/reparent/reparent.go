@@ -99,13 +99,13 @@ func run(pass *forensics.Pass) error {
 				a.newPrimary = np
 			}
 			a.lines = append(a.lines, e)
-			bySource[e.Source] = key
+			bySource[e.Path] = key
 		case vitess.KindReparentStep:
-			a := open[bySource[e.Source]]
+			a := open[bySource[e.Path]]
 			if a == nil {
 				// vtctldclient's output: the events come before the error
 				// line that names the shard.
-				pending[e.Source] = append(pending[e.Source], e)
+				pending[e.Path] = append(pending[e.Path], e)
 				continue
 			}
 			if op := e.Attr(vitess.AttrOldPrimary); op != "" {
@@ -119,7 +119,7 @@ func run(pass *forensics.Pass) error {
 			a := open[key]
 			if a == nil {
 				a = &attempt{keyspace: e.Keyspace, shard: e.Shard, action: e.Attr(vitess.AttrAction), newPrimary: e.Attr(vitess.AttrNewPrimary)}
-				for _, st := range pending[e.Source] {
+				for _, st := range pending[e.Path] {
 					a.lines = append(a.lines, st)
 					if op := st.Attr(vitess.AttrOldPrimary); op != "" {
 						a.oldPrimary = op
@@ -128,7 +128,7 @@ func run(pass *forensics.Pass) error {
 						a.newPrimary = np
 					}
 				}
-				delete(pending, e.Source)
+				delete(pending, e.Path)
 				attempts = append(attempts, a)
 			}
 			delete(open, key)
@@ -385,7 +385,7 @@ func plural(n int) string {
 }
 
 func who(e *forensics.Event) string {
-	if strings.HasPrefix(strings.ToLower(e.Source[strings.LastIndexAny(e.Source, "/!\\")+1:]), "vtorc") {
+	if strings.HasPrefix(strings.ToLower(e.Path[strings.LastIndexAny(e.Path, "/!\\")+1:]), "vtorc") {
 		return "VTOrc"
 	}
 	return "vtctld"

@@ -38,7 +38,7 @@ func Parse(t testing.TB, srcs ...Source) []forensics.Event {
 			t.Fatalf("%s: %v", s.Path, res.Errors)
 		}
 		for _, e := range res.Events {
-			e.Source = s.Path
+			e.Path = s.Path
 			out = append(out, e)
 		}
 	}
@@ -75,7 +75,7 @@ func Read(t testing.TB, formats []forensics.Format, files ...File) Timeline {
 			t.Fatalf("%s: %v %v", f.Path, res.Errors, res.EndErr)
 		}
 		for _, e := range res.Events {
-			e.Source = f.Path
+			e.Path = f.Path
 			out = append(out, e)
 		}
 	}
@@ -121,8 +121,8 @@ func Run(t testing.TB, r *forensics.Rule, evs []forensics.Event) []forensics.Fin
 		if !slices.Contains(r.Kinds, e.Kind) {
 			continue
 		}
-		if e.Source == "" {
-			e.Source = fmt.Sprintf("%s/test.log", e.Node)
+		if e.Path == "" {
+			e.Path = fmt.Sprintf("%s/test.log", e.Node)
 		}
 		if e.Line == 0 {
 			e.Line = int64(i + 1)

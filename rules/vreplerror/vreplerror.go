@@ -107,7 +107,7 @@ func run(pass *forensics.Pass) error {
 	groups := map[string][]forensics.Event{}
 	var order []string
 	for _, e := range logs {
-		src := e.Source + "\x00" + e.Attr(vitess.AttrStream)
+		src := e.Path + "\x00" + e.Attr(vitess.AttrStream)
 		if wf := e.Attr(vitess.AttrWorkflow); wf != "" && e.Kind == vitess.KindVReplStart {
 			names[src] = wf
 		}

@@ -121,7 +121,7 @@ func MergeLines(ctx context.Context, st Stored, srcs []Source, f store.LineFilte
 			// earliest time, not before: a dump of a whole timeline holds
 			// the blocks of the sources that overlap, not of every source.
 			b := it.blocks[0]
-			it.cur = store.Line{Source: it.src.Path, N: b.FirstLine, Time: time.Unix(0, b.TMin).UTC()}
+			it.cur = store.Line{Path: it.src.Path, N: b.FirstLine, Time: time.Unix(0, b.TMin).UTC()}
 			it.unread = true
 			heap.Push(h, it)
 			continue
@@ -324,7 +324,7 @@ func (it *sourceLines) load(b Ref) error {
 			return nil
 		}
 		it.lines = append(it.lines, store.Line{
-			SourceID: it.src.ID, Source: it.src.Path, Node: it.src.Node,
+			SourceID: it.src.ID, Path: it.src.Path, Node: it.src.Node,
 			N: l.N, Time: time.Unix(0, l.Time).UTC(), Offset: l.Offset, Flags: l.Flags, Text: string(l.Text),
 		})
 		return nil

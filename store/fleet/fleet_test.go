@@ -55,7 +55,7 @@ func analyse(t *testing.T, db store.Backend, incident string, keys []string, n i
 				}
 			}
 			if i%3 == 0 {
-				evs = append(evs, forensics.Event{Stamp: forensics.Stamp{Time: at}, Source: src.Path, Line: int64(i), Node: src.Node, Kind: "memcached.thing",
+				evs = append(evs, forensics.Event{Stamp: forensics.Stamp{Time: at}, Path: src.Path, Line: int64(i), Node: src.Node, Kind: "memcached.thing",
 					Subject: forensics.Subject{VB: forensics.NoVB, Bucket: "travel"}, Attrs: []forensics.Attr{{Key: "n", Value: fmt.Sprint(i)}}, Text: text})
 			}
 		}
@@ -350,7 +350,7 @@ func compareRuns(t *testing.T, a store.Reader, ra int64, b store.Reader, rb int6
 		t.Fatalf("events of run %d differ: %d and %d", ra, len(ea), len(eb))
 	}
 	line := func(l *store.Line) string {
-		return fmt.Sprint(l.Source, l.Node, l.N, l.Time, l.Offset, l.Flags, l.Text, l.Kinds)
+		return fmt.Sprint(l.Path, l.Node, l.N, l.Time, l.Offset, l.Flags, l.Text, l.Kinds)
 	}
 	var la, lb []string
 	for l, err := range a.Lines(ctx, store.LineFilter{Run: ra}) {

@@ -178,7 +178,7 @@ func pushRun(ctx context.Context, from store.Reader, to store.Backend, inc store
 		if err != nil {
 			return err
 		}
-		c := byPath[e.Source]
+		c := byPath[e.Path]
 		if c == nil {
 			continue
 		}

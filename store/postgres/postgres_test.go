@@ -65,7 +65,7 @@ func load(t testing.TB, db *postgres.DB, incident string, keys []string, n int) 
 				}
 			}
 			if i%2 == 0 {
-				evs = append(evs, forensics.Event{Stamp: forensics.Stamp{Time: at, Offset: 3600}, Source: src.Path, Line: int64(i), Node: "n1", Kind: "memcached.test",
+				evs = append(evs, forensics.Event{Stamp: forensics.Stamp{Time: at, Offset: 3600}, Path: src.Path, Line: int64(i), Node: "n1", Kind: "memcached.test",
 					Subject: forensics.Subject{VB: i % 7, Bucket: "b"}, Attrs: []forensics.Attr{{Key: "z", Value: "1"}, {Key: "a", Value: `q"uote`}}, Text: text})
 			}
 		}
@@ -173,7 +173,7 @@ func TestRoundTrip(t *testing.T) {
 	if len(lines) != 20 {
 		t.Fatalf("%d lines in the window, want 20 (10 of each source)", len(lines))
 	}
-	if l := lines[0]; l.N != 1000 || l.Source != "k1/memcached.log" || l.Text != "line 1000 of k1" || len(l.Kinds) != 1 || l.Offset != 3600 {
+	if l := lines[0]; l.N != 1000 || l.Path != "k1/memcached.log" || l.Text != "line 1000 of k1" || len(l.Kinds) != 1 || l.Offset != 3600 {
 		t.Fatalf("first line of the window: %+v", l)
 	}
 	re := regexp.MustCompile(`line 2999 of`)
@@ -240,7 +240,7 @@ func TestIncompleteSourceInvisible(t *testing.T) {
 	if err := w.BeginSource(src); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.AddEvents(src.ID, []forensics.Event{{Stamp: forensics.Stamp{Time: t0}, Source: "half.log", Line: 1, Kind: "k", Subject: forensics.Subject{VB: forensics.NoVB}}}); err != nil {
+	if err := w.AddEvents(src.ID, []forensics.Event{{Stamp: forensics.Stamp{Time: t0}, Path: "half.log", Line: 1, Kind: "k", Subject: forensics.Subject{VB: forensics.NoVB}}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Commit(); err != nil {

@@ -158,7 +158,7 @@ func (db *DB) events(ctx context.Context, f store.EventFilter, fn func(*forensic
 		var bucket, keyspace, shard, table *string
 		var vb *int32
 		var rng *int64
-		if err := rows.Scan(&e.Source, &e.Line, &t, &e.Offset, &zone, &e.Node, &kind, &bucket, &vb, &rng, &keyspace, &shard, &table, &attrs, &e.Text); err != nil {
+		if err := rows.Scan(&e.Path, &e.Line, &t, &e.Offset, &zone, &e.Node, &kind, &bucket, &vb, &rng, &keyspace, &shard, &table, &attrs, &e.Text); err != nil {
 			return db.fail("query events", err)
 		}
 		e.Time = time.Unix(0, t).UTC()
@@ -173,7 +173,7 @@ func (db *DB) events(ctx context.Context, f store.EventFilter, fn func(*forensic
 			e.Range = *rng
 		}
 		if e.Attrs, err = store.ParseAttrsJSON(attrs); err != nil {
-			return fmt.Errorf("event %s:%d: attributes: %w", e.Source, e.Line, err)
+			return fmt.Errorf("event %s:%d: attributes: %w", e.Path, e.Line, err)
 		}
 		if !fn(&e) {
 			return nil

@@ -99,10 +99,10 @@ func (db *DB) blockEvents(ctx context.Context, f store.EventFilter, fn func(*for
 				continue
 			}
 			e := &se.Event
-			e.Source = r.path
+			e.Path = r.path
 			if se.OnLine {
 				if e.Text, err = lines.text(r.src, e.Line); err != nil {
-					return false, fmt.Errorf("event %s:%d: %w", e.Source, e.Line, err)
+					return false, fmt.Errorf("event %s:%d: %w", e.Path, e.Line, err)
 				}
 			}
 			if f.Text != "" && !strings.Contains(e.Text, f.Text) {
@@ -193,7 +193,7 @@ type eventRun struct {
 
 // position is where the run's next event is on the timeline.
 func (r *eventRun) position() forensics.Position {
-	return forensics.Position{Time: time.Unix(0, r.run.Time(r.i)), Source: r.path, Line: r.run.Line(r.i)}
+	return forensics.Position{Time: time.Unix(0, r.run.Time(r.i)), Path: r.path, Line: r.run.Line(r.i)}
 }
 
 // runHeap orders runs by their next event, in timeline order

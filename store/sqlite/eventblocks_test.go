@@ -109,7 +109,7 @@ func TestEventBlocksMerge(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			out = append(out, fmt.Sprintf("%d %s:%d", e.Time.UnixNano(), e.Source, e.Line))
+			out = append(out, fmt.Sprintf("%d %s:%d", e.Time.UnixNano(), e.Path, e.Line))
 		}
 		return out
 	}

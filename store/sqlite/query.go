@@ -111,7 +111,7 @@ func (db *DB) events(ctx context.Context, f store.EventFilter, fn func(*forensic
 		var kind string
 		var bucket, keyspace, shard, table, etext sql.NullString
 		var vb, rng sql.NullInt64
-		if err := rows.Scan(&src, &e.Source, &e.Line, &t, &e.Offset, &zone, &e.Node, &kind, &bucket, &vb, &rng, &keyspace, &shard, &table, &attrs, &etext); err != nil {
+		if err := rows.Scan(&src, &e.Path, &e.Line, &t, &e.Offset, &zone, &e.Node, &kind, &bucket, &vb, &rng, &keyspace, &shard, &table, &attrs, &etext); err != nil {
 			return err
 		}
 		e.Time = time.Unix(0, t).UTC()
@@ -124,12 +124,12 @@ func (db *DB) events(ctx context.Context, f store.EventFilter, fn func(*forensic
 		}
 		e.Range = rng.Int64
 		if e.Attrs, err = decodeAttrs(attrs); err != nil {
-			return fmt.Errorf("event %s:%d: attributes: %w", e.Source, e.Line, err)
+			return fmt.Errorf("event %s:%d: attributes: %w", e.Path, e.Line, err)
 		}
 		e.Text = etext.String
 		if !etext.Valid {
 			if e.Text, err = lines.text(src, e.Line); err != nil {
-				return fmt.Errorf("event %s:%d: %w", e.Source, e.Line, err)
+				return fmt.Errorf("event %s:%d: %w", e.Path, e.Line, err)
 			}
 		}
 		if text != "" {

@@ -513,7 +513,7 @@ func TestSearchAcrossSources(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if out = append(out, fmt.Sprintf("%s:%d", l.Source, l.N)); len(out) == most {
+			if out = append(out, fmt.Sprintf("%s:%d", l.Path, l.N)); len(out) == most {
 				break
 			}
 		}
@@ -537,7 +537,7 @@ func TestSearchAcrossSources(t *testing.T) {
 		var want []string
 		for _, l := range all {
 			if tc.match(l.Text) {
-				want = append(want, fmt.Sprintf("%s:%d", l.Source, l.N))
+				want = append(want, fmt.Sprintf("%s:%d", l.Path, l.N))
 			}
 		}
 		if got := read(tc.f, 0); !slices.Equal(got, want) {

@@ -243,7 +243,7 @@ func testEventsCursor(t *testing.T, db store.Backend) {
 	}
 	var order []string
 	for i, e := range evs {
-		order = append(order, e.Source)
+		order = append(order, e.Path)
 		if i > 0 && forensics.Compare(evs[i-1], e) > 0 {
 			t.Errorf("event %d comes before event %d in timeline order", i, i-1)
 		}
@@ -342,8 +342,8 @@ func testQueryWhileWriting(t *testing.T, db store.Backend) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(paths) == 0 || paths[len(paths)-1] != l.Source {
-			paths = append(paths, l.Source)
+		if len(paths) == 0 || paths[len(paths)-1] != l.Path {
+			paths = append(paths, l.Path)
 		}
 	}
 	if fmt.Sprint(paths) != "[done.log]" {
@@ -389,7 +389,7 @@ func saveFinding(t *testing.T, db store.Backend, run int64) forensics.Finding {
 	t.Helper()
 	f := forensics.Finding{Rule: "test-rule", Severity: forensics.High, Title: "a test finding",
 		Start: base.Add(50 * time.Second), End: base.Add(51 * time.Second),
-		Evidence: []forensics.Evidence{{Source: "a.log", Line: 50, Time: base.Add(50 * time.Second), Text: "a.log line 50"}}}
+		Evidence: []forensics.Evidence{{Path: "a.log", Line: 50, Time: base.Add(50 * time.Second), Text: "a.log line 50"}}}
 	f.ID = f.Fingerprint()
 	w, err := db.NewRun(context.Background(), []string{"a.log"})
 	if err != nil {
