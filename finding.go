@@ -38,7 +38,8 @@ func (s Severity) String() string {
 
 // Rank is the severity as a number (info 0 … critical 4). Severities
 // compare directly; Rank is kept for store/postgres, which keeps the number
-// in a column, and store/fleet, whose filter compares it there.
+// in a column, and the fleet's filter of findings (store.FindingFilter),
+// which compares it there.
 func (s Severity) Rank() int { return int(s) }
 
 // ParseSeverity reads a severity name or alias.

@@ -12,9 +12,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"forensics"
+	"forensics/fleet"
 	"forensics/report"
 	"forensics/store/backends"
-	"forensics/store/fleet"
 )
 
 func newFleetFindingsCmd() *cobra.Command {

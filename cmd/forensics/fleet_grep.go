@@ -8,10 +8,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"forensics/fleet"
 	"forensics/report"
 	"forensics/store"
 	"forensics/store/backends"
-	"forensics/store/fleet"
 )
 
 func newFleetGrepCmd() *cobra.Command {

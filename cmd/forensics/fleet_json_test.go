@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"forensics"
-	"forensics/store/fleet"
+	"forensics/fleet"
 )
 
 // encoded is what fleet findings printed before it put its JSON together

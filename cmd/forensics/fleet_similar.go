@@ -6,9 +6,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"forensics/fleet"
 	"forensics/report"
 	"forensics/store/backends"
-	"forensics/store/fleet"
 )
 
 func newFleetSimilarCmd() *cobra.Command {

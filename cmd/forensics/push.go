@@ -5,8 +5,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"forensics/fleet"
 	"forensics/store/backends"
-	"forensics/store/fleet"
 )
 
 func newPushCmd() *cobra.Command {

@@ -4,20 +4,20 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"forensics/store"
 	"time"
 
 	"forensics"
-	"forensics/store/fleet"
 )
 
-var _ fleet.Finder = (*DB)(nil)
+var _ store.Finder = (*DB)(nil)
 
-var _ fleet.Lister = (*DB)(nil)
+var _ store.Lister = (*DB)(nil)
 
 // fleetQuery selects findings across incidents in SQL, each incident's
-// latest run, with fleet.Filter.Match's meaning: the conditions go to the
+// latest run, with store.FindingFilter.Match's meaning: the conditions go to the
 // server so that a store of thousands of incidents sends only the answer.
-func fleetQuery(f fleet.Filter, cols string) (string, []any) {
+func fleetQuery(f store.FindingFilter, cols string) (string, []any) {
 	var w where
 	in(&w, "i.name", f.Incidents)
 	in(&w, "f.rule", f.Rules)
@@ -49,16 +49,16 @@ func fleetQuery(f fleet.Filter, cols string) (string, []any) {
 }
 
 // FleetFindings filters findings across incidents in SQL.
-func (db *DB) FleetFindings(ctx context.Context, f fleet.Filter) ([]fleet.Finding, error) {
+func (db *DB) FleetFindings(ctx context.Context, f store.FindingFilter) ([]store.IncidentFinding, error) {
 	q, args := fleetQuery(f, `i.name, f.run_id, f.body`)
 	rows, err := db.pool.Query(ctx, q, args...)
 	if err != nil {
 		return nil, db.fail("read findings", err)
 	}
 	defer rows.Close()
-	var out []fleet.Finding
+	var out []store.IncidentFinding
 	for rows.Next() {
-		var fi fleet.Finding
+		var fi store.IncidentFinding
 		var body string
 		if err := rows.Scan(&fi.Incident, &fi.Run, &body); err != nil {
 			return nil, db.fail("read findings", err)
@@ -76,7 +76,7 @@ func (db *DB) FleetFindings(ctx context.Context, f fleet.Filter) ([]fleet.Findin
 
 // ListFindings lists the findings FleetFindings returns, from the stored
 // columns and each finding's stored JSON, which is not decoded.
-func (db *DB) ListFindings(ctx context.Context, f fleet.Filter, fn func(s *fleet.Summary, finding []byte) error) error {
+func (db *DB) ListFindings(ctx context.Context, f store.FindingFilter, fn func(s *store.FindingSummary, finding []byte) error) error {
 	q, args := fleetQuery(f, `i.name, f.run_id, f.id, f.rule, f.severity, f.start_ns, f.title, f.body`)
 	rows, err := db.pool.Query(ctx, q, args...)
 	if err != nil {
@@ -84,7 +84,7 @@ func (db *DB) ListFindings(ctx context.Context, f fleet.Filter, fn func(s *fleet
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var s fleet.Summary
+		var s store.FindingSummary
 		var severity string
 		var start int64
 		if err := rows.Scan(&s.Incident, &s.Run, &s.ID, &s.Rule, &severity, &start, &s.Title, nil); err != nil {

@@ -17,7 +17,6 @@ import (
 	"forensics"
 	"forensics/store"
 	"forensics/store/block"
-	"forensics/store/fleet"
 )
 
 // Rows go to the server with COPY in batches of these sizes: large enough
@@ -576,7 +575,7 @@ func (w *Writer) SaveFindings(fs []forensics.Finding) error {
 		if err != nil {
 			return err
 		}
-		rows = append(rows, []any{w.incident, w.run, f.ID, f.Rule, f.Severity.String(), int16(f.Severity.Rank()), f.Subject.Node, fleet.Shape(f.Subject),
+		rows = append(rows, []any{w.incident, w.run, f.ID, f.Rule, f.Severity.String(), int16(f.Severity.Rank()), f.Subject.Node, store.SubjectShape(f.Subject),
 			f.Start.UnixNano(), f.End.UnixNano(), f.Title, f.Explanation, string(body)})
 	}
 	_, err := w.tx.CopyFrom(w.ctx, pgx.Identifier{"forensics", "findings"},

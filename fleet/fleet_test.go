@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"forensics"
+	"forensics/fleet"
 	"forensics/store"
-	"forensics/store/fleet"
 	"forensics/store/postgres"
 	"forensics/store/postgres/pgtest"
 	"forensics/store/sqlite"
