@@ -130,3 +130,20 @@ func (f *Finding) Fingerprint() string {
 func SortEvidence(ev []Evidence) {
 	slices.SortStableFunc(ev, func(a, b Evidence) int { return a.Position().Compare(b.Position()) })
 }
+
+// Span returns the times of the earliest and the latest evidence line that
+// has a time; zero times when none has.
+func Span(ev []Evidence) (first, last time.Time) {
+	for _, e := range ev {
+		if e.Time.IsZero() {
+			continue
+		}
+		if first.IsZero() || e.Time.Before(first) {
+			first = e.Time
+		}
+		if e.Time.After(last) {
+			last = e.Time
+		}
+	}
+	return first, last
+}

@@ -53,3 +53,16 @@ func TestEvidenceOf(t *testing.T) {
 		t.Errorf("EvidenceOf = %+v, want %+v", got, want)
 	}
 }
+
+// A finding's evidence spans from its earliest to its latest timed line;
+// a line without a time (a document of a snapshot without one) is left out.
+func TestSpan(t *testing.T) {
+	t0 := time.Date(2022, 7, 22, 0, 39, 12, 0, time.UTC)
+	first, last := Span([]Evidence{{Time: t0.Add(time.Second)}, {}, {Time: t0}, {Time: t0.Add(3 * time.Second)}, {}})
+	if !first.Equal(t0) || !last.Equal(t0.Add(3*time.Second)) {
+		t.Errorf("Span = %s, %s", first, last)
+	}
+	if first, last := Span([]Evidence{{}, {}}); !first.IsZero() || !last.IsZero() {
+		t.Errorf("Span of untimed lines = %s, %s", first, last)
+	}
+}

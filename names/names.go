@@ -215,3 +215,32 @@ func First(errs ...error) error {
 	}
 	return nil
 }
+
+// HostOr returns host when Host accepts it, else the placeholder HOST that
+// the reader of a fix command fills in, so that no unchecked text reaches
+// a command.
+func HostOr(host string) string {
+	if Host(host) == nil {
+		return host
+	}
+	return "HOST"
+}
+
+// BucketOr returns the bucket when Bucket accepts it, else the placeholder
+// BUCKET.
+func BucketOr(bucket string) string {
+	if Bucket(bucket) == nil {
+		return bucket
+	}
+	return "BUCKET"
+}
+
+// Each checks every name of a list with check and returns the first error.
+func Each(check func(string) error, list []string) error {
+	for _, n := range list {
+		if err := check(n); err != nil {
+			return err
+		}
+	}
+	return nil
+}

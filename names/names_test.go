@@ -1,6 +1,9 @@
 package names
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestNames(t *testing.T) {
 	for _, tc := range []struct {
@@ -67,5 +70,25 @@ func TestHostBrackets(t *testing.T) {
 		if err := Host(tc.in); (err == nil) != tc.ok {
 			t.Errorf("Host(%q) = %v, want ok %v", tc.in, err, tc.ok)
 		}
+	}
+}
+
+// A name a check refuses becomes the placeholder the reader fills in.
+func TestPlaceholders(t *testing.T) {
+	for in, want := range map[string]string{"10.0.0.1": "10.0.0.1", "cb-01.prod.example.net": "cb-01.prod.example.net", "[fd00::12]": "[fd00::12]", "a;b": "HOST", "$(x)": "HOST", "": "HOST", "cb'01": "HOST"} {
+		if got := HostOr(in); got != want {
+			t.Errorf("HostOr(%q) = %q, want %q", in, got, want)
+		}
+	}
+	for in, want := range map[string]string{"travel-sample": "travel-sample", "50%": "50%", "../x": "BUCKET", ".hidden": "BUCKET", "x'y": "BUCKET", "": "BUCKET"} {
+		if got := BucketOr(in); got != want {
+			t.Errorf("BucketOr(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if err := Each(Shard, []string{"-80", "80-"}); err != nil {
+		t.Errorf("Each(Shard, good) = %v", err)
+	}
+	if err := Each(Shard, []string{"-80", "x;y", "80-"}); err == nil || !strings.Contains(err.Error(), "x;y") {
+		t.Errorf("Each(Shard, bad) = %v, want the bad one named", err)
 	}
 }

@@ -117,15 +117,11 @@ func Run(ctx context.Context, tl forensics.Timeline, rules []*forensics.Rule) ([
 // logged before the exit it follows, a trace that starts before the first
 // redirect, are inside the window the finding names.
 func spanEvidence(f *forensics.Finding) {
-	for _, e := range f.Evidence {
-		if e.Time.IsZero() {
-			continue
-		}
-		if e.Time.Before(f.Start) {
-			f.Start = e.Time
-		}
-		if e.Time.After(f.End) {
-			f.End = e.Time
-		}
+	first, last := forensics.Span(f.Evidence)
+	if !first.IsZero() && first.Before(f.Start) {
+		f.Start = first
+	}
+	if last.After(f.End) {
+		f.End = last
 	}
 }

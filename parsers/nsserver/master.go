@@ -152,13 +152,13 @@ func hostNode(host string) string {
 	}
 	if strings.HasPrefix(host, "[") {
 		if i := strings.Index(host, "]"); i > 0 {
-			return "ns_1@" + host[1:i]
+			return NodeName(host[1:i])
 		}
 	}
 	if i := strings.LastIndexByte(host, ':'); i > 0 && strings.Count(host, ":") == 1 {
 		host = host[:i]
 	}
-	return "ns_1@" + host
+	return NodeName(host)
 }
 
 var (

@@ -10,10 +10,11 @@ import (
 	"time"
 
 	"forensics"
+	"forensics/names"
 	"forensics/parsers/memcached"
 	"forensics/parsers/nsserver"
 	"forensics/parsers/oslog"
-	"forensics/rules/cbevidence"
+	"forensics/rules/evidence"
 	"forensics/shell"
 )
 
@@ -90,16 +91,13 @@ func run(p *forensics.Pass) error {
 	if err != nil {
 		return err
 	}
-	by := map[forensics.Kind][]*forensics.Event{}
-	for _, e := range cbevidence.Ptrs(around) {
-		by[e.Kind] = append(by[e.Kind], e)
-	}
-	as := cbevidence.Ptrs(anchors)
+	by := evidence.ByKind(around)
+	as := evidence.Ptrs(anchors)
 	// diag.log repeats every entry in every node's bundle.
 	key := func(e *forensics.Event) string {
 		return string(e.Kind) + "|" + e.Attr(nsserver.AttrNodes) + "|" + e.Attr(nsserver.AttrReason)
 	}
-	for _, a := range cbevidence.Dedupe(as, 2*time.Minute, key) {
+	for _, a := range evidence.Dedupe(as, 2*time.Minute, key) {
 		if a.Kind == nsAutoFailover {
 			for _, node := range strings.Split(a.Attr(nsserver.AttrNodes), ",") {
 				p.Report(failedOver(a, node, as, by))
@@ -132,7 +130,7 @@ func fromEventLog(evs []forensics.Event) []forensics.Event {
 			}
 			told := false
 			for _, a := range out {
-				if a.Kind == nsAutoFailover && cbevidence.HasNode(a.Attr(nsserver.AttrNodes), node) && a.Time.Sub(e.Time).Abs() < 5*time.Minute {
+				if a.Kind == nsAutoFailover && nsserver.HasNode(a.Attr(nsserver.AttrNodes), node) && a.Time.Sub(e.Time).Abs() < 5*time.Minute {
 					told = true
 				}
 			}
@@ -153,7 +151,7 @@ func fromEventLog(evs []forensics.Event) []forensics.Event {
 }
 
 // copies adds every logged copy of the entry a (info.log and diag.logs).
-func copies(ev *cbevidence.Set, a *forensics.Event, all []*forensics.Event, note string) {
+func copies(ev *evidence.Set, a *forensics.Event, all []*forensics.Event, note string) {
 	for _, e := range all {
 		if e.Kind == a.Kind && e.Attr(nsserver.AttrNodes) == a.Attr(nsserver.AttrNodes) && e.Attr(nsserver.AttrReason) == a.Attr(nsserver.AttrReason) && e.Time.Sub(a.Time).Abs() < 2*time.Minute {
 			if ev.Add(e, note) {
@@ -165,7 +163,7 @@ func copies(ev *cbevidence.Set, a *forensics.Event, all []*forensics.Event, note
 
 func failedOver(a *forensics.Event, node string, all []*forensics.Event, by map[forensics.Kind][]*forensics.Event) forensics.Finding {
 	reason := a.Attr(nsserver.AttrReason)
-	var ev cbevidence.Set
+	ev := evidence.Set{Copies: true}
 	copies(&ev, a, all, "ns_server fails "+node+" over automatically")
 	if ev.Len() == 0 {
 		ev.Add(a, "event log: the automatic failover of "+node+" completed")
@@ -183,7 +181,7 @@ func failedOver(a *forensics.Event, node string, all []*forensics.Event, by map[
 	onNode := func(e *forensics.Event) bool { return e.Node == node }
 	var before []string
 	// ns_log's entry is in info.log and in every diag.log: one exit each.
-	exits := cbevidence.Dedupe(in(nsExited, func(e *forensics.Event) bool { return e.Node == node && e.Attr(nsserver.AttrVia) != "event_log" }),
+	exits := evidence.Dedupe(in(nsExited, func(e *forensics.Event) bool { return e.Node == node && e.Attr(nsserver.AttrVia) != "event_log" }),
 		5*time.Second, func(e *forensics.Event) string {
 			return e.Attr(nsserver.AttrService) + "|" + e.Attr(nsserver.AttrStatus)
 		})
@@ -193,12 +191,12 @@ func failedOver(a *forensics.Event, node string, all []*forensics.Event, by map[
 		}
 	}
 	if len(exits) > 0 {
-		before = append(before, fmt.Sprintf("%s exited %d time(s) (first at %s, status %s)", exits[0].Attr(nsserver.AttrService), len(exits), cbevidence.Clock(exits[0].Time), exits[0].Attr(nsserver.AttrStatus)))
+		before = append(before, fmt.Sprintf("%s exited %d time(s) (first at %s, status %s)", exits[0].Attr(nsserver.AttrService), len(exits), evidence.Clock(exits[0].Time), exits[0].Attr(nsserver.AttrStatus)))
 	}
 	kills := in(oomKill, onNode)
 	if len(kills) > 0 {
 		ev.Add(kills[0], "the kernel's OOM killer kills "+kills[0].Attr(oslog.AttrProcess))
-		before = append(before, fmt.Sprintf("the OOM killer killed %s at %s", kills[0].Attr(oslog.AttrProcess), cbevidence.Clock(kills[0].Time)))
+		before = append(before, fmt.Sprintf("the OOM killer killed %s at %s", kills[0].Attr(oslog.AttrProcess), evidence.Clock(kills[0].Time)))
 	}
 	starts := in(mcStart, onNode)
 	warming := false
@@ -228,18 +226,18 @@ func failedOver(a *forensics.Event, node string, all []*forensics.Event, by map[
 		sort.Strings(warmingBuckets)
 		warming = len(enabled) == 0 || len(warmingBuckets) > 0
 		if warming {
-			before = append(before, fmt.Sprintf("memcached had restarted at %s and traffic was not yet enabled on %s when the failover came: the node was still warming up", cbevidence.Clock(s.Time), orAll(warmingBuckets)))
+			before = append(before, fmt.Sprintf("memcached had restarted at %s and traffic was not yet enabled on %s when the failover came: the node was still warming up", evidence.Clock(s.Time), orAll(warmingBuckets)))
 		} else {
-			before = append(before, fmt.Sprintf("memcached had restarted at %s and its buckets were serving traffic again", cbevidence.Clock(s.Time)))
+			before = append(before, fmt.Sprintf("memcached had restarted at %s and its buckets were serving traffic again", evidence.Clock(s.Time)))
 		}
 	}
-	notReady := in(nsNotReady, func(e *forensics.Event) bool { return cbevidence.HasNode(e.Attr(nsserver.AttrNodes), node) })
+	notReady := in(nsNotReady, func(e *forensics.Event) bool { return nsserver.HasNode(e.Attr(nsserver.AttrNodes), node) })
 	if len(notReady) > 0 {
 		ev.Add(notReady[0], "the janitor finds bucket "+notReady[0].Bucket+" not ready on the node")
-		before = append(before, fmt.Sprintf("the orchestrator's janitor found %s not ready on the node at %s", notReady[0].Bucket, cbevidence.Clock(notReady[0].Time)))
+		before = append(before, fmt.Sprintf("the orchestrator's janitor found %s not ready on the node at %s", notReady[0].Bucket, evidence.Clock(notReady[0].Time)))
 	}
 	wf := in(mcWriteFailed, onNode)
-	wc := in(nsWriteCommit, func(e *forensics.Event) bool { return cbevidence.Node(e.Attr(nsserver.AttrAlertHost)) == node })
+	wc := in(nsWriteCommit, func(e *forensics.Event) bool { return nsserver.NodeName(e.Attr(nsserver.AttrAlertHost)) == node })
 	if len(wf) > 0 {
 		ev.Add(wf[0], "memcached fails to write to disk")
 		before = append(before, fmt.Sprintf("memcached failed to write to disk %d time(s) (%s)", len(wf), orWords(wf[0].Attr(memcached.AttrSystem), "error as logged")))
@@ -260,7 +258,7 @@ func failedOver(a *forensics.Event, node string, all []*forensics.Event, by map[
 		f.Title += " while it was still warming up"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "On %s at %s (UTC) ns_server on %s failed %s over automatically", cbevidence.Day(a.Time), cbevidence.Clock(a.Time), a.Node, node)
+	fmt.Fprintf(&b, "On %s at %s (UTC) ns_server on %s failed %s over automatically", evidence.Day(a.Time), evidence.Clock(a.Time), a.Node, node)
 	if reason != "" {
 		fmt.Fprintf(&b, ", giving the reason: \"%s\"", reason)
 	}
@@ -275,7 +273,7 @@ func failedOver(a *forensics.Event, node string, all []*forensics.Event, by map[
 		paras = append(paras, "A node that is failed over while warming up loses the data it was loading back; consumers that had reconnected to it roll back again on the replicas that take over.")
 	}
 	f.Explanation = strings.Join(paras, "\n\n")
-	h, oh := cbevidence.HostOr(node), cbevidence.HostOr(a.Node)
+	h, oh := names.HostOr(nsserver.Host(node)), names.HostOr(nsserver.Host(a.Node))
 	fix := forensics.Fix{
 		Title: "Find why " + h + " stopped answering, then recover it and rebalance",
 		Steps: []string{
@@ -303,7 +301,7 @@ func failedOver(a *forensics.Event, node string, all []*forensics.Event, by map[
 func refused(a *forensics.Event, all []*forensics.Event) forensics.Finding {
 	nodes := strings.Split(a.Attr(nsserver.AttrNodes), ",")
 	reason := a.Attr(nsserver.AttrReason)
-	var ev cbevidence.Set
+	ev := evidence.Set{Copies: true}
 	copies(&ev, a, all, "ns_server does not fail the node over automatically")
 	f := forensics.Finding{
 		Severity: forensics.Medium,
@@ -314,8 +312,8 @@ func refused(a *forensics.Event, all []*forensics.Event) forensics.Finding {
 	f.End = f.Start
 	f.Title = "auto-failover of " + strings.Join(nodes, ", ") + " refused: " + reason
 	f.Explanation = fmt.Sprintf("On %s at %s (UTC) ns_server on %s found %s down but did not fail it over automatically: \"%s\". The node stays down and its active vbuckets unavailable until someone acts.",
-		cbevidence.Day(a.Time), cbevidence.Clock(a.Time), a.Node, strings.Join(nodes, ", "), reason)
-	oh := cbevidence.HostOr(a.Node)
+		evidence.Day(a.Time), evidence.Clock(a.Time), a.Node, strings.Join(nodes, ", "), reason)
+	oh := names.HostOr(nsserver.Host(a.Node))
 	steps := []string{"Bring the node back, or fail it over by hand once you know why it is down."}
 	var cmds []string
 	switch {
@@ -328,7 +326,7 @@ func refused(a *forensics.Event, all []*forensics.Event) forensics.Finding {
 		steps = append(steps, "Too few nodes of the service would be left: add nodes of that service.")
 	}
 	for _, n := range nodes {
-		cmds = append(cmds, shell.Command("couchbase-cli", "failover", "-c", oh+":8091", "-u", "Administrator", "-p", "PASSWORD", "--server-failover", cbevidence.HostOr(n)+":8091", "--hard"))
+		cmds = append(cmds, shell.Command("couchbase-cli", "failover", "-c", oh+":8091", "-u", "Administrator", "-p", "PASSWORD", "--server-failover", names.HostOr(nsserver.Host(n))+":8091", "--hard"))
 	}
 	f.Fixes = []forensics.Fix{{Title: "Act on the node that auto-failover left down", Steps: steps, Commands: cmds}}
 	return f

@@ -11,10 +11,11 @@ import (
 	"time"
 
 	"forensics"
+	"forensics/names"
 	"forensics/parsers/indexer"
 	"forensics/parsers/memcached"
 	"forensics/parsers/nsserver"
-	"forensics/rules/cbevidence"
+	"forensics/rules/evidence"
 	"forensics/shell"
 )
 
@@ -77,7 +78,7 @@ func run(p *forensics.Pass) error {
 	if err != nil {
 		return err
 	}
-	for _, f := range alertFindings(cbevidence.Ptrs(alerts)) {
+	for _, f := range alertFindings(evidence.Ptrs(alerts)) {
 		p.Report(f)
 	}
 	causes, err := forensics.Collect(p.Events(mcRollback))
@@ -88,7 +89,7 @@ func run(p *forensics.Pass) error {
 	if err != nil {
 		return err
 	}
-	for _, f := range measured(cbevidence.Ptrs(causes), cbevidence.Ptrs(effects)) {
+	for _, f := range measured(evidence.Ptrs(causes), evidence.Ptrs(effects)) {
 		p.Report(f)
 	}
 	return nil
@@ -107,7 +108,7 @@ func measured(causes, effects []*forensics.Event) []forensics.Finding {
 		seqno        string
 	}
 	ckey := func(e *forensics.Event) key {
-		return key{cbevidence.Host(e.Node), e.Bucket, e.VB, e.Attr(memcached.AttrRollbackSeqno)}
+		return key{nsserver.Host(e.Node), e.Bucket, e.VB, e.Attr(memcached.AttrRollbackSeqno)}
 	}
 	ekey := func(e *forensics.Event) key {
 		return key{e.Attr(indexer.AttrKVHost), e.Bucket, e.VB, e.Attr(indexer.AttrSeqno)}
@@ -132,7 +133,7 @@ func measured(causes, effects []*forensics.Event) []forensics.Finding {
 			}
 			var match []*forensics.Event
 			for _, e := range es[k] {
-				if e.Node != c.Node && e.Node != "" && absDur(e.Time.Sub(c.Time)) <= pairWindow {
+				if e.Node != c.Node && e.Node != "" && (e.Time.Sub(c.Time)).Abs() <= pairWindow {
 					match = append(match, e)
 				}
 			}
@@ -191,7 +192,7 @@ func before(a, b *forensics.Event) bool {
 func countNear(list []*forensics.Event, t time.Time) int {
 	n := 0
 	for _, e := range list {
-		if absDur(e.Time.Sub(t)) <= pairWindow {
+		if (e.Time.Sub(t)).Abs() <= pairWindow {
 			n++
 		}
 	}
@@ -199,7 +200,7 @@ func countNear(list []*forensics.Event, t time.Time) int {
 }
 
 func skewFinding(ahead, behind string, skew time.Duration, ps []pair) forensics.Finding {
-	var ev cbevidence.Set
+	ev := evidence.Set{Copies: true}
 	var basis []string
 	for _, p := range ps {
 		ev.Add(p.cause, fmt.Sprintf("cause: %s answers vb %d's stream request with a rollback to seqno %s", ahead, p.cause.VB, p.cause.Attr(memcached.AttrRollbackSeqno)))
@@ -224,7 +225,7 @@ func skewFinding(ahead, behind string, skew time.Duration, ps []pair) forensics.
 	fmt.Fprintf(&b, "%d pair(s) of lines put an effect on %s before its cause on %s in UTC.", len(ps), behind, ahead)
 	for _, p := range ps {
 		fmt.Fprintf(&b, " At %s (by its clock) memcached on %s told a consumer of %s to roll vb %d back to seqno %s; the indexer on %s logged the stream beginning at that seqno from %s at %s by its clock, %s earlier.",
-			cbevidence.Clock(p.cause.Time), ahead, p.cause.Bucket, p.cause.VB, p.cause.Attr(memcached.AttrRollbackSeqno), behind, p.effect.Attr(indexer.AttrKVHost), cbevidence.Clock(p.effect.Time), dur(p.by))
+			evidence.Clock(p.cause.Time), ahead, p.cause.Bucket, p.cause.VB, p.cause.Attr(memcached.AttrRollbackSeqno), behind, p.effect.Attr(indexer.AttrKVHost), evidence.Clock(p.effect.Time), dur(p.by))
 	}
 	paras := []string{b.String(),
 		fmt.Sprintf("The indexer can begin a stream at a rollback seqno only after the producer computed it and the answer travelled back through the projector, so logging and network delays can only make the effect later. An effect earlier by more than %s means %s's clock reads later than %s's by at least %s (each pair is the only one of its vbucket, seqno and hosts within %s).",
@@ -239,13 +240,13 @@ func alertFindings(alerts []*forensics.Event) []forensics.Finding {
 	key := func(e *forensics.Event) string {
 		return string(e.Kind) + "|" + e.Attr(nsserver.AttrAlertNode) + "|" + e.Attr(nsserver.AttrAlertHost) + "|" + e.Bucket
 	}
-	alerts = cbevidence.Dedupe(alerts, time.Hour, key)
+	alerts = evidence.Dedupe(alerts, time.Hour, key)
 	byNode := map[string][]*forensics.Event{}
 	var order []string
 	for _, a := range alerts {
 		n := a.Attr(nsserver.AttrAlertNode)
 		if n == "" {
-			n = cbevidence.Node(a.Attr(nsserver.AttrAlertHost))
+			n = nsserver.NodeName(a.Attr(nsserver.AttrAlertHost))
 		}
 		if _, ok := byNode[n]; !ok {
 			order = append(order, n)
@@ -256,7 +257,7 @@ func alertFindings(alerts []*forensics.Event) []forensics.Finding {
 	var out []forensics.Finding
 	for _, n := range order {
 		as := byNode[n]
-		var ev cbevidence.Set
+		ev := evidence.Set{Copies: true}
 		var paras []string
 		var skew time.Duration
 		var buckets []string
@@ -265,7 +266,7 @@ func alertFindings(alerts []*forensics.Event) []forensics.Finding {
 			case nsTimeSync:
 				ev.Add(a, "ns_server: the node's clock is not synchronised with the cluster's")
 				paras = append(paras, fmt.Sprintf("On %s at %s (UTC) ns_server on %s alerted that the time on %s is not synchronised: its clock differs from the others by more than ns_server tolerates.",
-					cbevidence.Day(a.Time), cbevidence.Clock(a.Time), a.Node, n))
+					evidence.Day(a.Time), evidence.Clock(a.Time), a.Node, n))
 			case nsCASDrift:
 				var ms int
 				fmt.Sscan(a.Attr(nsserver.AttrThresholdMS), &ms)
@@ -275,7 +276,7 @@ func alertFindings(alerts []*forensics.Event) []forensics.Finding {
 				buckets = append(buckets, a.Bucket)
 				ev.Add(a, fmt.Sprintf("ns_server: %s receives mutations of %s stamped more than %s ms ahead of its clock", n, a.Bucket, a.Attr(nsserver.AttrThresholdMS)))
 				paras = append(paras, fmt.Sprintf("On %s at %s (UTC) ns_server alerted that %s received replica or remote (XDCR) mutations of bucket %s with CAS timestamps more than %s ms ahead of its own clock: the clock of a node that wrote them runs ahead of %s's by more than that, or %s's runs behind.",
-					cbevidence.Day(a.Time), cbevidence.Clock(a.Time), n, a.Bucket, a.Attr(nsserver.AttrThresholdMS), n, n))
+					evidence.Day(a.Time), evidence.Clock(a.Time), n, a.Bucket, a.Attr(nsserver.AttrThresholdMS), n, n))
 			}
 		}
 		f := forensics.Finding{
@@ -302,7 +303,7 @@ func alertFindings(alerts []*forensics.Event) []forensics.Finding {
 func ntpFix(nodes []string) []forensics.Fix {
 	var cmds []string
 	for _, n := range nodes {
-		h := cbevidence.HostOr(n)
+		h := names.HostOr(nsserver.Host(n))
 		cmds = append(cmds, "ssh "+shell.Quote(h)+" "+shell.Quote("date -u; chronyc tracking || ntpq -p"))
 	}
 	return []forensics.Fix{{
@@ -313,13 +314,6 @@ func ntpFix(nodes []string) []forensics.Fix {
 		},
 		Commands: cmds,
 	}}
-}
-
-func absDur(d time.Duration) time.Duration {
-	if d < 0 {
-		return -d
-	}
-	return d
 }
 
 func dur(d time.Duration) string {

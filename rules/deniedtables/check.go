@@ -1,6 +1,7 @@
 package deniedtables
 
 import (
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -56,7 +57,7 @@ func (t *topo) moves() []*move {
 		return false
 	}
 	byPair := map[string]*move{}
-	for _, from := range sortedKeys(t.rules) {
+	for _, from := range slices.Sorted(maps.Keys(t.rules)) {
 		if strings.ContainsAny(from, ".@") || covered(from) {
 			continue
 		}
@@ -99,7 +100,7 @@ func (t *topo) ruleKeyspaces(table string) []string {
 			seen[k] = true
 		}
 	}
-	return sortedKeys(seen)
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // incident is what is wrong with one move in one snapshot, for the tables
@@ -168,7 +169,7 @@ func (t *topo) check() []*incident {
 			}
 			byWritten[kw] = append(byWritten[kw], tb)
 		}
-		for _, kw := range sortedKeys(byWritten) {
+		for _, kw := range slices.Sorted(maps.Keys(byWritten)) {
 			in := t.evaluate(m, kw, byWritten[kw])
 			if in.problem() {
 				out = append(out, in)

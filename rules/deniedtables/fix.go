@@ -2,6 +2,8 @@ package deniedtables
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"forensics"
@@ -77,7 +79,7 @@ func (in *incident) buildFixes(a *attempt) []forensics.Fix {
 				"RefreshStateByShard makes the tablets reload the shard record; until then they keep refusing the tables.",
 			},
 		}
-		shards := sortedKeys(in.writeDenied)
+		shards := slices.Sorted(maps.Keys(in.writeDenied))
 		for _, sh := range shards {
 			f.Commands = append(f.Commands, removeCmd(in.writeDenied[sh], in.written, sh, "PRIMARY"))
 		}
@@ -101,7 +103,7 @@ func (in *incident) buildFixes(a *attempt) []forensics.Fix {
 			keyspaces[r.keyspace] = true
 		}
 		f.Commands = append(f.Commands, refresh...)
-		for _, ks := range sortedKeys(keyspaces) {
+		for _, ks := range slices.Sorted(maps.Keys(keyspaces)) {
 			f.Commands = append(f.Commands, vtctld("RebuildKeyspaceGraph", ks))
 		}
 		f.Commands = append(f.Commands, vtctld("RebuildVSchemaGraph"))
@@ -116,7 +118,7 @@ func (in *incident) buildFixes(a *attempt) []forensics.Fix {
 			Title: fmt.Sprintf("Deny %s again on the primaries of %s, which must not take their writes", join(in.tables), in.other),
 			Steps: []string{"Each command adds only the tables that shard does not list yet: adding a listed table fails. Older releases refuse to change an existing list; there, remove the control with SetShardTabletControl --remove and set the full list."},
 		}
-		shards := sortedKeys(in.otherMissing)
+		shards := slices.Sorted(maps.Keys(in.otherMissing))
 		for _, sh := range shards {
 			f.Commands = append(f.Commands, vtctld("SetShardTabletControl", "--denied-tables="+strings.Join(in.otherMissing[sh], ","), in.other+"/"+sh, "PRIMARY"))
 		}
@@ -130,7 +132,7 @@ func (in *incident) buildFixes(a *attempt) []forensics.Fix {
 			Steps: []string{fmt.Sprintf("Since v21 the target denies the moved tables from MoveTables Create until writes switch; before v21 it does not deny them at all. %s does not take writes now, so adding the missing denials is safe either way.", in.other)},
 		}
 		missing := in.splitMissing()
-		shards := sortedKeys(missing)
+		shards := slices.Sorted(maps.Keys(missing))
 		for _, sh := range shards {
 			f.Commands = append(f.Commands, vtctld("SetShardTabletControl", "--denied-tables="+strings.Join(missing[sh], ","), in.other+"/"+sh, "PRIMARY"))
 		}

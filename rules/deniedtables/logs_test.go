@@ -3,9 +3,11 @@ package deniedtables
 import (
 	"flag"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -169,7 +171,7 @@ func at(s string) time.Time {
 
 // refresh is RefreshTabletsByShard over the shards' tablets (topotools keyspace.go).
 func refresh(s *script, call1, call2 string, timeout time.Duration, shards map[string][]string) {
-	names := sortedKeys(shards)
+	names := slices.Sorted(maps.Keys(shards))
 	for _, sh := range names {
 		s.after(213*time.Microsecond).info(call1, "RefreshTabletsByShard called on shard %s", sh)
 	}

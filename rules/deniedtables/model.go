@@ -3,7 +3,6 @@ package deniedtables
 import (
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -172,13 +171,4 @@ func (s *shardRec) control(tabletType string) *controlRec {
 		}
 	}
 	return nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

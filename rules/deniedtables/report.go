@@ -2,6 +2,7 @@ package deniedtables
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"forensics"
 	"forensics/parsers/vitess"
+	"forensics/rules/evidence"
 )
 
 // episode is one incident followed across snapshots: the same thing wrong
@@ -93,7 +95,7 @@ func (in *incident) subject() forensics.FindingSubject {
 	s := forensics.FindingSubject{Tables: in.affected(), Workflow: in.move.workflow}
 	switch in.headline() {
 	case "both-deny", "written-denies":
-		s.Keyspace, s.Shards = in.written, sortedKeys(in.writeDenied)
+		s.Keyspace, s.Shards = in.written, slices.Sorted(maps.Keys(in.writeDenied))
 	case "reads-denied":
 		s.Keyspace = in.readDenied[0].keyspace
 		for _, r := range in.readDenied {
@@ -103,9 +105,9 @@ func (in *incident) subject() forensics.FindingSubject {
 		}
 		sort.Strings(s.Shards)
 	case "other-allows":
-		s.Keyspace, s.Shards = in.other, sortedKeys(in.otherMissing)
+		s.Keyspace, s.Shards = in.other, slices.Sorted(maps.Keys(in.otherMissing))
 	case "split":
-		s.Keyspace, s.Shards = in.other, sortedKeys(in.splitMissing())
+		s.Keyspace, s.Shards = in.other, slices.Sorted(maps.Keys(in.splitMissing()))
 	default:
 		s.Keyspace = in.move.target
 		for _, ks := range in.cutover {
@@ -143,13 +145,13 @@ func (ep *episode) explain(a *attempt) string {
 	if len(in.writeDenied) > 0 {
 		denied := in.affected()
 		fmt.Fprintf(&b, "Yet %s %s %s to PRIMARY tablets, so every write (and every read from a primary) of %s fails there: %s %s down for writes on %s. ",
-			shardList(in.written, sortedKeys(in.writeDenied)), denyVerb(len(in.writeDenied)), join(denied), them(denied), they(denied), isAre(denied), plural(len(in.writeDenied), "that shard", "those shards"))
+			shardList(in.written, slices.Sorted(maps.Keys(in.writeDenied))), denyVerb(len(in.writeDenied)), join(denied), them(denied), they(denied), isAre(denied), evidence.Plural(len(in.writeDenied), "that shard", "those shards"))
 		if n := len(in.topo.shards[in.written]); len(in.writeDenied) < n {
 			fmt.Fprintf(&b, "The other shards of %s do not deny them: the denial was applied to part of the keyspace only. ", in.written)
 		}
 		switch {
 		case in.bothDeny():
-			fmt.Fprintf(&b, "%s %s them too: neither side would take their writes there. ", shardList(in.other, sortedKeys(in.otherDenied)), denyVerb(len(in.otherDenied)))
+			fmt.Fprintf(&b, "%s %s them too: neither side would take their writes there. ", shardList(in.other, slices.Sorted(maps.Keys(in.otherDenied))), denyVerb(len(in.otherDenied)))
 		case len(in.otherDenied) == 0 && len(in.topo.shards[in.other]) > 0:
 			fmt.Fprintf(&b, "%s no longer %s them, so nothing stops writes that reach %s directly. ", shardList(in.other, in.topo.shardNames(in.other)), denyVerb(len(in.topo.shards[in.other])), in.other)
 		}
@@ -160,10 +162,10 @@ func (ep *episode) explain(a *attempt) string {
 	}
 	if len(in.writeDenied) == 0 && in.switched && len(in.otherMissing) > 0 {
 		fmt.Fprintf(&b, "Writes were switched to %s, but %s no longer %s %s: a vtgate with stale routing, or a client that targets %s directly, can still write there, behind the workflow's back. ",
-			in.written, shardList(in.other, sortedKeys(in.otherMissing)), denyVerb(len(in.otherMissing)), tables, in.other)
+			in.written, shardList(in.other, slices.Sorted(maps.Keys(in.otherMissing))), denyVerb(len(in.otherMissing)), tables, in.other)
 	}
 	if len(in.split) > 0 {
-		lacking := sortedKeys(in.splitMissing())
+		lacking := slices.Sorted(maps.Keys(in.splitMissing()))
 		var denying []string
 		for _, sh := range in.topo.shardNames(in.other) {
 			if !slices.Contains(lacking, sh) {
@@ -171,7 +173,7 @@ func (ep *episode) explain(a *attempt) string {
 			}
 		}
 		fmt.Fprintf(&b, "%s %s %s to PRIMARY tablets but %s %s not: a step that changes the denied tables was applied to part of the keyspace only. Writes do not go to %s now, so this fails nothing yet, but the next switch starts from an inconsistent state. ",
-			shardList(in.other, denying), denyVerb(len(denying)), join(in.split), shardList(in.other, lacking), plural(len(lacking), "does", "do"), in.other)
+			shardList(in.other, denying), denyVerb(len(denying)), join(in.split), shardList(in.other, lacking), evidence.Plural(len(lacking), "does", "do"), in.other)
 	}
 	if len(in.cutover) > 0 {
 		fmt.Fprintf(&b, "The streams of %s on %s are still stopped for cutover and not FROZEN: a write switch stopped them and neither finished nor restarted them, so %s is no longer kept up to date. ",
@@ -412,18 +414,11 @@ func shardList(keyspace string, shards []string) string {
 	return join(out)
 }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
-func pronoun(xs []string) string { return plural(len(xs), "it", "them") }
-func them(xs []string) string    { return plural(len(xs), "the table", "these tables") }
-func they(xs []string) string    { return plural(len(xs), "it", "they") }
-func isAre(xs []string) string   { return plural(len(xs), "is", "are") }
-func denyVerb(n int) string      { return plural(n, "denies", "deny") }
+func pronoun(xs []string) string { return evidence.Plural(len(xs), "it", "them") }
+func them(xs []string) string    { return evidence.Plural(len(xs), "the table", "these tables") }
+func they(xs []string) string    { return evidence.Plural(len(xs), "it", "they") }
+func isAre(xs []string) string   { return evidence.Plural(len(xs), "is", "are") }
+func denyVerb(n int) string      { return evidence.Plural(n, "denies", "deny") }
 
 // stamp formats a snapshot time.
 func stamp(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") }

@@ -5,14 +5,16 @@ package diskfull
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"forensics"
+	"forensics/names"
 	"forensics/parsers/memcached"
 	"forensics/parsers/nsserver"
-	"forensics/rules/cbevidence"
+	"forensics/rules/evidence"
 	"forensics/shell"
 )
 
@@ -66,7 +68,7 @@ func run(p *forensics.Pass) error {
 		return err
 	}
 	// Alerts are repeated in every node's diag.log.
-	all := cbevidence.Dedupe(cbevidence.Ptrs(evs), time.Minute, func(e *forensics.Event) string {
+	all := evidence.Dedupe(evidence.Ptrs(evs), time.Minute, func(e *forensics.Event) string {
 		if e.Kind == mcWriteFailed {
 			return e.Path + ":" + fmt.Sprint(e.Line)
 		}
@@ -85,8 +87,8 @@ func run(p *forensics.Pass) error {
 	paths := map[string][]string{}
 	for _, e := range all {
 		if e.Kind == nsDiskAlert {
-			n := cbevidence.Node(e.Attr(nsserver.AttrAlertHost))
-			if !contains(paths[n], e.Attr(nsserver.AttrPath)) {
+			n := nsserver.NodeName(e.Attr(nsserver.AttrAlertHost))
+			if !slices.Contains(paths[n], e.Attr(nsserver.AttrPath)) {
 				paths[n] = append(paths[n], e.Attr(nsserver.AttrPath))
 			}
 		}
@@ -94,9 +96,9 @@ func run(p *forensics.Pass) error {
 	for _, e := range all {
 		switch e.Kind {
 		case nsDiskAlert:
-			add(place{cbevidence.Node(e.Attr(nsserver.AttrAlertHost)), e.Attr(nsserver.AttrPath)}, e)
+			add(place{nsserver.NodeName(e.Attr(nsserver.AttrAlertHost)), e.Attr(nsserver.AttrPath)}, e)
 		case nsWriteCommit:
-			n := cbevidence.Node(e.Attr(nsserver.AttrAlertHost))
+			n := nsserver.NodeName(e.Attr(nsserver.AttrAlertHost))
 			add(place{n, single(paths[n])}, e)
 		case mcWriteFailed:
 			add(place{e.Node, single(paths[e.Node])}, e)
@@ -116,7 +118,7 @@ func single(ps []string) string {
 }
 
 func finding(pl place, evs []*forensics.Event) forensics.Finding {
-	var ev cbevidence.Set
+	ev := evidence.Set{Copies: true}
 	var alerts, fails, commits []*forensics.Event
 	maxPct, maxAt := 0, -1
 	buckets := map[string]bool{}
@@ -201,7 +203,7 @@ func finding(pl place, evs []*forensics.Event) forensics.Finding {
 	var paras []string
 	if len(alerts) > 0 {
 		paras = append(paras, fmt.Sprintf("On %s at %s (UTC) ns_server warned that disk %s on %s was about %s%% used; it raised the alert %d time(s), up to %d%%.",
-			cbevidence.Day(alerts[0].Time), cbevidence.Clock(alerts[0].Time), pl.path, pl.node, alerts[0].Attr(nsserver.AttrPercent), len(alerts), maxPct))
+			evidence.Day(alerts[0].Time), evidence.Clock(alerts[0].Time), pl.path, pl.node, alerts[0].Attr(nsserver.AttrPercent), len(alerts), maxPct))
 	}
 	if len(fails) > 0 {
 		var ss []string
@@ -209,13 +211,13 @@ func finding(pl place, evs []*forensics.Event) forensics.Finding {
 			ss = append(ss, s)
 		}
 		sort.Strings(ss)
-		s := fmt.Sprintf("From %s to %s memcached on %s logged %d failed disk write(s) (each failed flush logs its couchstore or magma error and the commit that failed), for %s", cbevidence.Clock(fails[0].Time), cbevidence.Clock(fails[len(fails)-1].Time), pl.node, len(fails), strings.Join(bs, ", "))
+		s := fmt.Sprintf("From %s to %s memcached on %s logged %d failed disk write(s) (each failed flush logs its couchstore or magma error and the commit that failed), for %s", evidence.Clock(fails[0].Time), evidence.Clock(fails[len(fails)-1].Time), pl.node, len(fails), strings.Join(bs, ", "))
 		if len(ss) > 0 {
 			s += " (" + strings.Join(ss, "; ") + ")"
 		}
 		paras = append(paras, s+". The flusher retries; until space is freed the mutations stay in memory as dirty items, the disk write queue grows, and once the bucket's memory is full writes are rejected.")
 	} else if len(commits) > 0 {
-		paras = append(paras, fmt.Sprintf("At %s ns_server raised Write Commit Failure for %s on %s: items could not be persisted.", cbevidence.Clock(commits[0].Time), commits[0].Bucket, pl.node))
+		paras = append(paras, fmt.Sprintf("At %s ns_server raised Write Commit Failure for %s on %s: items could not be persisted.", evidence.Clock(commits[0].Time), commits[0].Bucket, pl.node))
 	}
 	if !wrote {
 		paras = append(paras, "No write failed in the logs read here; act before the disk fills.")
@@ -224,14 +226,14 @@ func finding(pl place, evs []*forensics.Event) forensics.Finding {
 		paras = append(paras, "The logs do not say which disk path: see couchbase.log's \"Filesystem\" section (df -ha) for the node's data path.")
 	}
 	f.Explanation = strings.Join(paras, "\n\n")
-	h := cbevidence.HostOr(pl.node)
+	h := names.HostOr(nsserver.Host(pl.node))
 	path := pl.path
 	if path == "" {
 		path = "/opt/couchbase/var/lib/couchbase/data"
 	}
 	cmds := []string{"ssh " + shell.Quote(h) + " " + shell.Quote(shell.Command("df", "-h", path))}
 	for _, b := range bs {
-		if cbevidence.ValidBucket(b) {
+		if names.Bucket(b) == nil {
 			cmds = append(cmds, shell.Command("cbstats", h+":11210", "-u", "Administrator", "-p", "PASSWORD", "-b", b, "all")+" | grep -E 'ep_queue_size|ep_flusher_todo|ep_item_commit_failed'")
 		}
 	}
@@ -245,13 +247,4 @@ func finding(pl place, evs []*forensics.Event) forensics.Finding {
 		Commands: cmds,
 	}}
 	return f
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

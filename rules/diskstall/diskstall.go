@@ -10,6 +10,7 @@ import (
 
 	"forensics"
 	"forensics/parsers/crdb"
+	"forensics/rules/evidence"
 	"forensics/shell"
 )
 
@@ -246,9 +247,9 @@ func (s *stall) finding(around []forensics.Event) forensics.Finding {
 		verb = "logged"
 	}
 	store := s.store()
-	title := fmt.Sprintf("%s %s a disk stall: writes stuck for at least %s", s.node, verb, roundDur(end.Sub(start)))
+	title := fmt.Sprintf("%s %s a disk stall: writes stuck for at least %s", s.node, verb, evidence.Round(end.Sub(start)))
 	if store != "" {
-		title = fmt.Sprintf("%s %s a disk stall on %s: writes stuck for at least %s", s.node, verb, store, roundDur(end.Sub(start)))
+		title = fmt.Sprintf("%s %s a disk stall on %s: writes stuck for at least %s", s.node, verb, store, evidence.Round(end.Sub(start)))
 	}
 	f := forensics.Finding{
 		Severity: forensics.Critical,
@@ -306,7 +307,7 @@ func (s *stall) explain(st story, start, end time.Time, store string) string {
 	} else {
 		b.WriteString("; the stall was not fatal (storage.max_sync_duration.fatal.enabled is off, or a warning only), so the node went on with a stuck disk")
 	}
-	fmt.Fprintf(&b, ". Writes were stuck from %s to %s (%s at least). ", clock(start), clock(end), roundDur(end.Sub(start)))
+	fmt.Fprintf(&b, ". Writes were stuck from %s to %s (%s at least). ", clock(start), clock(end), evidence.Round(end.Sub(start)))
 	if len(st.epochs) > 0 {
 		e := st.epochs[0]
 		fmt.Fprintf(&b, "At %s %s incremented %s's liveness epoch to %s, so %s's epoch leases ended and moved to other nodes. ",
@@ -332,15 +333,8 @@ func firstWords(e *forensics.Event) string {
 }
 
 func (s *stall) evidence(st story) []forensics.Evidence {
-	var out []forensics.Evidence
-	add := func(e *forensics.Event, note string) {
-		for _, o := range out {
-			if o.Path == e.Path && o.Line == e.Line {
-				return
-			}
-		}
-		out = append(out, forensics.EvidenceOf(e, note))
-	}
+	var quoted evidence.Set
+	add := quoted.Add
 	if len(st.slow) > 0 {
 		add(st.slow[0], "first disk slowness warning")
 		if len(st.slow) > 1 {
@@ -366,8 +360,7 @@ func (s *stall) evidence(st story) []forensics.Evidence {
 	for _, e := range st.epochs {
 		add(e, e.Node+" increments "+s.node+"'s liveness epoch: its leases move")
 	}
-	forensics.SortEvidence(out)
-	return out
+	return quoted.Sorted()
 }
 
 func (s *stall) fixes(store string) []forensics.Fix {
@@ -397,13 +390,6 @@ func (s *stall) fixes(store string) []forensics.Fix {
 			},
 		},
 	}
-}
-
-func roundDur(d time.Duration) time.Duration {
-	if d > time.Minute {
-		return d.Round(time.Second)
-	}
-	return d.Round(10 * time.Millisecond)
 }
 
 func stamp(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05.000") + " UTC" }

@@ -114,24 +114,6 @@ func (r *restart) within(t time.Time) bool {
 	return !t.Before(r.at) && (r.next.IsZero() || t.Before(r.next))
 }
 
-// host returns the host of an Erlang node name ns_1@host.
-func host(node string) string {
-	if i := strings.LastIndexByte(node, '@'); i >= 0 {
-		return node[i+1:]
-	}
-	return node
-}
-
-// listHas reports whether a comma-joined list of names holds name.
-func listHas(list, name string) bool {
-	for _, x := range strings.Split(list, ",") {
-		if strings.TrimSpace(x) == name {
-			return true
-		}
-	}
-	return false
-}
-
 // answer is one stream request the node answered, as one log saw it.
 type answer struct {
 	ev       *forensics.Event
@@ -202,7 +184,7 @@ func (ix *events) answers(node, bucket string, from, to time.Time) []*answer {
 		out = append(out, a)
 		seen.add(a)
 	}
-	h := host(node)
+	h := nsserver.Host(node)
 	for _, b := range span(ix.by[ixStreamBegin], from, to) {
 		if b.Attr(indexer.AttrKVHost) != h || !in(b) || b.VB == forensics.NoVB {
 			continue
@@ -263,18 +245,11 @@ func (ai answerIndex) match(a *answer) *answer {
 		if a.rollback && o.seqno != a.seqno {
 			continue
 		}
-		if absDur(o.ev.Time.Sub(a.ev.Time)) <= pairWindow {
+		if o.ev.Time.Sub(a.ev.Time).Abs() <= pairWindow {
 			return o
 		}
 	}
 	return nil
-}
-
-func absDur(d time.Duration) time.Duration {
-	if d < 0 {
-		return -d
-	}
-	return d
 }
 
 // rollbackOf returns the indexer's "StreamBegin rollback" line that goes
@@ -310,7 +285,7 @@ func (ix *events) closer(node, bucket string, from, to time.Time) *forensics.Eve
 	for _, e := range span(ix.of(mcTraffic, nsEnabling, nsWarmed, nsReady, nsOnline), from, to) {
 		switch e.Kind {
 		case nsReady:
-			if e.Attr(nsserver.AttrReadyNode) != node || !listHas(e.Attr(nsserver.AttrBuckets), bucket) {
+			if e.Attr(nsserver.AttrReadyNode) != node || !nsserver.HasNode(e.Attr(nsserver.AttrBuckets), bucket) {
 				continue
 			}
 		default:
@@ -347,11 +322,11 @@ func (ix *events) failoverOf(node string, from, to time.Time) *failover {
 		if !to.IsZero() && !s.Time.Before(to) {
 			break
 		}
-		if s.Kind == nsAutoFailover && listHas(s.Attr(nsserver.AttrNodes), node) {
+		if s.Kind == nsAutoFailover && nsserver.HasNode(s.Attr(nsserver.AttrNodes), node) {
 			// Logged once the failover succeeded.
 			return &failover{start: s, done: s}
 		}
-		if s.Kind != nsFailoverStart || !listHas(s.Attr(nsserver.AttrNodes), node) {
+		if s.Kind != nsFailoverStart || !nsserver.HasNode(s.Attr(nsserver.AttrNodes), node) {
 			continue
 		}
 		f := &failover{start: s}
@@ -362,13 +337,13 @@ func (ix *events) failoverOf(node string, from, to time.Time) *failover {
 			}
 			switch e.Kind {
 			case nsFailoverNode:
-				if listHas(e.Attr(nsserver.AttrNodes), node) {
+				if nsserver.HasNode(e.Attr(nsserver.AttrNodes), node) {
 					f.done = e
 				}
 			case nsFailoverEnd:
 				f.done = e
 			case nsAutoFailover:
-				if listHas(e.Attr(nsserver.AttrNodes), node) {
+				if nsserver.HasNode(e.Attr(nsserver.AttrNodes), node) {
 					f.done = e
 				}
 			case nsFailoverFailed:
@@ -400,7 +375,7 @@ type rerollback struct {
 // replica that took the vbucket over.
 func (ix *events) aftermath(node, bucket string, vbs []int, since time.Time) []*rerollback {
 	var out []*rerollback
-	h := host(node)
+	h := nsserver.Host(node)
 	// The indexer's clock may read a little behind the orchestrator's.
 	since = since.Add(-pairWindow)
 	for _, vb := range vbs {
@@ -441,15 +416,6 @@ func (ix *events) aftermath(node, bucket string, vbs []int, since time.Time) []*
 		}
 	}
 	return out
-}
-
-// clock formats a time of day in UTC for explanations.
-func clock(t time.Time) string {
-	t = t.UTC()
-	if t.Nanosecond()%int(time.Millisecond) != 0 {
-		return t.Format("15:04:05.000000Z")
-	}
-	return t.Format("15:04:05.000Z")
 }
 
 // dur formats a duration for explanations: ms below ten seconds.

@@ -1,6 +1,7 @@
 package kvstream
 
 import (
+	"cmp"
 	"fmt"
 	"net/url"
 	"sort"
@@ -11,6 +12,7 @@ import (
 	"forensics/names"
 	"forensics/parsers/memcached"
 	"forensics/parsers/nsserver"
+	"forensics/rules/evidence"
 	"forensics/shell"
 )
 
@@ -34,15 +36,15 @@ func explain(r *restart, exit *forensics.Event, bucket string, entries []*forens
 	day := r.at.UTC().Format("2006-01-02")
 	switch {
 	case exit.Kind == mcStart:
-		fmt.Fprintf(&b, "On %s (UTC) memcached on %s started again at %s after being killed (no graceful shutdown was logged).", day, node, clock(exit.Time))
+		fmt.Fprintf(&b, "On %s (UTC) memcached on %s started again at %s after being killed (no graceful shutdown was logged).", day, node, evidence.Clock(exit.Time))
 	case exit.Attr(nsserver.AttrStatus) != "":
-		fmt.Fprintf(&b, "On %s (UTC) memcached on %s exited with status %s at %s and was restarted.", day, node, exit.Attr(nsserver.AttrStatus), clock(exit.Time))
+		fmt.Fprintf(&b, "On %s (UTC) memcached on %s exited with status %s at %s and was restarted.", day, node, exit.Attr(nsserver.AttrStatus), evidence.Clock(exit.Time))
 	default:
-		fmt.Fprintf(&b, "On %s (UTC) memcached on %s exited at %s and was restarted.", day, node, clock(exit.Time))
+		fmt.Fprintf(&b, "On %s (UTC) memcached on %s exited at %s and was restarted.", day, node, evidence.Clock(exit.Time))
 	}
 	if len(entries) > 0 {
 		fmt.Fprintf(&b, " At %s its warmup gave %d vbucket(s) of %s a new failover-log branch (%s), so their history on this node ends at what it had persisted.",
-			clock(entries[0].Time), len(entries), bucket, entries[0].Attr(memcached.AttrReason))
+			evidence.Clock(entries[0].Time), len(entries), bucket, entries[0].Attr(memcached.AttrReason))
 	}
 	paras = append(paras, b.String())
 
@@ -56,7 +58,7 @@ func explain(r *restart, exit *forensics.Event, bucket string, entries []*forens
 		}
 	}
 	fmt.Fprintf(&b, "From %s, before ns_server had enabled traffic on %s there, the node answered %d stream request(s) for %d vbucket(s) (%s)",
-		clock(as[0].ev.Time), bucket, len(as), len(vbs), vbList(vbs))
+		evidence.Clock(as[0].ev.Time), bucket, len(as), len(vbs), vbList(vbs))
 	var parts []string
 	if rollbacks > 0 {
 		parts = append(parts, fmt.Sprintf("%d with a rollback (%s)", rollbacks, rollbackList(as)))
@@ -70,9 +72,9 @@ func explain(r *restart, exit *forensics.Event, bucket string, entries []*forens
 	b.Reset()
 	switch {
 	case fo != nil:
-		fmt.Fprintf(&b, "Traffic was never enabled on %s there: the node's failover started at %s", bucket, clock(fo.start.Time))
+		fmt.Fprintf(&b, "Traffic was never enabled on %s there: the node's failover started at %s", bucket, evidence.Clock(fo.start.Time))
 		if fo.done != nil && fo.done != fo.start {
-			fmt.Fprintf(&b, " and completed at %s", clock(fo.done.Time))
+			fmt.Fprintf(&b, " and completed at %s", evidence.Clock(fo.done.Time))
 		}
 		b.WriteString(", so the consumer had repaired its streams against a node that was being taken out of the cluster.")
 		if len(again) == 0 {
@@ -86,13 +88,13 @@ func explain(r *restart, exit *forensics.Event, bucket string, entries []*forens
 			var promoted []string
 			for _, g := range again {
 				if g.ev != nil {
-					k := key{orUnknown(g.node), g.seqno}
+					k := key{cmp.Or(g.node, "another node"), g.seqno}
 					if groups[k] == nil {
 						order = append(order, k)
 					}
 					groups[k] = append(groups[k], g)
 				} else if g.promoted != nil {
-					promoted = append(promoted, fmt.Sprintf("vb %d (%s, %s)", g.vb, g.promoted.Node, clock(g.promoted.Time)))
+					promoted = append(promoted, fmt.Sprintf("vb %d (%s, %s)", g.vb, g.promoted.Node, evidence.Clock(g.promoted.Time)))
 				}
 			}
 			var rolled []string
@@ -102,7 +104,7 @@ func explain(r *restart, exit *forensics.Event, bucket string, entries []*forens
 				for i, g := range gs {
 					vbs[i] = g.vb
 				}
-				rolled = append(rolled, fmt.Sprintf("%s to seqno %s on %s (from %s)", vbList(vbs), k.seqno, k.node, clock(gs[0].ev.Time)))
+				rolled = append(rolled, fmt.Sprintf("%s to seqno %s on %s (from %s)", vbList(vbs), k.seqno, k.node, evidence.Clock(gs[0].ev.Time)))
 			}
 			if len(rolled) > 0 {
 				fmt.Fprintf(&b, " The consumer then had to roll back again on the node that took over: %s.", strings.Join(rolled, "; "))
@@ -112,7 +114,7 @@ func explain(r *restart, exit *forensics.Event, bucket string, entries []*forens
 			}
 		}
 	case closer != nil:
-		fmt.Fprintf(&b, "ns_server enabled traffic on %s there only at %s, %s after the restart", bucket, clock(closer.Time), dur(closer.Time.Sub(r.at)))
+		fmt.Fprintf(&b, "ns_server enabled traffic on %s there only at %s, %s after the restart", bucket, evidence.Clock(closer.Time), dur(closer.Time.Sub(r.at)))
 		fmt.Fprintf(&b, " (%s). The node was not failed over, so the answers stood, but the consumer acted on a node ns_server had not yet declared healthy.", closerSource(closer))
 	default:
 		fmt.Fprintf(&b, "The logs given show no traffic enablement on %s there and no failover of the node after the restart.", bucket)
@@ -179,7 +181,7 @@ func capList(s []string, n int) string {
 // version is the release the restarted memcached announced ("" when its
 // log is missing); it tells whether the indexer fix is already there.
 func fixes(node, bucket string, consumers []string, other string, warmup string, critical bool, version string) []forensics.Fix {
-	h, oh := host(node), host(other)
+	h, oh := nsserver.Host(node), nsserver.Host(other)
 	timeout := "SECONDS"
 	wstep := "The logs given do not show how long " + bucket + " takes to warm up on " + h +
 		": find \"Bucket \\\"" + bucket + "\\\" marked as warmed in N seconds\" in ns_server.info.log after an earlier restart, and set the timeout above N."

@@ -1,6 +1,7 @@
 package kvstream
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
 	"strings"
@@ -10,7 +11,7 @@ import (
 	"forensics/parsers/indexer"
 	"forensics/parsers/memcached"
 	"forensics/parsers/nsserver"
-	"forensics/rules/cbevidence"
+	"forensics/rules/evidence"
 )
 
 // analyze finds, for each of the restarts rs, every bucket the node
@@ -56,7 +57,7 @@ func (p pending) finish(nodes []string) forensics.Finding {
 // requests after the restart, sorted.
 func (ix *events) bucketsServed(r *restart) []string {
 	seen := map[string]bool{}
-	h := host(r.node)
+	h := nsserver.Host(r.node)
 	for _, e := range span(ix.of(mcCreated, mcRollback, prRollback, prResponse, ixStreamBegin), r.at, r.next) {
 		if e.Bucket == "" || !r.within(e.Time) {
 			continue
@@ -122,7 +123,7 @@ func (ix *events) incident(r *restart, bucket string) (pending, bool) {
 		again = ix.aftermath(node, bucket, vbs, fo.start.Time)
 	}
 
-	ev := &quoted{fill: ix.fill}
+	ev := &quoted{Set: evidence.Set{Copies: true}, fill: ix.fill}
 	exit := ix.exitLine(r)
 	ev.Add(exit, exitNote(exit))
 	for _, s := range r.signals {
@@ -175,7 +176,7 @@ func (ix *events) incident(r *restart, bucket string) (pending, bool) {
 			promoted++
 		}
 		if g.ev != nil && rolled < maxPerVBEvidence {
-			ev.Add(g.ev, fmt.Sprintf("second rollback for vb %d, to seqno %s, on %s", g.vb, g.seqno, orUnknown(g.node)))
+			ev.Add(g.ev, fmt.Sprintf("second rollback for vb %d, to seqno %s, on %s", g.vb, g.seqno, cmp.Or(g.node, "another node")))
 			rolled++
 		}
 	}
@@ -251,7 +252,7 @@ func exitNote(e *forensics.Event) string {
 // restart: the consumer noticing it.
 func (ix *events) streamEnd(r *restart, bucket string) *forensics.Event {
 	for _, e := range span(ix.by[ixStreamEnd], r.at.Add(-pairWindow), r.at.Add(pairWindow+1)) {
-		if e.Bucket == bucket && absDur(e.Time.Sub(r.at)) <= pairWindow {
+		if e.Bucket == bucket && e.Time.Sub(r.at).Abs() <= pairWindow {
 			return e
 		}
 	}
@@ -281,7 +282,7 @@ func (ix *events) first(k forensics.Kind, node, bucket string, from, to time.Tim
 
 func (ix *events) notReady(node, bucket string, from, to time.Time) *forensics.Event {
 	for _, e := range span(ix.by[nsNotReady], from, to) {
-		if e.Bucket == bucket && listHas(e.Attr(nsserver.AttrNodes), node) && !e.Time.Before(from) && (to.IsZero() || e.Time.Before(to)) {
+		if e.Bucket == bucket && nsserver.HasNode(e.Attr(nsserver.AttrNodes), node) && !e.Time.Before(from) && (to.IsZero() || e.Time.Before(to)) {
 			return e
 		}
 	}
@@ -328,17 +329,10 @@ func (ix *events) warmupTook(node, bucket string) string {
 	return ""
 }
 
-func orUnknown(s string) string {
-	if s == "" {
-		return "another node"
-	}
-	return s
-}
-
 // quoted is the finding's evidence set; events read without their text
 // get it back before they are quoted.
 type quoted struct {
-	cbevidence.Set
+	evidence.Set
 	fill func(*forensics.Event)
 }
 

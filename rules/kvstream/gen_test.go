@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"forensics/parsers/nsserver"
 )
 
 // The Couchbase cases under testdata/couchbase are written by this
@@ -262,7 +264,7 @@ func newCluster(name, stamp string, seed uint64) *cluster {
 }
 
 func (c *cluster) node(otp string, loc *time.Location) *cbnode {
-	n := &cbnode{otp: otp, host: host(otp), loc: loc, files: map[string][]line{}, pid: 2000 + c.rng.IntN(30000), cid: 40 + c.rng.IntN(200)}
+	n := &cbnode{otp: otp, host: nsserver.Host(otp), loc: loc, files: map[string][]line{}, pid: 2000 + c.rng.IntN(30000), cid: 40 + c.rng.IntN(200)}
 	c.nodes = append(c.nodes, n)
 	return n
 }

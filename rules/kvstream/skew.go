@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"forensics"
+	"forensics/rules/evidence"
 )
 
 // skewMargin is what delays in logging explain on top of the resolution of
@@ -44,12 +45,12 @@ func (ix *events) causalSkews(node, bucket string, as []*answer, at time.Time) [
 		pairs = append(pairs, causalPair{a.ev, a.peer, fmt.Sprintf("memcached logs its answer for vb %d before sending it; the indexer logs it after the projector forwarded it", a.vb)})
 	}
 	for _, closed := range ix.of(prClosed, prStreamEnd) {
-		if closed.Node != node || (closed.Bucket != "" && closed.Bucket != bucket) || absDur(closed.Time.Sub(at)) > pairWindow {
+		if closed.Node != node || (closed.Bucket != "" && closed.Bucket != bucket) || closed.Time.Sub(at).Abs() > pairWindow {
 			continue
 		}
 		for _, end := range ix.by[ixStreamEnd] {
 			if end.Node == "" || end.Node == node || end.Bucket != bucket || (closed.VB != forensics.NoVB && end.VB != closed.VB) ||
-				absDur(end.Time.Sub(closed.Time)) > pairWindow {
+				end.Time.Sub(closed.Time).Abs() > pairWindow {
 				continue
 			}
 			pairs = append(pairs, causalPair{closed, end, "the projector logs the end of its DCP stream before telling the indexers; the indexer logs the StreamEnd after hearing it"})
@@ -75,7 +76,7 @@ func (ix *events) causalSkews(node, bucket string, as []*answer, at time.Time) [
 		best[behind] = forensics.Skew{
 			Ahead: node, Behind: behind, By: gap,
 			Basis: fmt.Sprintf("%s at %s (%s:%d) logged the cause %s after %s at %s (%s:%d) logged its effect; %s, so more than the %s that logging delays and the times' resolution explain is clock",
-				node, clock(p.cause.Time), p.cause.Path, p.cause.Line, dur(gap), behind, clock(p.effect.Time), p.effect.Path, p.effect.Line,
+				node, evidence.Clock(p.cause.Time), p.cause.Path, p.cause.Line, dur(gap), behind, evidence.Clock(p.effect.Time), p.effect.Path, p.effect.Line,
 				p.why, dur(resolution(p.cause)+resolution(p.effect)+skewMargin)),
 			Cause: &cause, Effect: &effect,
 		}

@@ -9,6 +9,7 @@ import (
 
 	"forensics"
 	"forensics/parsers/crdb"
+	"forensics/rules/evidence"
 	"forensics/shell"
 )
 
@@ -231,7 +232,7 @@ func (w *window) finding(disk []forensics.Event) forensics.Finding {
 	f := forensics.Finding{
 		Severity: forensics.High,
 		Title: fmt.Sprintf("%s failed %d liveness heartbeats in %s (cause: %s)",
-			w.node, len(w.failures), roundDur(w.end().Sub(w.start())), c.kind),
+			w.node, len(w.failures), evidence.Round(w.end().Sub(w.start())), c.kind),
 		Subject: forensics.FindingSubject{
 			Node:    w.node,
 			Details: forensics.Details{windowDetail.Text(w.start().UTC().Format(windowTime) + "/" + w.end().UTC().Format(windowTime))},
@@ -276,15 +277,8 @@ func words(e *forensics.Event) string {
 }
 
 func (w *window) evidence(c cause) []forensics.Evidence {
-	var out []forensics.Evidence
-	add := func(e *forensics.Event, note string) {
-		for _, o := range out {
-			if o.Path == e.Path && o.Line == e.Line {
-				return
-			}
-		}
-		out = append(out, forensics.EvidenceOf(e, note))
-	}
+	var quoted evidence.Set
+	add := quoted.Add
 	n := len(w.failures)
 	add(w.failures[0], fmt.Sprintf("first failed heartbeat (1 of %d)", n))
 	if n > 2 {
@@ -299,8 +293,7 @@ func (w *window) evidence(c cause) []forensics.Evidence {
 	if c.ev != nil {
 		add(c.ev, "the cause: "+c.kind)
 	}
-	forensics.SortEvidence(out)
-	return out
+	return quoted.Sorted()
 }
 
 func (w *window) fixes(c cause) []forensics.Fix {
@@ -338,13 +331,6 @@ func (w *window) fixes(c cause) []forensics.Fix {
 			},
 		},
 	}
-}
-
-func roundDur(d time.Duration) time.Duration {
-	if d > time.Minute {
-		return d.Round(time.Second)
-	}
-	return d.Round(10 * time.Millisecond)
 }
 
 func stamp(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05.000") + " UTC" }

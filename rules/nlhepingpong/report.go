@@ -9,6 +9,7 @@ import (
 
 	"forensics"
 	"forensics/parsers/crdb"
+	"forensics/rules/evidence"
 )
 
 // claim is the lease one replica of the loop reported.
@@ -137,7 +138,7 @@ func finding(ep *episode, evs []forensics.Event) forensics.Finding {
 		End:   ep.end,
 	}
 	f.Explanation = explain(ep, rs, ls, e, traces, clients, gateways, discarded)
-	f.Evidence = evidence(ep, rs, ls, evs)
+	f.Evidence = quote(ep, rs, ls, evs)
 	f.Fixes = fixes(ep, ls, e)
 	return f
 }
@@ -159,11 +160,11 @@ func explain(ep *episode, rs []*redirect, ls leases, e era, traces, clients, gat
 			lagging = append(lagging, ls.claims[i].replica)
 		}
 		fmt.Fprintf(&b, "The lease reported by %s is the newer (%s), so %s %s lagging: ",
-			n.replica, whyNewer(n.lease, ls.claims[ls.lagging[0]].lease), joinAnd(lagging), isAre(len(lagging)))
+			n.replica, whyNewer(n.lease, ls.claims[ls.lagging[0]].lease), joinAnd(lagging), evidence.Plural(len(lagging), "is", "are"))
 		if len(lagging) == 1 && lagging[0] == n.lease.Replica {
 			fmt.Fprintf(&b, "the newer lease makes %s the leaseholder, but it has not applied that lease yet and still redirects to the old holder; until it does, no replica serves r%d. ", lagging[0], ep.rng)
 		} else {
-			fmt.Fprintf(&b, "%s not applied the newer lease yet and still %s to the old holder. ", hasHave(len(lagging)), redirectVerb(len(lagging)))
+			fmt.Fprintf(&b, "%s not applied the newer lease yet and still %s to the old holder. ", evidence.Plural(len(lagging), "it has", "they have"), redirectVerb(len(lagging)))
 		}
 	} else {
 		b.WriteString("The leases they report cannot be ordered (no sequence or start to compare), so which replica is lagging is not known from these lines. ")
@@ -200,20 +201,6 @@ func other(n int) string {
 		return "the other"
 	}
 	return "another"
-}
-
-func isAre(n int) string {
-	if n == 1 {
-		return "is"
-	}
-	return "are"
-}
-
-func hasHave(n int) string {
-	if n == 1 {
-		return "it has"
-	}
-	return "they have"
 }
 
 func redirectVerb(n int) string {
@@ -285,20 +272,13 @@ func discardedCount(ep *episode) int {
 	return n
 }
 
-// evidence picks the lines that show the loop, in time order: the start
+// quote picks the lines that show the loop, in time order: the start
 // of the first request, its first send, each replica's first refusal (the
 // lease it claims), the first backoff, where the trace lost events, and the
 // last redirect.
-func evidence(ep *episode, rs []*redirect, ls leases, evs []forensics.Event) []forensics.Evidence {
-	var out []forensics.Evidence
-	add := func(e *forensics.Event, note string) {
-		for _, o := range out {
-			if o.Path == e.Path && o.Line == e.Line {
-				return
-			}
-		}
-		out = append(out, forensics.EvidenceOf(e, note))
-	}
+func quote(ep *episode, rs []*redirect, ls leases, evs []forensics.Event) []forensics.Evidence {
+	var quoted evidence.Set
+	add := quoted.Add
 	first := rs[0]
 	if tr := traceStart(first, evs); tr != nil {
 		note := "the request's trace starts"
@@ -330,16 +310,7 @@ func evidence(ep *episode, rs []*redirect, ls leases, evs []forensics.Event) []f
 	}
 	last := rs[len(rs)-1]
 	add(last.ev, fmt.Sprintf("still redirected %s after the first redirect", fmtDuration(ep.duration())))
-	sort.SliceStable(out, func(i, j int) bool {
-		if !out[i].Time.Equal(out[j].Time) {
-			return out[i].Time.Before(out[j].Time)
-		}
-		if out[i].Path != out[j].Path {
-			return out[i].Path < out[j].Path
-		}
-		return out[i].Line < out[j].Line
-	})
-	return out
+	return quoted.Sorted()
 }
 
 func traceStart(r *redirect, evs []forensics.Event) *forensics.Event {

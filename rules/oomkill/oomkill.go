@@ -12,10 +12,11 @@ import (
 	"time"
 
 	"forensics"
+	"forensics/names"
 	"forensics/parsers/cbstats"
 	"forensics/parsers/nsserver"
 	"forensics/parsers/oslog"
-	"forensics/rules/cbevidence"
+	"forensics/rules/evidence"
 	"forensics/shell"
 )
 
@@ -105,10 +106,7 @@ func run(p *forensics.Pass) error {
 	if err != nil {
 		return err
 	}
-	by := map[forensics.Kind][]*forensics.Event{}
-	for _, e := range cbevidence.Ptrs(evs) {
-		by[e.Kind] = append(by[e.Kind], e)
-	}
+	by := evidence.ByKind(evs)
 	type key struct{ node, pid, process string }
 	seen := map[key]bool{}
 	kills := by[oomKill]
@@ -189,7 +187,7 @@ func finding(k, constraint, invoked *forensics.Event, by map[forensics.Kind][]*f
 		service = process
 	}
 	pid, _ := strconv.ParseInt(k.Attr(oslog.AttrPID), 10, 64)
-	var ev cbevidence.Set
+	ev := evidence.Set{Copies: true}
 	if invoked != nil {
 		ev.Add(invoked, "an allocation by "+invoked.Attr(oslog.AttrProcess)+" made the kernel run the OOM killer")
 	}
@@ -220,7 +218,7 @@ func finding(k, constraint, invoked *forensics.Event, by map[forensics.Kind][]*f
 	var fo *forensics.Event
 	for _, kind := range []forensics.Kind{nsAutoFailover, nsFailoverStart} {
 		for _, e := range by[kind] {
-			if cbevidence.HasNode(e.Attr(nsserver.AttrNodes), node) && !e.Time.Before(anchor.Add(-time.Minute)) && e.Time.Sub(anchor) < 2*time.Hour {
+			if nsserver.HasNode(e.Attr(nsserver.AttrNodes), node) && !e.Time.Before(anchor.Add(-time.Minute)) && e.Time.Sub(anchor) < 2*time.Hour {
 				if fo == nil || e.Time.Before(fo.Time) {
 					fo = e
 				}
@@ -287,7 +285,7 @@ func placedWords(k *forensics.Event) string {
 	switch {
 	case k.Attr(oslog.AttrClock) == "since-boot":
 		return fmt.Sprintf("The kernel logged it %s s after boot; forensics places that at %s UTC from the bundle's own clock (the \"time and TZ\" and \"Raw /proc/uptime\" sections of couchbase.log), to within about %s s: those tasks run tens of seconds apart and the kernel's clock stops while the machine is suspended.",
-			k.Attr(oslog.AttrSinceBootS), cbevidence.Clock(k.Time), k.Attr(oslog.AttrUncertaintyS))
+			k.Attr(oslog.AttrSinceBootS), evidence.Clock(k.Time), k.Attr(oslog.AttrUncertaintyS))
 	case k.Attr(oslog.AttrClock) == "dmesg -T" && k.Zone == forensics.ZoneLogged:
 		return "dmesg -T printed it in the node's local time (whole seconds; the UTC offset comes from couchbase.log's \"time and TZ\" section); dmesg -T derives it from the boot time, so it is late by any time the machine spent suspended."
 	case k.Zone == forensics.ZoneAssumed:
@@ -344,7 +342,7 @@ func memoryWords(node string, by map[forensics.Kind][]*forensics.Event) string {
 func explain(k, constraint, exit, fo *forensics.Event, service, memory string) string {
 	var paras []string
 	var b strings.Builder
-	fmt.Fprintf(&b, "On %s at %s (UTC) the Linux OOM killer on %s killed %s, pid %s", cbevidence.Day(k.Time), cbevidence.Clock(k.Time), k.Node, k.Attr(oslog.AttrProcess), k.Attr(oslog.AttrPID))
+	fmt.Fprintf(&b, "On %s at %s (UTC) the Linux OOM killer on %s killed %s, pid %s", evidence.Day(k.Time), evidence.Clock(k.Time), k.Node, k.Attr(oslog.AttrProcess), k.Attr(oslog.AttrPID))
 	if t := k.Attr(oslog.AttrTrigger); t != "" {
 		fmt.Fprintf(&b, " (\"%s\")", t)
 	}
@@ -366,7 +364,7 @@ func explain(k, constraint, exit, fo *forensics.Event, service, memory string) s
 	paras = append(paras, b.String())
 	b.Reset()
 	if exit != nil {
-		fmt.Fprintf(&b, "At %s ns_server saw %s exit", cbevidence.Clock(exit.Time), service)
+		fmt.Fprintf(&b, "At %s ns_server saw %s exit", evidence.Clock(exit.Time), service)
 		if st := exit.Attr(nsserver.AttrStatus); st != "" {
 			fmt.Fprintf(&b, " with status %s", st)
 			if st == "137" {
@@ -382,7 +380,7 @@ func explain(k, constraint, exit, fo *forensics.Event, service, memory string) s
 	}
 	paras = append(paras, b.String())
 	if fo != nil {
-		paras = append(paras, fmt.Sprintf("At %s the node was failed over (%s).", cbevidence.Clock(fo.Time), cbevidence.FirstLine(fo.Text)))
+		paras = append(paras, fmt.Sprintf("At %s the node was failed over (%s).", evidence.Clock(fo.Time), evidence.FirstLine(fo.Text)))
 	}
 	paras = append(paras, memory)
 	return strings.Join(paras, "\n\n")
@@ -396,7 +394,7 @@ func orZero(s string) string {
 }
 
 func fixes(node, service string) []forensics.Fix {
-	h := cbevidence.HostOr(node)
+	h := names.HostOr(nsserver.Host(node))
 	quotas := shell.Command("curl", "-s", "-u", "Administrator:PASSWORD", "http://"+h+":8091/pools/default") +
 		" | jq '{memoryQuota, indexMemoryQuota, ftsMemoryQuota, cbasMemoryQuota, eventingMemoryQuota, ram: .storageTotals.ram}'"
 	fs := []forensics.Fix{{

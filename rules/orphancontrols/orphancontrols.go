@@ -5,7 +5,9 @@ package orphancontrols
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -92,7 +94,7 @@ func run(pass *forensics.Pass) error {
 			}
 		}
 	}
-	for _, ks := range sortedKeys(byKeyspace) {
+	for _, ks := range slices.Sorted(maps.Keys(byKeyspace)) {
 		covered, known := coverage(ks, workflows, lists)
 		if !known {
 			continue
@@ -125,11 +127,11 @@ func run(pass *forensics.Pass) error {
 		if len(in.orphans) == 0 {
 			continue
 		}
-		for _, name := range sortedKeys(covered) {
+		for _, name := range slices.Sorted(maps.Keys(covered)) {
 			in.workflows = append(in.workflows, covered[name]...)
 		}
 		in.workflows = unique(in.workflows)
-		for _, k := range sortedKeys(wfEvents) {
+		for _, k := range slices.Sorted(maps.Keys(wfEvents)) {
 			w := workflows[k]
 			if w.Source == ks || w.Target == ks {
 				in.wfDocs = append(in.wfDocs, wfEvents[k])
@@ -211,26 +213,21 @@ func (in *incident) tables() []string {
 }
 
 func (in *incident) finding() forensics.Finding {
-	shards := sortedKeys(in.orphans)
+	shards := slices.Sorted(maps.Keys(in.orphans))
 	tables := in.tables()
 	sev := forensics.Medium
 	if in.primary {
 		sev = forensics.High
 	}
 	var ev []forensics.Evidence
-	var start, end time.Time
 	for _, e := range in.docs {
 		line, text := controls(e)
 		quote := forensics.EvidenceOf(e, "the shard record denies tables no workflow holds")
 		quote.Line, quote.Text = line, text
 		ev = append(ev, quote)
-		if start.IsZero() || e.Time.Before(start) {
-			start = e.Time
-		}
-		if e.Time.After(end) {
-			end = e.Time
-		}
 	}
+	// The finding spans the shard records; the workflows are context.
+	start, end := forensics.Span(ev)
 	if in.list != nil {
 		quote := forensics.EvidenceOf(in.list, "the keyspace's workflows")
 		quote.Text = firstLines(in.list.Text, 8)
@@ -259,7 +256,7 @@ func (in *incident) explain(shards, tables []string, at time.Time) string {
 	var parts []string
 	for _, sh := range shards {
 		var types []string
-		for _, tt := range sortedKeys(in.orphans[sh]) {
+		for _, tt := range slices.Sorted(maps.Keys(in.orphans[sh])) {
 			types = append(types, fmt.Sprintf("%s to %s tablets", strings.Join(in.orphans[sh][tt], ", "), tt))
 		}
 		parts = append(parts, fmt.Sprintf("%s/%s denies %s", in.keyspace, sh, strings.Join(types, " and ")))
@@ -286,7 +283,7 @@ func (in *incident) explain(shards, tables []string, at time.Time) string {
 // go/cmd/vtctldclient/command/shards.go (SetShardTabletControl, GetShard),
 // tablets.go (RefreshStateByShard), vreplication/workflow (list).
 func (in *incident) fixes(shards []string) []forensics.Fix {
-	if names.Keyspace(in.keyspace) != nil || !allValid(shards, names.Shard) || !allValid(in.tables(), names.DeniedTable) {
+	if names.Keyspace(in.keyspace) != nil || names.Each(names.Shard, shards) != nil || names.Each(names.DeniedTable, in.tables()) != nil {
 		return []forensics.Fix{{Title: "Remove the leftover denied tables by hand", Steps: []string{
 			"A keyspace, shard or table name from the evidence is not a Vitess name, so no command is given with it.",
 		}}}
@@ -304,7 +301,7 @@ func (in *incident) fixes(shards []string) []forensics.Fix {
 		Steps: []string{"SetShardTabletControl --remove refuses a table the control does not list, so each command names exactly the leftover entries of that shard and tablet type; entries a workflow holds stay."},
 	}
 	for _, sh := range shards {
-		for _, tt := range sortedKeys(in.orphans[sh]) {
+		for _, tt := range slices.Sorted(maps.Keys(in.orphans[sh])) {
 			rm.Commands = append(rm.Commands, shell.Command("vtctldclient", "SetShardTabletControl",
 				"--denied-tables="+strings.Join(in.orphans[sh][tt], ","), "--remove", in.keyspace+"/"+sh, tt))
 		}
@@ -348,16 +345,6 @@ func firstLines(s string, n int) string {
 	return strings.Join(lines, "\n")
 }
 
-// allValid reports whether every name passes check (a names validator).
-func allValid(list []string, check func(string) error) bool {
-	for _, n := range list {
-		if check(n) != nil {
-			return false
-		}
-	}
-	return true
-}
-
 func unique(s []string) []string {
 	sort.Strings(s)
 	out := s[:0]
@@ -366,14 +353,5 @@ func unique(s []string) []string {
 			out = append(out, v)
 		}
 	}
-	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
 	return out
 }

@@ -11,6 +11,7 @@ import (
 
 	"forensics"
 	"forensics/parsers/crdb"
+	"forensics/rules/evidence"
 	"forensics/shell"
 )
 
@@ -277,7 +278,7 @@ func (ep *episode) finding() forensics.Finding {
 	end, recovered := ep.end()
 	state := "not recovered in these logs"
 	if recovered {
-		state = "recovered after " + roundDur(end.Sub(start)).String()
+		state = "recovered after " + evidence.Round(end.Sub(start)).String()
 	}
 	title := fmt.Sprintf("r%d could not serve requests (%s)", ep.rng, state)
 	switch {
@@ -317,7 +318,7 @@ func (ep *episode) explain(all, down []string, start, end time.Time, recovered b
 			fmt.Fprintf(&b, ". The range's replicas are %s", strings.Join(all, ", "))
 		}
 		if len(down) > 0 {
-			fmt.Fprintf(&b, "; %s %s down, leaving no quorum (%d of %d)", strings.Join(down, ", "), isAre(len(down)), len(all)-len(down), len(all))
+			fmt.Fprintf(&b, "; %s %s down, leaving no quorum (%d of %d)", strings.Join(down, ", "), evidence.Plural(len(down), "is", "are"), len(all)-len(down), len(all))
 		}
 		b.WriteString(". ")
 	}
@@ -329,9 +330,9 @@ func (ep *episode) explain(all, down []string, start, end time.Time, recovered b
 		if ep.reset == nil {
 			how = "the slow commands finished"
 		}
-		fmt.Fprintf(&b, "At %s %s: %s served again after %s.", stamp(end), how, r, roundDur(end.Sub(start)))
+		fmt.Fprintf(&b, "At %s %s: %s served again after %s.", stamp(end), how, r, evidence.Round(end.Sub(start)))
 	} else {
-		fmt.Fprintf(&b, "No recovery is logged: the last sign of the outage is at %s, %s after it began.", stamp(end), roundDur(end.Sub(start)))
+		fmt.Fprintf(&b, "No recovery is logged: the last sign of the outage is at %s, %s after it began.", stamp(end), evidence.Round(end.Sub(start)))
 		if u := ep.unfinished(); len(u) > 0 && len(ep.trips()) == 0 {
 			fmt.Fprintf(&b, " %d slow proposals never finished in these logs.", len(u))
 		}
@@ -339,23 +340,9 @@ func (ep *episode) explain(all, down []string, start, end time.Time, recovered b
 	return b.String()
 }
 
-func isAre(n int) string {
-	if n == 1 {
-		return "is"
-	}
-	return "are"
-}
-
 func (ep *episode) evidence() []forensics.Evidence {
-	var out []forensics.Evidence
-	add := func(e *forensics.Event, note string) {
-		for _, o := range out {
-			if o.Path == e.Path && o.Line == e.Line {
-				return
-			}
-		}
-		out = append(out, forensics.EvidenceOf(e, note))
-	}
+	var quoted evidence.Set
+	add := quoted.Add
 	if ps := ep.slowed(); len(ps) > 0 {
 		add(ps[0], "a proposal has waited "+ps[0].Attr(crdb.AttrDuration))
 		if len(ps) > 1 {
@@ -379,8 +366,7 @@ func (ep *episode) evidence() []forensics.Evidence {
 		f := ep.finished[len(ep.finished)-1]
 		add(f, "slow command finishes after "+f.Attr(crdb.AttrDuration))
 	}
-	forensics.SortEvidence(out)
-	return out
+	return quoted.Sorted()
 }
 
 func (ep *episode) fixes(down []string) []forensics.Fix {
@@ -419,13 +405,6 @@ func (ep *episode) fixes(down []string) []forensics.Fix {
 		}
 	}
 	return []forensics.Fix{inspect, back}
-}
-
-func roundDur(d time.Duration) time.Duration {
-	if d > time.Minute {
-		return d.Round(time.Second)
-	}
-	return d.Round(10 * time.Millisecond)
 }
 
 func stamp(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05.000") + " UTC" }

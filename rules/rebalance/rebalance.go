@@ -5,12 +5,14 @@ package rebalance
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"forensics"
+	"forensics/names"
 	"forensics/parsers/nsserver"
-	"forensics/rules/cbevidence"
+	"forensics/rules/evidence"
 	"forensics/shell"
 )
 
@@ -92,17 +94,14 @@ func run(p *forensics.Pass) error {
 	if err != nil {
 		return err
 	}
-	by := map[forensics.Kind][]*forensics.Event{}
-	for _, e := range cbevidence.Ptrs(evs) {
-		by[e.Kind] = append(by[e.Kind], e)
-	}
+	by := evidence.ByKind(evs)
 	// master_events.log records the end that ns_orchestrator logs, without
 	// its operation id: the same result and reason within the window are
 	// one rebalance.
 	key := func(e *forensics.Event) string {
 		return e.Attr(nsserver.AttrResult) + "|" + e.Attr(nsserver.AttrReason)
 	}
-	ends := cbevidence.Dedupe(by[nsRebalanceEnd], 2*time.Minute, key)
+	ends := evidence.Dedupe(by[nsRebalanceEnd], 2*time.Minute, key)
 	for _, e := range ends {
 		if e.Attr(nsserver.AttrResult) != "failed" {
 			continue
@@ -112,7 +111,7 @@ func run(p *forensics.Pass) error {
 	stuckKey := func(e *forensics.Event) string {
 		return e.Attr(nsserver.AttrService) + "|" + e.Attr(nsserver.AttrOperationID)
 	}
-	for _, s := range cbevidence.Dedupe(by[nsRebalanceStuck], 24*time.Hour, stuckKey) {
+	for _, s := range evidence.Dedupe(by[nsRebalanceStuck], 24*time.Hour, stuckKey) {
 		ended := false
 		for _, e := range ends {
 			if e.Time.After(s.Time) && (e.Attr(nsserver.AttrOperationID) == "" || s.Attr(nsserver.AttrOperationID) == "" || strings.HasPrefix(e.Attr(nsserver.AttrOperationID), s.Attr(nsserver.AttrOperationID))) {
@@ -149,7 +148,7 @@ func failed(e *forensics.Event, by map[forensics.Kind][]*forensics.Event) forens
 	if n := e.Attr(nsserver.AttrReasonNodes); n != "" {
 		nodes = strings.Split(n, ",")
 	}
-	var ev cbevidence.Set
+	ev := evidence.Set{Copies: true}
 	start := startOf(e, by)
 	if start != nil {
 		ev.Add(start, "the rebalance starts")
@@ -162,10 +161,10 @@ func failed(e *forensics.Event, by map[forensics.Kind][]*forensics.Event) forens
 			continue
 		}
 		for _, n := range strings.Split(nr.Attr(nsserver.AttrNodes), ",") {
-			if len(nodes) == 0 || contains(nodes, n) {
+			if len(nodes) == 0 || slices.Contains(nodes, n) {
 				notReady++
 				if notReady == 1 && ev.Add(nr, "the janitor finds bucket "+nr.Bucket+" not ready on "+nr.Attr(nsserver.AttrNodes)) {
-					detail = append(detail, fmt.Sprintf("from %s the janitor found %s not ready on %s", cbevidence.Clock(nr.Time), nr.Bucket, nr.Attr(nsserver.AttrNodes)))
+					detail = append(detail, fmt.Sprintf("from %s the janitor found %s not ready on %s", evidence.Clock(nr.Time), nr.Bucket, nr.Attr(nsserver.AttrNodes)))
 				}
 				break
 			}
@@ -175,14 +174,14 @@ func failed(e *forensics.Event, by map[forensics.Kind][]*forensics.Event) forens
 		detail[0] += fmt.Sprintf(" (%d times in the 10 minutes before the exit)", notReady)
 	}
 	for _, x := range by[nsExited] {
-		if x.Time.After(e.Time) || e.Time.Sub(x.Time) > 10*time.Minute || len(nodes) > 0 && !contains(nodes, x.Node) {
+		if x.Time.After(e.Time) || e.Time.Sub(x.Time) > 10*time.Minute || len(nodes) > 0 && !slices.Contains(nodes, x.Node) {
 			continue
 		}
 		if start != nil && x.Time.Before(start.Time) {
 			continue
 		}
 		if ev.Add(x, x.Attr(nsserver.AttrService)+" exits on "+x.Node) {
-			detail = append(detail, fmt.Sprintf("at %s %s exited on %s with status %s", cbevidence.Clock(x.Time), x.Attr(nsserver.AttrService), x.Node, x.Attr(nsserver.AttrStatus)))
+			detail = append(detail, fmt.Sprintf("at %s %s exited on %s with status %s", evidence.Clock(x.Time), x.Attr(nsserver.AttrService), x.Node, x.Attr(nsserver.AttrStatus)))
 		}
 	}
 	f := forensics.Finding{
@@ -201,13 +200,13 @@ func failed(e *forensics.Event, by map[forensics.Kind][]*forensics.Event) forens
 	}
 	var b strings.Builder
 	if start != nil {
-		fmt.Fprintf(&b, "On %s at %s (UTC) a rebalance started", cbevidence.Day(start.Time), cbevidence.Clock(start.Time))
+		fmt.Fprintf(&b, "On %s at %s (UTC) a rebalance started", evidence.Day(start.Time), evidence.Clock(start.Time))
 		if id := start.Attr(nsserver.AttrOperationID); id != "" {
 			fmt.Fprintf(&b, " (operation %s)", id)
 		}
-		fmt.Fprintf(&b, "; at %s it exited", cbevidence.Clock(e.Time))
+		fmt.Fprintf(&b, "; at %s it exited", evidence.Clock(e.Time))
 	} else {
-		fmt.Fprintf(&b, "On %s at %s (UTC) a rebalance exited", cbevidence.Day(e.Time), cbevidence.Clock(e.Time))
+		fmt.Fprintf(&b, "On %s at %s (UTC) a rebalance exited", evidence.Day(e.Time), evidence.Clock(e.Time))
 	}
 	fmt.Fprintf(&b, " with reason %s.", reason)
 	step := tag
@@ -228,9 +227,9 @@ func failed(e *forensics.Event, by map[forensics.Kind][]*forensics.Event) forens
 	}
 	paras = append(paras, "The cluster is left between vbucket maps: vbuckets already moved stay moved, the rest did not move, and the rebalance must be run again once the cause is fixed.")
 	f.Explanation = strings.Join(paras, "\n\n")
-	orch := cbevidence.HostOr(e.Node)
+	orch := names.HostOr(nsserver.Host(e.Node))
 	cmds := []string{shell.Command("curl", "-s", "-u", "Administrator:PASSWORD", "http://"+orch+":8091/pools/default/tasks")}
-	if e.Bucket != "" && cbevidence.ValidBucket(e.Bucket) {
+	if e.Bucket != "" && names.Bucket(e.Bucket) == nil {
 		cmds = append(cmds, shell.Command("curl", "-s", "-u", "Administrator:PASSWORD", "http://"+orch+":8091/pools/default/buckets/"+e.Bucket)+" | jq '.nodes[] | {hostname, status}'")
 	}
 	cmds = append(cmds, shell.Command("couchbase-cli", "rebalance", "-c", orch+":8091", "-u", "Administrator", "-p", "PASSWORD"))
@@ -240,7 +239,7 @@ func failed(e *forensics.Event, by map[forensics.Kind][]*forensics.Event) forens
 
 func stuck(s *forensics.Event, by map[forensics.Kind][]*forensics.Event) forensics.Finding {
 	service := s.Attr(nsserver.AttrService)
-	var ev cbevidence.Set
+	ev := evidence.Set{Copies: true}
 	if start := startOf(s, by); start != nil {
 		ev.Add(start, "the rebalance starts")
 	}
@@ -255,21 +254,12 @@ func stuck(s *forensics.Event, by map[forensics.Kind][]*forensics.Event) forensi
 	f.Start = f.Evidence[0].Time
 	f.Title = "rebalance stuck in the " + service + " service"
 	f.Explanation = fmt.Sprintf("On %s at %s (UTC) ns_server raised the stuck-rebalance alert: the rebalance of %s made no progress for %s seconds, and the logs read here show no end of that rebalance.",
-		cbevidence.Day(s.Time), cbevidence.Clock(s.Time), service, s.Attr(nsserver.AttrSeconds))
-	orch := cbevidence.HostOr(s.Node)
+		evidence.Day(s.Time), evidence.Clock(s.Time), service, s.Attr(nsserver.AttrSeconds))
+	orch := names.HostOr(nsserver.Host(s.Node))
 	f.Fixes = []forensics.Fix{{
 		Title:    "Find what the " + service + " service waits for; stop and restart the rebalance if it does not move",
 		Steps:    []string{"Read the service's log at that time (ns_server.indexer.log for the index service) for the step it waits on."},
 		Commands: []string{shell.Command("curl", "-s", "-u", "Administrator:PASSWORD", "http://"+orch+":8091/pools/default/tasks"), shell.Command("couchbase-cli", "rebalance-stop", "-c", orch+":8091", "-u", "Administrator", "-p", "PASSWORD")},
 	}}
 	return f
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -4,6 +4,7 @@
 package reparent
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"forensics"
 	"forensics/names"
 	"forensics/parsers/vitess"
+	"forensics/rules/evidence"
 	"forensics/shell"
 )
 
@@ -330,7 +332,7 @@ func explain(failed []*attempt, doc *shardDoc, oldP, newP string) string {
 				n++
 			}
 			if n == len(failed)-i {
-				fmt.Fprintf(&b, " It was run %d more time%s, the last at %s, and failed the same way each time.", n, plural(n), clock(failed[len(failed)-1].lines[0].Time))
+				fmt.Fprintf(&b, " It was run %d more time%s, the last at %s, and failed the same way each time.", n, evidence.Plural(n, "", "s"), clock(failed[len(failed)-1].lines[0].Time))
 				break
 			}
 		}
@@ -362,7 +364,7 @@ func explain(failed []*attempt, doc *shardDoc, oldP, newP string) string {
 	case !doc.shard.PrimaryServing:
 		fmt.Fprintf(&b, " The shard record at %s names %s as primary but is_primary_serving is false: the shard takes no writes.", stamp(doc.ev.Time), doc.shard.PrimaryAlias)
 	case doc.shard.PrimaryAlias == newP && newP != "":
-		fmt.Fprintf(&b, " The shard record at %s names %s, the new primary, and it serves: the promotion went through but the reparent did not finish (replicas may still point at %s).", stamp(doc.ev.Time), newP, orUnknown(oldP))
+		fmt.Fprintf(&b, " The shard record at %s names %s, the new primary, and it serves: the promotion went through but the reparent did not finish (replicas may still point at %s).", stamp(doc.ev.Time), newP, cmp.Or(oldP, "the old primary"))
 	case failed[len(failed)-1].action == "EmergencyReparentShard":
 		fmt.Fprintf(&b, " The shard record at %s still names %s, the primary the EmergencyReparentShard was run to replace: the shard has no primary that takes writes.", stamp(doc.ev.Time), doc.shard.PrimaryAlias)
 	default:
@@ -377,13 +379,6 @@ func same(a, b *attempt) bool {
 		a.failed.Attr(vitess.AttrError) == b.failed.Attr(vitess.AttrError)
 }
 
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
-}
-
 func who(e *forensics.Event) string {
 	if strings.HasPrefix(strings.ToLower(e.Path[strings.LastIndexAny(e.Path, "/!\\")+1:]), "vtorc") {
 		return "VTOrc"
@@ -396,13 +391,6 @@ func orReparent(a string) string {
 		return "a reparent"
 	}
 	return a
-}
-
-func orUnknown(s string) string {
-	if s == "" {
-		return "the old primary"
-	}
-	return s
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -10,9 +10,10 @@ import (
 	"time"
 
 	"forensics"
+	"forensics/names"
 	"forensics/parsers/memcached"
 	"forensics/parsers/nsserver"
-	"forensics/rules/cbevidence"
+	"forensics/rules/evidence"
 	"forensics/shell"
 )
 
@@ -71,7 +72,7 @@ func run(p *forensics.Pass) error {
 		return err
 	}
 	var zero []*forensics.Event
-	for _, e := range cbevidence.Ptrs(rbs) {
+	for _, e := range evidence.Ptrs(rbs) {
 		if e.Attr(memcached.AttrRollbackSeqno) == "0" {
 			zero = append(zero, e)
 		}
@@ -83,7 +84,7 @@ func run(p *forensics.Pass) error {
 	if err != nil {
 		return err
 	}
-	context := cbevidence.Ptrs(ctx)
+	context := evidence.Ptrs(ctx)
 	type key struct{ node, bucket, consumer string }
 	groups := map[key][][]*forensics.Event{}
 	var keys []key
@@ -125,7 +126,7 @@ func finding(node, bucket, consumer string, rbs []*forensics.Event, context []*f
 	vbSeen := map[int]bool{}
 	var vbs []int
 	reasons := map[string]int{}
-	names := map[string]bool{}
+	conns := map[string]bool{}
 	for _, e := range rbs {
 		if !vbSeen[e.VB] {
 			vbSeen[e.VB] = true
@@ -133,11 +134,11 @@ func finding(node, bucket, consumer string, rbs []*forensics.Event, context []*f
 		}
 		reasons[reasonClass(e.Attr(memcached.AttrReason))]++
 		if c := e.Attr(memcached.AttrConsumer); c != "" {
-			names[c] = true
+			conns[c] = true
 		}
 	}
 	sort.Ints(vbs)
-	var ev cbevidence.Set
+	ev := evidence.Set{Copies: true}
 	for i, e := range rbs {
 		if i >= 5 {
 			break
@@ -163,10 +164,10 @@ func finding(node, bucket, consumer string, rbs []*forensics.Event, context []*f
 	if cause != nil {
 		switch cause.Kind {
 		case mcStart:
-			causeWords = fmt.Sprintf("memcached on %s had started again at %s after an unclean stop (no graceful shutdown): warmup gave its vbuckets new history branches at what it had persisted", node, cbevidence.Clock(cause.Time))
+			causeWords = fmt.Sprintf("memcached on %s had started again at %s after an unclean stop (no graceful shutdown): warmup gave its vbuckets new history branches at what it had persisted", node, evidence.Clock(cause.Time))
 			ev.Add(cause, "memcached restarts after an unclean stop")
 		default:
-			causeWords = fmt.Sprintf("a failover at %s (%s): replicas promoted to active do not hold the history the consumer had followed", cbevidence.Clock(cause.Time), cbevidence.FirstLine(cause.Text))
+			causeWords = fmt.Sprintf("a failover at %s (%s): replicas promoted to active do not hold the history the consumer had followed", evidence.Clock(cause.Time), evidence.FirstLine(cause.Text))
 			ev.Add(cause, "the failover that came before")
 		}
 	}
@@ -175,7 +176,7 @@ func finding(node, bucket, consumer string, rbs []*forensics.Event, context []*f
 		sev = forensics.High
 	}
 	var cnames []string
-	for n := range names {
+	for n := range conns {
 		cnames = append(cnames, n)
 	}
 	sort.Strings(cnames)
@@ -190,7 +191,7 @@ func finding(node, bucket, consumer string, rbs []*forensics.Event, context []*f
 	f.Title = fmt.Sprintf("%s told %s consumers of %s to roll %d vbucket(s) back to seqno 0", node, consumer, bucket, len(vbs))
 	var b strings.Builder
 	fmt.Fprintf(&b, "On %s from %s to %s (UTC) memcached on %s answered %d stream request(s) of %s consumers for bucket %s with a rollback to seqno 0, on %d vbucket(s) (%s).",
-		cbevidence.Day(first.Time), cbevidence.Clock(first.Time), cbevidence.Clock(last.Time), node, len(rbs), consumer, bucket, len(vbs), vbWords(vbs))
+		evidence.Day(first.Time), evidence.Clock(first.Time), evidence.Clock(last.Time), node, len(rbs), consumer, bucket, len(vbs), vbWords(vbs))
 	var rs []string
 	for r, n := range reasons {
 		rs = append(rs, fmt.Sprintf("%s (%d)", r, n))
@@ -212,8 +213,8 @@ func finding(node, bucket, consumer string, rbs []*forensics.Event, context []*f
 		paras = append(paras, "The next incremental backup of these vbuckets is a full one.")
 	}
 	f.Explanation = strings.Join(paras, "\n\n")
-	h := cbevidence.HostOr(node)
-	bk := cbevidence.BucketOr(bucket)
+	h := names.HostOr(nsserver.Host(node))
+	bk := names.BucketOr(bucket)
 	fs := []forensics.Fix{}
 	if consumer == "indexer" {
 		fs = append(fs, forensics.Fix{

@@ -3,6 +3,7 @@
 package vreplerror
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"forensics"
 	"forensics/names"
 	"forensics/parsers/vitess"
+	"forensics/rules/evidence"
 	"forensics/shell"
 )
 
@@ -242,17 +244,10 @@ func finding(s *stream) (forensics.Finding, bool) {
 	msg = strings.Join(strings.Fields(msg), " ")
 
 	var ev []forensics.Evidence
-	var start, end time.Time
 	add := func(e *forensics.Event, note, text string, line int64) {
 		quote := forensics.EvidenceOf(e, note)
 		quote.Line, quote.Text = line, text
 		ev = append(ev, quote)
-		if start.IsZero() || e.Time.Before(start) {
-			start = e.Time
-		}
-		if e.Time.After(end) {
-			end = e.Time
-		}
 	}
 	if firstRetry != nil {
 		add(firstRetry, "the stream fails and is retried", firstRetry.Text, firstRetry.Line)
@@ -265,10 +260,11 @@ func finding(s *stream) (forensics.Finding, bool) {
 		add(s.doc, "Workflow show: the stream's state and message", text, line)
 	}
 	forensics.SortEvidence(ev)
+	start, end := forensics.Span(ev)
 
 	f := forensics.Finding{
 		Severity: forensics.High,
-		Title:    fmt.Sprintf("VReplication stream %d of %s is in the error state (%s)", s.id, orUnknown(s.workflow, "an unknown workflow"), class(msg).words),
+		Title:    fmt.Sprintf("VReplication stream %d of %s is in the error state (%s)", s.id, cmp.Or(s.workflow, "an unknown workflow"), class(msg).words),
 		Subject:  forensics.FindingSubject{Workflow: s.workflow, Keyspace: s.keyspace, Shard: s.shard, Details: forensics.Details{streamDetail.Int(s.id)}},
 		Start:    start,
 		End:      end,
@@ -285,7 +281,7 @@ func explain(s *stream, msg string, firstRetry, errLine *forensics.Event, retrie
 	if s.shard != "" {
 		where += "/" + s.shard
 	}
-	fmt.Fprintf(&b, "Stream %d of workflow %s", s.id, orUnknown(s.workflow, "(not named in the evidence)"))
+	fmt.Fprintf(&b, "Stream %d of workflow %s", s.id, cmp.Or(s.workflow, "(not named in the evidence)"))
 	if where != "" {
 		fmt.Fprintf(&b, " on %s", where)
 	}
@@ -299,7 +295,7 @@ func explain(s *stream, msg string, firstRetry, errLine *forensics.Event, retrie
 	b.WriteString(".")
 	switch {
 	case firstRetry != nil && errLine != nil:
-		fmt.Fprintf(&b, " It has failed since %s: vttablet retried it %d time%s (every %s) and gave up at %s.", clock(firstRetry.Time), retries, plural(retries), firstRetry.Attr(vitess.AttrRetry), clock(errLine.Time))
+		fmt.Fprintf(&b, " It has failed since %s: vttablet retried it %d time%s (every %s) and gave up at %s.", clock(firstRetry.Time), retries, evidence.Plural(retries, "", "s"), firstRetry.Attr(vitess.AttrRetry), clock(errLine.Time))
 	case errLine != nil:
 		fmt.Fprintf(&b, " vttablet put it in the error state at %s without retrying: it takes this error for one that needs a person.", clock(errLine.Time))
 	case s.doc != nil:
@@ -355,7 +351,7 @@ func fixes(s *stream, msg string) []forensics.Fix {
 		{Title: fmt.Sprintf("Show workflow %s and stream %d's message", s.workflow, s.id), Commands: []string{show}},
 	}
 	cause := forensics.Fix{Title: "Fix the cause: " + c.words, Steps: []string{c.what}}
-	if c.words == "binary logs gone" && s.wf != nil && s.wf.WorkflowType == "MoveTables" && s.wf.Source != "" && len(s.wf.Tables) > 0 && names.Keyspace(s.wf.Source) == nil && allValid(s.wf.Tables, names.Table) {
+	if c.words == "binary logs gone" && s.wf != nil && s.wf.WorkflowType == "MoveTables" && s.wf.Source != "" && len(s.wf.Tables) > 0 && names.Keyspace(s.wf.Source) == nil && names.Each(names.Table, s.wf.Tables) == nil {
 		cause.Steps = append(cause.Steps, "cancel drops the tables the workflow copied to the target; create copies them again from the source.")
 		cause.Commands = []string{
 			shell.Command("vtctldclient", "MoveTables", "--target-keyspace", s.keyspace, "--workflow", s.workflow, "cancel"),
@@ -370,16 +366,6 @@ func fixes(s *stream, msg string) []forensics.Fix {
 		Commands: []string{shell.Command("vtctldclient", "Workflow", "--keyspace", s.keyspace, "start", "--workflow", s.workflow), show},
 	})
 	return out
-}
-
-// allValid reports whether every name passes check (a names validator).
-func allValid(list []string, check func(string) error) bool {
-	for _, n := range list {
-		if check(n) != nil {
-			return false
-		}
-	}
-	return true
 }
 
 // streamExcerpt quotes the stream's state and message from the Workflow
@@ -409,20 +395,6 @@ func streamExcerpt(e *forensics.Event, id int64) (int64, string) {
 		return e.Line + int64(i), strings.Join(append([]string{t}, keep...), " … ")
 	}
 	return e.Line, lines[0]
-}
-
-func orUnknown(s, unknown string) string {
-	if s == "" {
-		return unknown
-	}
-	return s
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 func stamp(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") }
