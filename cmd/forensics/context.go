@@ -93,7 +93,7 @@ func writeContext(ctx context.Context, out io.Writer, db store.Reader, f store.S
 	report.WriteProse(&head, fmt.Sprintf("Context: the evidence (marked *) and the events around it, %s to %s; floods of one kind at one instant folded (×N):",
 		since.Format(report.TimeFormat), until.Format(report.TimeFormat)), "  ", "    ", l.Width)
 	io.WriteString(out, head.String())
-	rw := newRowWriter(out, "table")
+	rw := report.NewRowWriter(out, "table", isTerminal(out), false)
 	shown, hidden, gap := 0, 0, 0
 	for _, r := range rows {
 		if !r.keep || shown >= limit {
@@ -118,7 +118,7 @@ func writeContext(ctx context.Context, out io.Writer, db store.Reader, f store.S
 			case r.count > 1:
 				row.Text = fmt.Sprintf("(×%d, lines %d–%d) %s", r.count, r.e.Line, r.lastLine, row.Text)
 			}
-			err = rw.write(&row)
+			err = rw.Write(&row)
 		}
 		if err != nil {
 			return err

@@ -1,20 +1,15 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
 	"iter"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -122,34 +117,12 @@ schema') on a read-only connection: nothing can change the timeline.`,
 	opts.tz = &enumFlag{value: "UTC", allowed: []string{"UTC", "Local", "original"}, meta: "ZONE"}
 	f.Var(opts.tz, "tz", "show times in UTC, Local, or original (as each node logged them)")
 	cmd.RegisterFlagCompletionFunc("tz", cobra.FixedCompletions(opts.tz.allowed, cobra.ShellCompDirectiveNoFileComp))
-	opts.format = newFormatFlag("table", queryFormats...)
+	opts.format = newFormatFlag("table", report.RowFormats...)
 	opts.format.register(cmd)
 	f.StringVar(&opts.sql, "sql", "", "run this `SQL` over the documented views instead of the filters (every incident)")
 	addIncidentFlag(cmd, &opts.incident)
 	return cmd
 }
-
-// row is one output row: a line, with its event details when it is one.
-type row struct {
-	Time     string            `json:"time"`
-	Node     string            `json:"node"`
-	Source   string            `json:"source"`
-	Line     int64             `json:"line"`
-	Zone     string            `json:"zone"`
-	Flags    []string          `json:"flags,omitempty"` // backwards (the clock went back), cut (a piece of a longer line), parse-error
-	Kinds    []string          `json:"kinds,omitempty"`
-	Evidence bool              `json:"evidence,omitempty"`
-	Bucket   string            `json:"bucket,omitempty"`
-	VB       *int              `json:"vb,omitempty"`
-	Range    int64             `json:"range,omitempty"`
-	Keyspace string            `json:"keyspace,omitempty"`
-	Shard    string            `json:"shard,omitempty"`
-	Table    string            `json:"table,omitempty"`
-	Attrs    map[string]string `json:"attrs,omitempty"`
-	Text     string            `json:"text"`
-}
-
-var queryFormats = []string{"table", "json", "jsonl", "csv", "raw"}
 
 func runTimelineQuery(cmd *cobra.Command, opts *queryOptions) error {
 	loc, err := parseTZ(opts.tz.String())
@@ -175,14 +148,14 @@ func runTimelineQuery(cmd *cobra.Command, opts *queryOptions) error {
 	}
 	defer db.Close()
 	ctx := cmd.Context()
-	out := newBufferedRowWriter(cmd.OutOrStdout(), opts.format.String())
-	defer out.flush() // the rows before an error are shown
+	out := report.NewRowWriter(cmd.OutOrStdout(), opts.format.String(), isTerminal(cmd.OutOrStdout()), true)
+	defer out.Flush() // the rows before an error are shown
 
 	if opts.sql != "" {
-		if err := db.QuerySQL(ctx, opts.sql, nil, out.sqlRow); err != nil {
+		if err := db.QuerySQL(ctx, opts.sql, nil, out.SQLRow); err != nil {
 			return fmt.Errorf("--sql: %w", err)
 		}
-		return out.close()
+		return out.Close()
 	}
 
 	sc, err := resolveScope(ctx, db, opts.incident, 0)
@@ -195,11 +168,11 @@ func runTimelineQuery(cmd *cobra.Command, opts *queryOptions) error {
 		return err
 	}
 	stamps := &stamper{loc: loc}
-	show := func(r *row) error {
-		if opts.limit > 0 && out.n >= opts.limit {
+	show := func(r *report.Row) error {
+		if opts.limit > 0 && out.Rows() >= opts.limit {
 			return errLimit
 		}
-		return out.write(r)
+		return out.Write(r)
 	}
 	eventQuery := len(opts.kinds) > 0 || opts.bucket != "" || opts.vb.set || opts.rangeID != 0 ||
 		opts.keyspace != "" || opts.table != "" || opts.eventsOnly
@@ -223,14 +196,14 @@ func runTimelineQuery(cmd *cobra.Command, opts *queryOptions) error {
 			return show(&r)
 		})
 	} else {
-		raw := out.format == "raw"
+		raw := opts.format.String() == "raw"
 		f := store.LineFilter{Run: sc.run, Since: since, Until: until, Nodes: opts.nodes, Paths: opts.sources, Components: opts.systems, Text: opts.grep, Regexp: re, NoKinds: raw}
 		err = each(db.Lines(ctx, f), func(l *store.Line) error {
 			if raw { // the text alone: no row to build
-				if opts.limit > 0 && out.n >= opts.limit {
+				if opts.limit > 0 && out.Rows() >= opts.limit {
 					return errLimit
 				}
-				return out.rawText(l.Text)
+				return out.Raw(l.Text)
 			}
 			r := lineRow(l, stamps)
 			r.Evidence = evidence[evidenceKey{l.Path, l.N}]
@@ -240,7 +213,7 @@ func runTimelineQuery(cmd *cobra.Command, opts *queryOptions) error {
 	if err != nil && err != errLimit {
 		return err
 	}
-	return out.close()
+	return out.Close()
 }
 
 var errLimit = fmt.Errorf("limit reached")
@@ -370,8 +343,8 @@ func parseTZ(v string) (*time.Location, error) {
 	return nil, usageErrorf("--tz %q: want UTC, Local or original", v)
 }
 
-func lineRow(l *store.Line, st *stamper) row {
-	r := row{
+func lineRow(l *store.Line, st *stamper) report.Row {
+	r := report.Row{
 		Time: st.format(l.Stamp()), Node: l.Node, Source: l.Path, Line: l.N,
 		Zone: l.Flags.Zone.String(), Text: l.Text,
 	}
@@ -390,8 +363,8 @@ func lineRow(l *store.Line, st *stamper) row {
 	return r
 }
 
-func eventRow(e *forensics.Event, st *stamper) row {
-	r := row{
+func eventRow(e *forensics.Event, st *stamper) report.Row {
+	r := report.Row{
 		Time: st.format(e.Stamp), Node: e.Node, Source: e.Path, Line: e.Line, Zone: e.Zone.String(),
 		Kinds: []string{string(e.Kind)}, Bucket: e.Bucket, Range: e.Range, Keyspace: e.Keyspace, Shard: e.Shard,
 		Table: e.Table, Text: e.Text,
@@ -407,245 +380,6 @@ func eventRow(e *forensics.Event, st *stamper) row {
 		}
 	}
 	return r
-}
-
-// rowWriter writes rows in one of the query formats, streaming where the
-// format allows it.
-type rowWriter struct {
-	w      io.Writer
-	format string
-	term   bool // w is a terminal (isTerminal): asked once, not for every row
-	n      int
-	buf    *bufio.Writer // when buffered
-	tab    *tabwriter.Writer
-	csv    *csv.Writer
-	enc    *json.Encoder
-
-	// The table format's cells of the last row's node and source, which
-	// most rows share with the row before.
-	node, nodeCell     string
-	source, sourceCell string
-	line               []byte
-}
-
-func newRowWriter(w io.Writer, format string) *rowWriter {
-	return newRows(w, format, false)
-}
-
-// newBufferedRowWriter is newRowWriter for a writer nothing else writes to,
-// where rows go through a buffer unless w is a terminal (there each row
-// shows as it is found); close flushes it, and so does flush. Writing each
-// row of a dump of millions of lines on its own took most of its time.
-func newBufferedRowWriter(w io.Writer, format string) *rowWriter {
-	return newRows(w, format, true)
-}
-
-func newRows(w io.Writer, format string, buffered bool) *rowWriter {
-	rw := &rowWriter{w: w, format: format, term: isTerminal(w)}
-	if buffered && !rw.term {
-		rw.buf = bufio.NewWriterSize(w, 64<<10)
-		rw.w = rw.buf
-	}
-	switch format {
-	case "json", "jsonl":
-		rw.enc = json.NewEncoder(rw.w)
-		rw.enc.SetEscapeHTML(false)
-	case "csv":
-		rw.csv = csv.NewWriter(rw.w)
-	}
-	return rw
-}
-
-// flush writes out what the buffer holds.
-func (rw *rowWriter) flush() error {
-	if rw.buf == nil {
-		return nil
-	}
-	return rw.buf.Flush()
-}
-
-func (rw *rowWriter) write(r *row) error {
-	if rw.format == "raw" {
-		return rw.rawText(r.Text)
-	}
-	rw.n++
-	switch rw.format {
-	case "jsonl":
-		return rw.enc.Encode(r)
-	case "json":
-		sep := ",\n"
-		if rw.n == 1 {
-			sep = "[\n"
-		}
-		if _, err := io.WriteString(rw.w, sep); err != nil {
-			return err
-		}
-		b, err := json.Marshal(r)
-		if err != nil {
-			return err
-		}
-		_, err = rw.w.Write(b)
-		return err
-	case "csv":
-		if rw.n == 1 {
-			rw.csv.Write([]string{"time", "node", "source", "line", "zone", "flags", "kinds", "evidence", "text"})
-		}
-		return rw.csv.Write([]string{r.Time, r.Node, r.Source, strconv.FormatInt(r.Line, 10), r.Zone,
-			strings.Join(r.Flags, " "), strings.Join(r.Kinds, " "), strconv.FormatBool(r.Evidence), r.Text})
-	}
-	mark := " "
-	switch {
-	case r.Evidence:
-		mark = "*"
-	case len(r.Flags) > 0 && r.Flags[0] == "backwards":
-		mark = "<" // the clock went back: kept in file order
-	}
-	kinds := strings.Join(r.Kinds, ",")
-	if kinds == "" {
-		kinds = "-"
-	}
-	if r.Node != rw.node {
-		rw.node, rw.nodeCell = r.Node, report.Escape(r.Node)
-	}
-	if r.Source != rw.source {
-		rw.source, rw.sourceCell = r.Source, report.ClipName(shortSource(r.Source), 160)
-	}
-	// Appended by hand, not by fmt: a dump writes millions of rows.
-	b := append(rw.line[:0], mark...)
-	b = append(b, ' ')
-	b = append(b, r.Time...)
-	b = append(b, "  "...)
-	b = appendCell(b, rw.nodeCell, 20)
-	b = append(b, ' ')
-	b = appendCell(b, kinds, 28)
-	b = append(b, ' ')
-	b = append(b, rw.sourceCell...)
-	b = append(b, ':')
-	b = strconv.AppendInt(b, r.Line, 10)
-	b = append(b, "  "...)
-	b = append(b, report.Clip(r.Text, 400)...)
-	b = append(b, '\n')
-	rw.line = b
-	_, err := rw.w.Write(b)
-	return err
-}
-
-// appendCell appends s padded with spaces to width characters, as %-*s does.
-func appendCell(b []byte, s string, width int) []byte {
-	b = append(b, s...)
-	for n := utf8.RuneCountInString(s); n < width; n++ {
-		b = append(b, ' ')
-	}
-	return b
-}
-
-// rawText writes a row of the raw format, which is a line's text alone.
-func (rw *rowWriter) rawText(text string) error {
-	rw.n++
-	if rw.term { // raw lines are for pipes; on a terminal they are neutralised too
-		text = report.Escape(text)
-	}
-	if _, err := io.WriteString(rw.w, text); err != nil {
-		return err
-	}
-	_, err := io.WriteString(rw.w, "\n")
-	return err
-}
-
-// sqlRow writes a row of a raw query.
-func (rw *rowWriter) sqlRow(cols []string, vals []any) error {
-	rw.n++
-	switch rw.format {
-	case "json", "jsonl":
-		obj := make(map[string]any, len(cols))
-		for i, c := range cols {
-			obj[c] = vals[i]
-		}
-		if rw.format == "jsonl" {
-			return rw.enc.Encode(obj)
-		}
-		sep := ",\n"
-		if rw.n == 1 {
-			sep = "[\n"
-		}
-		b, err := json.Marshal(obj)
-		if err != nil {
-			return err
-		}
-		_, err = io.WriteString(rw.w, sep+string(b))
-		return err
-	case "csv":
-		if rw.n == 1 {
-			rw.csv.Write(cols)
-		}
-		rec := make([]string, len(vals))
-		for i, v := range vals {
-			rec[i] = sqlText(v)
-		}
-		return rw.csv.Write(rec)
-	case "raw":
-		rec := make([]string, len(vals))
-		for i, v := range vals {
-			rec[i] = sqlText(v)
-			if rw.term {
-				rec[i] = report.Escape(rec[i])
-			}
-		}
-		_, err := fmt.Fprintln(rw.w, strings.Join(rec, "\t"))
-		return err
-	}
-	if rw.tab == nil {
-		rw.tab = tabwriter.NewWriter(rw.w, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(rw.tab, strings.Join(cols, "\t"))
-	}
-	rec := make([]string, len(vals))
-	for i, v := range vals {
-		rec[i] = report.Clip(sqlText(v), 200)
-	}
-	_, err := fmt.Fprintln(rw.tab, strings.Join(rec, "\t"))
-	return err
-}
-
-func sqlText(v any) string {
-	if v == nil {
-		return "NULL"
-	}
-	return fmt.Sprint(v)
-}
-
-func (rw *rowWriter) close() error {
-	var err error
-	switch {
-	case rw.format == "json":
-		end := "\n]\n"
-		if rw.n == 0 {
-			end = "[]\n"
-		}
-		_, err = io.WriteString(rw.w, end)
-	case rw.format == "csv":
-		rw.csv.Flush()
-		err = rw.csv.Error()
-	case rw.tab != nil:
-		err = rw.tab.Flush()
-	}
-	if ferr := rw.flush(); err == nil {
-		err = ferr
-	}
-	return err
-}
-
-// shortSource drops the archive and the node's folder from a path for the
-// table, where the node has its own column.
-func shortSource(p string) string {
-	if i := strings.LastIndexByte(p, '!'); i >= 0 {
-		p = p[i+1:]
-	}
-	if i := strings.Index(p, "cbcollect_info_"); i >= 0 {
-		if j := strings.IndexByte(p[i:], '/'); j >= 0 {
-			return p[i+j+1:]
-		}
-	}
-	return p
 }
 
 func oneOf(v string, set []string) bool {
