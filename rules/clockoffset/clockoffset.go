@@ -10,6 +10,7 @@ import (
 
 	"forensics"
 	"forensics/parsers/crdb"
+	"forensics/rules/evidence"
 	"forensics/shell"
 )
 
@@ -197,7 +198,7 @@ func (x *exit) explain(ms []measurement, peers []string, largest *measurement) s
 	max := x.fatal.Attr(crdb.AttrMaxOffset)
 	if len(ms) > 0 {
 		fmt.Fprintf(&b, "From %s the remote clock monitor logged offsets between %s and %s close to the limit of %s: ",
-			stamp(ms[0].ev.Time), x.node, strings.Join(peers, ", "), ms[0].ev.Attr(crdb.AttrMaxOffset))
+			evidence.Stamp(ms[0].ev.Time), x.node, strings.Join(peers, ", "), ms[0].ev.Attr(crdb.AttrMaxOffset))
 		for i, m := range ms {
 			if i == 6 {
 				fmt.Fprintf(&b, "… (%d in all)", len(ms))
@@ -210,7 +211,7 @@ func (x *exit) explain(ms []measurement, peers []string, largest *measurement) s
 			if !m.mine {
 				who = m.peer + " measured " + x.node
 			}
-			fmt.Fprintf(&b, "at %s %s at %s", clock(m.ev.Time), who, m.raw)
+			fmt.Fprintf(&b, "at %s %s at %s", evidence.Clock(m.ev.Time), who, m.raw)
 			if u := m.ev.Attr(crdb.AttrUncertainty); u != "" {
 				fmt.Fprintf(&b, " (±%s)", u)
 			}
@@ -220,7 +221,7 @@ func (x *exit) explain(ms []measurement, peers []string, largest *measurement) s
 		b.WriteString("No offset measurements were logged before the exit (the remote clock monitor warns only from v22.2, and only when a measurement is close to the limit). ")
 	}
 	fmt.Fprintf(&b, "At %s %s logged \"clock synchronization error\" and exited: its clock was more than %s away from at least half of the nodes it knew",
-		stamp(x.fatal.Time), x.node, max)
+		evidence.Stamp(x.fatal.Time), x.node, max)
 	if h, k := x.fatal.Attr(crdb.AttrHealthy), x.fatal.Attr(crdb.AttrKnown); h != "" && k != "" {
 		fmt.Fprintf(&b, " (%s of %s were within the offset)", h, k)
 	}
@@ -308,6 +309,3 @@ func (x *exit) fixes(peers []string) []forensics.Fix {
 	}
 	return fixes
 }
-
-func stamp(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05.000") + " UTC" }
-func clock(t time.Time) string { return t.UTC().Format("15:04:05.000") }

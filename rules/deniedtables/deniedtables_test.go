@@ -590,7 +590,7 @@ func TestSnapshotsOverTime(t *testing.T) {
 	for _, s := range []string{
 		"In snapshot snapshot-20241202T171000Z",
 		"as already in snapshot snapshot-20241202T164500Z",
-		"The earlier snapshot snapshot-20241202T163000Z (2024-12-02 16:30:00 UTC) did not show this",
+		"The earlier snapshot snapshot-20241202T163000Z (2024-12-02 16:30:00.000Z) did not show this",
 	} {
 		if !strings.Contains(f.Explanation, s) {
 			t.Errorf("explanation lacks %q:\n%s", s, f.Explanation)
@@ -607,7 +607,7 @@ func TestSnapshotsOverTime(t *testing.T) {
 		events = append(events, e)
 	}
 	got = runRule(t, events)
-	if len(got) != 1 || !strings.Contains(got[0].Explanation, "The later snapshot snapshot-20241202T171000Z (2024-12-02 17:10:00 UTC) no longer shows it") {
+	if len(got) != 1 || !strings.Contains(got[0].Explanation, "The later snapshot snapshot-20241202T171000Z (2024-12-02 17:10:00.000Z) no longer shows it") {
 		t.Errorf("want one finding that says it was repaired, got %+v", got)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"time"
 
 	"forensics"
 	"forensics/parsers/vitess"
@@ -132,9 +131,9 @@ func (ep *episode) explain(a *attempt) string {
 		b.WriteString(" ")
 	}
 
-	fmt.Fprintf(&b, "In snapshot %s (%s)", t.label(), stamp(t.time))
+	fmt.Fprintf(&b, "In snapshot %s (%s)", t.label(), evidence.Stamp(t.time))
 	if ep.first != t {
-		fmt.Fprintf(&b, ", as already in snapshot %s (%s)", ep.first.label(), stamp(ep.first.time))
+		fmt.Fprintf(&b, ", as already in snapshot %s (%s)", ep.first.label(), evidence.Stamp(ep.first.time))
 	}
 	fmt.Fprintf(&b, ", the routing rules send the writes of %s to %s (%s)", tables, in.written, in.ruleText())
 	if m.workflow != "" {
@@ -185,10 +184,10 @@ func (ep *episode) explain(a *attempt) string {
 	}
 
 	if ep.before != nil {
-		fmt.Fprintf(&b, "The earlier snapshot %s (%s) did not show this. ", ep.before.label(), stamp(ep.before.time))
+		fmt.Fprintf(&b, "The earlier snapshot %s (%s) did not show this. ", ep.before.label(), evidence.Stamp(ep.before.time))
 	}
 	if ep.resolved != nil {
-		fmt.Fprintf(&b, "The later snapshot %s (%s) no longer shows it. ", ep.resolved.label(), stamp(ep.resolved.time))
+		fmt.Fprintf(&b, "The later snapshot %s (%s) no longer shows it. ", ep.resolved.label(), evidence.Stamp(ep.resolved.time))
 	}
 	if !in.known && len(in.writeDenied) > 0 {
 		b.WriteString("No workflow document says which keyspace is the source, so the workflow name and the commands to finish the switch are not known. ")
@@ -207,7 +206,7 @@ func attemptStory(a *attempt, m *move) string {
 	if name == "" {
 		name, _ = forwardName(a.workflow)
 	}
-	fmt.Fprintf(&b, "At %s vtctld began switching the writes of a %s", clock(a.start.Time), kind)
+	fmt.Fprintf(&b, "At %s vtctld began switching the writes of a %s", evidence.Clock(a.start.Time), kind)
 	if name != "" {
 		fmt.Fprintf(&b, " of %s", name)
 		if a.workflow != "" && a.workflow != name {
@@ -225,15 +224,15 @@ func attemptStory(a *attempt, m *move) string {
 	step, line := a.cut()
 	first := a.failures[0]
 	if step != "" {
-		fmt.Fprintf(&b, " It was cut off during %s, started at %s:", step, clock(line.Time))
+		fmt.Fprintf(&b, " It was cut off during %s, started at %s:", step, evidence.Clock(line.Time))
 	} else {
 		b.WriteString(" It failed:")
 	}
-	fmt.Fprintf(&b, " at %s the log reads \"%s\".", clock(first.Time), message(first.Text))
+	fmt.Fprintf(&b, " at %s the log reads \"%s\".", evidence.Clock(first.Time), message(first.Text))
 	switch {
 	case len(a.cancelFailed) > 0:
 		c := a.cancelRevert()
-		fmt.Fprintf(&b, " The cancel that should have put the denied tables back failed at %s (\"%s\"), so the denied tables stayed as the half-done switch left them", clock(c.Time), message(c.Text))
+		fmt.Fprintf(&b, " The cancel that should have put the denied tables back failed at %s (\"%s\"), so the denied tables stayed as the half-done switch left them", evidence.Clock(c.Time), message(c.Text))
 	case a.cancelDone:
 		b.WriteString(" Its cancel reported success, yet the snapshot below does not match the state before the switch")
 	default:
@@ -419,12 +418,6 @@ func them(xs []string) string    { return evidence.Plural(len(xs), "the table", 
 func they(xs []string) string    { return evidence.Plural(len(xs), "it", "they") }
 func isAre(xs []string) string   { return evidence.Plural(len(xs), "is", "are") }
 func denyVerb(n int) string      { return evidence.Plural(n, "denies", "deny") }
-
-// stamp formats a snapshot time.
-func stamp(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") }
-
-// clock formats a log time; the explanation gives the date with the snapshot.
-func clock(t time.Time) string { return t.UTC().Format("15:04:05.000") }
 
 // message returns the message of a log entry without the glog header
 // ("E1202 16:42:31.534219       1 file.go:123] ") or the JSON around it

@@ -273,18 +273,18 @@ func (s *stall) explain(st story, start, end time.Time, store string) string {
 	if len(st.slow) > 0 {
 		w := st.slow[0]
 		fmt.Fprintf(&b, "At %s %s warned of disk slowness%s: %s on %s had been running for %s. ",
-			stamp(w.Time), s.node, on, w.Attr(crdb.AttrOp), w.Attr(crdb.AttrPath), w.Attr(crdb.AttrDuration))
+			evidence.Stamp(w.Time), s.node, on, w.Attr(crdb.AttrOp), w.Attr(crdb.AttrPath), w.Attr(crdb.AttrDuration))
 		switch n := len(st.slow) - 1; {
 		case n == 1:
-			fmt.Fprintf(&b, "Another warning followed at %s. ", clock(st.slow[1].Time))
+			fmt.Fprintf(&b, "Another warning followed at %s. ", evidence.Clock(st.slow[1].Time))
 		case n > 1:
-			fmt.Fprintf(&b, "%d more warnings followed, the last at %s. ", n, clock(st.slow[n].Time))
+			fmt.Fprintf(&b, "%d more warnings followed, the last at %s. ", n, evidence.Clock(st.slow[n].Time))
 		}
 	}
 	if len(st.heartbeats) > 0 {
 		h := st.heartbeats[0]
 		fmt.Fprintf(&b, "Around the stall %s's liveness heartbeats suffered (%d slow or failed, the first at %s: %s). ",
-			s.node, len(st.heartbeats), clock(h.Time), heartbeatWords(h))
+			s.node, len(st.heartbeats), evidence.Clock(h.Time), heartbeatWords(h))
 	}
 	if len(st.proposals) > 0 {
 		var ranges []string
@@ -298,20 +298,20 @@ func (s *stall) explain(st story, start, end time.Time, store string) string {
 		fmt.Fprintf(&b, "Proposals waited on %s (%d slow proposals). ", strings.Join(ranges, ", "), len(st.proposals))
 	}
 	first := s.first
-	fmt.Fprintf(&b, "At %s %s logged \"%s\"", stamp(first.Time), s.node, firstWords(first))
+	fmt.Fprintf(&b, "At %s %s logged \"%s\"", evidence.Stamp(first.Time), s.node, firstWords(first))
 	if d := first.Attr(crdb.AttrDuration); d != "" {
 		fmt.Fprintf(&b, " (a write waited %s)", d)
 	}
 	if f := s.fatal(); f != nil {
-		fmt.Fprintf(&b, " and the process stopped at %s", clock(f.Time))
+		fmt.Fprintf(&b, " and the process stopped at %s", evidence.Clock(f.Time))
 	} else {
 		b.WriteString("; the stall was not fatal (storage.max_sync_duration.fatal.enabled is off, or a warning only), so the node went on with a stuck disk")
 	}
-	fmt.Fprintf(&b, ". Writes were stuck from %s to %s (%s at least). ", clock(start), clock(end), evidence.Round(end.Sub(start)))
+	fmt.Fprintf(&b, ". Writes were stuck from %s to %s (%s at least). ", evidence.Clock(start), evidence.Clock(end), evidence.Round(end.Sub(start)))
 	if len(st.epochs) > 0 {
 		e := st.epochs[0]
 		fmt.Fprintf(&b, "At %s %s incremented %s's liveness epoch to %s, so %s's epoch leases ended and moved to other nodes. ",
-			clock(e.Time), e.Node, s.node, e.Attr(crdb.AttrEpoch), s.node)
+			evidence.Clock(e.Time), e.Node, s.node, e.Attr(crdb.AttrEpoch), s.node)
 	}
 	b.WriteString("A disk that stalled once tends to stall again: the node will stop again until the disk is fixed.")
 	return b.String()
@@ -391,6 +391,3 @@ func (s *stall) fixes(store string) []forensics.Fix {
 		},
 	}
 }
-
-func stamp(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05.000") + " UTC" }
-func clock(t time.Time) string { return t.UTC().Format("15:04:05.000") }

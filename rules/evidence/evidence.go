@@ -96,8 +96,9 @@ func Ptrs(evs []forensics.Event) []*forensics.Event {
 	return out
 }
 
-// Clock writes the time of day of t in UTC the way explanations do:
-// milliseconds, or microseconds when the line had them.
+// Clock writes the time of day of t in UTC the way every explanation and
+// title does: milliseconds, or microseconds when the line had them, and a
+// Z, since the lines quoted with it often carry another zone.
 func Clock(t time.Time) string {
 	t = t.UTC()
 	if t.Nanosecond()%int(time.Millisecond) != 0 {
@@ -108,6 +109,9 @@ func Clock(t time.Time) string {
 
 // Day writes t's UTC date.
 func Day(t time.Time) string { return t.UTC().Format("2006-01-02") }
+
+// Stamp writes t's UTC date and time of day, the time as Clock writes it.
+func Stamp(t time.Time) string { return Day(t) + " " + Clock(t) }
 
 // Plural returns one for a count of 1, else many: "is" or "are", "" or "s".
 func Plural(n int, one, many string) string {

@@ -33,7 +33,7 @@ func explain(r *restart, exit *forensics.Event, bucket string, entries []*forens
 	var paras []string
 
 	var b strings.Builder
-	day := r.at.UTC().Format("2006-01-02")
+	day := evidence.Day(r.at)
 	switch {
 	case exit.Kind == mcStart:
 		fmt.Fprintf(&b, "On %s (UTC) memcached on %s started again at %s after being killed (no graceful shutdown was logged).", day, node, evidence.Clock(exit.Time))

@@ -211,7 +211,7 @@ func (w *window) cause(disk []forensics.Event) cause {
 		if where == "" {
 			where = e.Attr(crdb.AttrStore)
 		}
-		return cause{kind: "disk", words: fmt.Sprintf("%s on %s (%s at %s)", what, where, e.Attr(crdb.AttrDuration), clock(e.Time)), ev: e}
+		return cause{kind: "disk", words: fmt.Sprintf("%s on %s (%s at %s)", what, where, e.Attr(crdb.AttrDuration), evidence.Clock(e.Time)), ev: e}
 	}
 	for _, f := range w.failures {
 		err := f.Attr(crdb.AttrError)
@@ -249,7 +249,7 @@ func (w *window) finding(disk []forensics.Event) forensics.Finding {
 func (w *window) explain(c cause) string {
 	var b strings.Builder
 	first := w.failures[0]
-	fmt.Fprintf(&b, "From %s to %s %s failed its node liveness heartbeat %d times", stamp(w.start()), clock(w.failures[len(w.failures)-1].Time), w.node, len(w.failures))
+	fmt.Fprintf(&b, "From %s to %s %s failed its node liveness heartbeat %d times", evidence.Stamp(w.start()), evidence.Clock(w.failures[len(w.failures)-1].Time), w.node, len(w.failures))
 	fmt.Fprintf(&b, "; the first: %s", words(first))
 	if len(w.slow) > 0 {
 		fmt.Fprintf(&b, "; %d more heartbeats succeeded but took over a second", len(w.slow))
@@ -258,7 +258,7 @@ func (w *window) explain(c cause) string {
 	if len(w.epochs) > 0 {
 		e := w.epochs[0]
 		fmt.Fprintf(&b, "At %s %s incremented %s's liveness epoch to %s: the epoch leases %s held ended, and its ranges moved their leases to other nodes after a few seconds without a leaseholder. ",
-			clock(e.Time), e.Node, w.node, e.Attr(crdb.AttrEpoch), w.node)
+			evidence.Clock(e.Time), e.Node, w.node, e.Attr(crdb.AttrEpoch), w.node)
 		if len(w.epochs) > 1 {
 			fmt.Fprintf(&b, "The epoch was incremented %d times in the window. ", len(w.epochs))
 		}
@@ -332,6 +332,3 @@ func (w *window) fixes(c cause) []forensics.Fix {
 		},
 	}
 }
-
-func stamp(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05.000") + " UTC" }
-func clock(t time.Time) string { return t.UTC().Format("15:04:05.000") }

@@ -66,7 +66,7 @@ func TestCauses(t *testing.T) {
 		words string
 	}{
 		{"network", []ruletest.Source{src("n2/cockroach.log", heartbeats(3, refused))}, "network", "connection refused"},
-		{"disk, the stall first", []ruletest.Source{src("n2/cockroach.log", heartbeats(3, deadline)), src("n2/cockroach-pebble.log", disk)}, "disk", "a disk stall on 000457.log (20.0s at 08:01:44.700)"},
+		{"disk, the stall first", []ruletest.Source{src("n2/cockroach.log", heartbeats(3, deadline)), src("n2/cockroach-pebble.log", disk)}, "disk", "a disk stall on 000457.log (20.0s at 08:01:44.700100Z)"},
 		{"another node's disk is not the cause", []ruletest.Source{src("n2/cockroach.log", heartbeats(3, deadline)), src("n3/cockroach-pebble.log", otherDisk)}, "overload", "no disk or network error"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -474,7 +474,7 @@ func TestSeedExplanation(t *testing.T) {
 	f := fs[0]
 	for _, want := range []string{
 		"r52", "(n1,s1):1 and (n2,s2):3", "332 redirects", "(n1,s1):1 is lagging",
-		"started 2018-02-20 08:10:15.919 UTC", "seq=0", "discarded 6812 events",
+		"started 2018-02-20 08:10:15.919013Z", "seq=0", "discarded 6812 events",
 		"wording of v2.0", traceA,
 	} {
 		if !strings.Contains(f.Explanation, want) {

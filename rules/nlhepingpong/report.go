@@ -100,7 +100,7 @@ func describeLease(l crdb.Lease) string {
 	}
 	s := strings.Join(parts, " ")
 	if t, ok := hlcTime(l.Start); ok {
-		s += " (started " + t.Format("2006-01-02 15:04:05.000") + " UTC)"
+		s += " (started " + evidence.Stamp(t) + ")"
 	}
 	return s
 }
@@ -449,12 +449,12 @@ func listSome(xs []string, n int) string {
 	return strings.Join(xs[:n], ", ") + fmt.Sprintf(" and %d more", len(xs)-n)
 }
 
-// fmtTime prints t as logged, with its date unless it is the day of ref.
+// fmtTime writes t with its date unless it is the day of ref.
 func fmtTime(t, ref time.Time) string {
-	if !ref.IsZero() && t.Year() == ref.Year() && t.YearDay() == ref.YearDay() {
-		return t.Format("15:04:05.000000")
+	if !ref.IsZero() && evidence.Day(t) == evidence.Day(ref) {
+		return evidence.Clock(t)
 	}
-	return t.Format("2006-01-02 15:04:05.000000")
+	return evidence.Stamp(t)
 }
 
 func fmtDuration(d time.Duration) string {

@@ -15,6 +15,7 @@ import (
 	"forensics"
 	"forensics/names"
 	"forensics/parsers/vitess"
+	"forensics/rules/evidence"
 	"forensics/shell"
 )
 
@@ -261,7 +262,7 @@ func (in *incident) explain(shards, tables []string, at time.Time) string {
 		}
 		parts = append(parts, fmt.Sprintf("%s/%s denies %s", in.keyspace, sh, strings.Join(types, " and ")))
 	}
-	fmt.Fprintf(&b, "In the shard records as of %s, %s. ", at.UTC().Format("2006-01-02 15:04:05 UTC"), strings.Join(parts, "; "))
+	fmt.Fprintf(&b, "In the shard records as of %s, %s. ", evidence.Stamp(at), strings.Join(parts, "; "))
 	switch {
 	case len(in.workflows) > 0:
 		fmt.Fprintf(&b, "The workflows of %s in the snapshot (%s) move other tables, none of these. ", in.keyspace, strings.Join(in.workflows, ", "))

@@ -306,14 +306,14 @@ func (ep *episode) explain(all, down []string, start, end time.Time, recovered b
 	if ps := ep.slowed(); len(ps) > 0 {
 		p := ps[0]
 		fmt.Fprintf(&b, "At %s %s had been waiting %s for Raft to apply %s on %s (from about %s). ",
-			stamp(p.Time), p.Node, p.Attr(crdb.AttrDuration), p.Attr(crdb.AttrCommand), r, clock(start))
+			evidence.Stamp(p.Time), p.Node, p.Attr(crdb.AttrDuration), p.Attr(crdb.AttrCommand), r, evidence.Clock(start))
 		if len(ps) > 1 {
 			fmt.Fprintf(&b, "%d slow proposals in all, logged by %s. ", len(ps), strings.Join(ep.nodes(), ", "))
 		}
 	}
 	if ts := ep.trips(); len(ts) > 0 {
 		t := ts[0]
-		fmt.Fprintf(&b, "At %s the circuit breaker of %s on %s tripped: requests to %s now fail fast with \"replica unavailable\"", stamp(t.Time), t.Attr(crdb.AttrReplica), t.Node, r)
+		fmt.Fprintf(&b, "At %s the circuit breaker of %s on %s tripped: requests to %s now fail fast with \"replica unavailable\"", evidence.Stamp(t.Time), t.Attr(crdb.AttrReplica), t.Node, r)
 		if len(all) > 0 {
 			fmt.Fprintf(&b, ". The range's replicas are %s", strings.Join(all, ", "))
 		}
@@ -330,9 +330,9 @@ func (ep *episode) explain(all, down []string, start, end time.Time, recovered b
 		if ep.reset == nil {
 			how = "the slow commands finished"
 		}
-		fmt.Fprintf(&b, "At %s %s: %s served again after %s.", stamp(end), how, r, evidence.Round(end.Sub(start)))
+		fmt.Fprintf(&b, "At %s %s: %s served again after %s.", evidence.Stamp(end), how, r, evidence.Round(end.Sub(start)))
 	} else {
-		fmt.Fprintf(&b, "No recovery is logged: the last sign of the outage is at %s, %s after it began.", stamp(end), evidence.Round(end.Sub(start)))
+		fmt.Fprintf(&b, "No recovery is logged: the last sign of the outage is at %s, %s after it began.", evidence.Stamp(end), evidence.Round(end.Sub(start)))
 		if u := ep.unfinished(); len(u) > 0 && len(ep.trips()) == 0 {
 			fmt.Fprintf(&b, " %d slow proposals never finished in these logs.", len(u))
 		}
@@ -406,6 +406,3 @@ func (ep *episode) fixes(down []string) []forensics.Fix {
 	}
 	return []forensics.Fix{inspect, back}
 }
-
-func stamp(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05.000") + " UTC" }
-func clock(t time.Time) string { return t.UTC().Format("15:04:05.000") }

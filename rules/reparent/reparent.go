@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"time"
 
 	"forensics"
 	"forensics/names"
@@ -332,7 +331,7 @@ func explain(failed []*attempt, doc *shardDoc, oldP, newP string) string {
 				n++
 			}
 			if n == len(failed)-i {
-				fmt.Fprintf(&b, " It was run %d more time%s, the last at %s, and failed the same way each time.", n, evidence.Plural(n, "", "s"), clock(failed[len(failed)-1].lines[0].Time))
+				fmt.Fprintf(&b, " It was run %d more time%s, the last at %s, and failed the same way each time.", n, evidence.Plural(n, "", "s"), evidence.Clock(failed[len(failed)-1].lines[0].Time))
 				break
 			}
 		}
@@ -341,7 +340,7 @@ func explain(failed []*attempt, doc *shardDoc, oldP, newP string) string {
 		} else {
 			b.WriteString("A")
 		}
-		fmt.Fprintf(&b, "t %s %s took the lock of %s/%s for %s", clock(start.Time), who(&start), a.keyspace, a.shard, orReparent(a.action))
+		fmt.Fprintf(&b, "t %s %s took the lock of %s/%s for %s", evidence.Clock(start.Time), who(&start), a.keyspace, a.shard, orReparent(a.action))
 		if a.newPrimary != "" {
 			fmt.Fprintf(&b, " to promote %s", a.newPrimary)
 		}
@@ -349,7 +348,7 @@ func explain(failed []*attempt, doc *shardDoc, oldP, newP string) string {
 		if a.oldPrimary != "" {
 			fmt.Fprintf(&b, " It demoted %s.", a.oldPrimary)
 		}
-		fmt.Fprintf(&b, " At %s it gave the lock up with an error (%s): \"%s\".", clock(a.failed.Time), reasonWords(a.failed.Attr(vitess.AttrReason)), oneLine(a.failed.Attr(vitess.AttrError)))
+		fmt.Fprintf(&b, " At %s it gave the lock up with an error (%s): \"%s\".", evidence.Clock(a.failed.Time), reasonWords(a.failed.Attr(vitess.AttrReason)), oneLine(a.failed.Attr(vitess.AttrError)))
 	}
 	if len(failed) > 1 {
 		fmt.Fprintf(&b, " None of the %d attempts succeeded, and no reparent of the shard has succeeded since.", len(failed))
@@ -360,15 +359,15 @@ func explain(failed []*attempt, doc *shardDoc, oldP, newP string) string {
 	case doc == nil:
 		b.WriteString(" No shard record printed after the failure is in the input, so the state the shard was left in is not known: check it with GetShard.")
 	case doc.shard.PrimaryAlias == "":
-		fmt.Fprintf(&b, " The shard record at %s names no primary: the shard takes no writes.", stamp(doc.ev.Time))
+		fmt.Fprintf(&b, " The shard record at %s names no primary: the shard takes no writes.", evidence.Stamp(doc.ev.Time))
 	case !doc.shard.PrimaryServing:
-		fmt.Fprintf(&b, " The shard record at %s names %s as primary but is_primary_serving is false: the shard takes no writes.", stamp(doc.ev.Time), doc.shard.PrimaryAlias)
+		fmt.Fprintf(&b, " The shard record at %s names %s as primary but is_primary_serving is false: the shard takes no writes.", evidence.Stamp(doc.ev.Time), doc.shard.PrimaryAlias)
 	case doc.shard.PrimaryAlias == newP && newP != "":
-		fmt.Fprintf(&b, " The shard record at %s names %s, the new primary, and it serves: the promotion went through but the reparent did not finish (replicas may still point at %s).", stamp(doc.ev.Time), newP, cmp.Or(oldP, "the old primary"))
+		fmt.Fprintf(&b, " The shard record at %s names %s, the new primary, and it serves: the promotion went through but the reparent did not finish (replicas may still point at %s).", evidence.Stamp(doc.ev.Time), newP, cmp.Or(oldP, "the old primary"))
 	case failed[len(failed)-1].action == "EmergencyReparentShard":
-		fmt.Fprintf(&b, " The shard record at %s still names %s, the primary the EmergencyReparentShard was run to replace: the shard has no primary that takes writes.", stamp(doc.ev.Time), doc.shard.PrimaryAlias)
+		fmt.Fprintf(&b, " The shard record at %s still names %s, the primary the EmergencyReparentShard was run to replace: the shard has no primary that takes writes.", evidence.Stamp(doc.ev.Time), doc.shard.PrimaryAlias)
 	default:
-		fmt.Fprintf(&b, " The shard record at %s still names %s as the serving primary.", stamp(doc.ev.Time), doc.shard.PrimaryAlias)
+		fmt.Fprintf(&b, " The shard record at %s still names %s as the serving primary.", evidence.Stamp(doc.ev.Time), doc.shard.PrimaryAlias)
 	}
 	return b.String()
 }
@@ -394,10 +393,6 @@ func orReparent(a string) string {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-func stamp(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") }
-
-func clock(t time.Time) string { return t.UTC().Format("15:04:05.000") }
 
 // fixes: check first, remove the cause, then reparent again with the
 // primary named. Flags: go/cmd/vtctldclient/command/reparents.go and

@@ -86,7 +86,7 @@ func TestERSNoPrimaryJSON(t *testing.T) {
 	if f.Severity != forensics.Critical || f.Subject.Details.Text("old_primary") != "zone1-0000000300" || f.Subject.Details.Text("new_primary") != "" {
 		t.Errorf("%v %+v", f.Severity, f.Subject)
 	}
-	if !strings.HasPrefix(f.Explanation, "At 09:00:00.100 VTOrc took the lock of customer/80- for EmergencyReparentShard.") ||
+	if !strings.HasPrefix(f.Explanation, "At 09:00:00.100Z VTOrc took the lock of customer/80- for EmergencyReparentShard.") ||
 		!strings.Contains(f.Explanation, "is_primary_serving is false") {
 		t.Errorf("%s", f.Explanation)
 	}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	"forensics"
 	"forensics/names"
@@ -295,14 +294,14 @@ func explain(s *stream, msg string, firstRetry, errLine *forensics.Event, retrie
 	b.WriteString(".")
 	switch {
 	case firstRetry != nil && errLine != nil:
-		fmt.Fprintf(&b, " It has failed since %s: vttablet retried it %d time%s (every %s) and gave up at %s.", clock(firstRetry.Time), retries, evidence.Plural(retries, "", "s"), firstRetry.Attr(vitess.AttrRetry), clock(errLine.Time))
+		fmt.Fprintf(&b, " It has failed since %s: vttablet retried it %d time%s (every %s) and gave up at %s.", evidence.Clock(firstRetry.Time), retries, evidence.Plural(retries, "", "s"), firstRetry.Attr(vitess.AttrRetry), evidence.Clock(errLine.Time))
 	case errLine != nil:
-		fmt.Fprintf(&b, " vttablet put it in the error state at %s without retrying: it takes this error for one that needs a person.", clock(errLine.Time))
+		fmt.Fprintf(&b, " vttablet put it in the error state at %s without retrying: it takes this error for one that needs a person.", evidence.Clock(errLine.Time))
 	case s.doc != nil:
-		fmt.Fprintf(&b, " No vttablet log in the input shows when it started failing; it was in the error state by %s.", stamp(s.doc.Time))
+		fmt.Fprintf(&b, " No vttablet log in the input shows when it started failing; it was in the error state by %s.", evidence.Stamp(s.doc.Time))
 	}
 	if s.doc != nil {
-		fmt.Fprintf(&b, " Workflow show at %s reports state %s.", stamp(s.doc.Time), s.state)
+		fmt.Fprintf(&b, " Workflow show at %s reports state %s.", evidence.Stamp(s.doc.Time), s.state)
 	}
 	b.WriteString(" A stream in the error state is not retried: nothing is replicated to the target until the cause is fixed and the workflow started again. ")
 	b.WriteString(class(msg).why)
@@ -396,7 +395,3 @@ func streamExcerpt(e *forensics.Event, id int64) (int64, string) {
 	}
 	return e.Line, lines[0]
 }
-
-func stamp(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") }
-
-func clock(t time.Time) string { return t.UTC().Format("15:04:05.000") }

@@ -59,7 +59,7 @@ func TestStreamInError(t *testing.T) {
 	if got, want := ruletest.Subject(f), `{"keyspace":"customer","workflow":"commerce2customer","shard":"-80","stream":1}`; got != want {
 		t.Errorf("subject %s, want %s", got, want)
 	}
-	for _, want := range []string{"It has failed since 09:10:05.000: vttablet retried it 2 times (every 5s) and gave up at 09:10:20.000.", "reports state Error", "schema"} {
+	for _, want := range []string{"It has failed since 09:10:05.000Z: vttablet retried it 2 times (every 5s) and gave up at 09:10:20.000Z.", "reports state Error", "schema"} {
 		if !strings.Contains(f.Explanation, want) {
 			t.Errorf("no %q in %s", want, f.Explanation)
 		}
