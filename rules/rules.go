@@ -1,11 +1,16 @@
 // Package rules holds the list of rules and runs them over a timeline.
-// Each rule lives in its own package below this one, named after it.
+// Each rule lives in its own folder below this one, named after it: a Go
+// package, or a rule file (NAME.yaml, read by package rulefile) embedded
+// in the binary.
 package rules
 
 import (
 	"cmp"
 	"context"
+	"embed"
 	"fmt"
+	"io/fs"
+	"path"
 	"sort"
 	"sync"
 
@@ -14,7 +19,6 @@ import (
 	"forensics/rules/clockoffset"
 	"forensics/rules/clockskew"
 	"forensics/rules/deniedtables"
-	"forensics/rules/diskfull"
 	"forensics/rules/diskstall"
 	"forensics/rules/kvstream"
 	"forensics/rules/livenesslost"
@@ -25,14 +29,60 @@ import (
 	"forensics/rules/rebalance"
 	"forensics/rules/reparent"
 	"forensics/rules/rollbackzero"
+	"forensics/rules/rulefile"
 	"forensics/rules/vreplerror"
 )
 
-// All is every rule forensics runs, in the order `rules list` shows them.
+// All is every rule forensics runs, in the order `rules list` shows them:
+// the Go rules and the built-in rule files.
 var All = []*forensics.Rule{kvstream.Rule, nlhepingpong.Rule, deniedtables.Rule,
-	oomkill.Rule, autofailover.Rule, rebalance.Rule, rollbackzero.Rule, diskfull.Rule, clockskew.Rule,
+	oomkill.Rule, autofailover.Rule, rebalance.Rule, rollbackzero.Rule, Builtin.rule("cb-disk-full"), clockskew.Rule,
 	clockoffset.Rule, diskstall.Rule, livenesslost.Rule, rangeunavailable.Rule,
 	reparent.Rule, vreplerror.Rule, orphancontrols.Rule}
+
+// Files are the built-in rule files, each in the folder of its rule.
+//
+//go:embed */*.yaml
+var Files embed.FS
+
+// Builtin is the built-in rule files, read once. They are checked against
+// the parsers' vocabulary by this package's tests (the list of parsers is
+// not this package's to import); a user's files are checked when loaded.
+var Builtin = readBuiltin()
+
+// builtinFiles are the built-in rule files read, by rule name.
+type builtinFiles map[string]*rulefile.File
+
+func readBuiltin() builtinFiles {
+	out := builtinFiles{}
+	err := fs.WalkDir(Files, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || path.Ext(p) != ".yaml" {
+			return err
+		}
+		data, err := Files.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		f, err := rulefile.Parse("rules/"+p, data, nil)
+		if err != nil {
+			return err
+		}
+		out[f.Rule.Name] = f
+		return nil
+	})
+	if err != nil {
+		panic("built-in rule files: " + err.Error()) // a build that cannot read its own files
+	}
+	return out
+}
+
+func (b builtinFiles) rule(name string) *forensics.Rule {
+	f, ok := b[name]
+	if !ok {
+		panic("no built-in rule file for " + name)
+	}
+	return f.Rule
+}
 
 // Lookup returns the rule with the given name.
 func Lookup(name string) (*forensics.Rule, bool) {

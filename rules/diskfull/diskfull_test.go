@@ -1,11 +1,23 @@
-package diskfull
+// The rule cb-disk-full is written as data (cb-disk-full.yaml); these are
+// the tests of the Go rule it replaced, run on the rule file.
+package diskfull_test
 
 import (
 	"testing"
 	"time"
 
 	"forensics"
+	"forensics/parsers/memcached"
+	"forensics/parsers/nsserver"
+	"forensics/rules"
 	"forensics/rules/ruletest"
+)
+
+var Rule, _ = rules.Lookup("cb-disk-full")
+
+const (
+	nsDiskAlert   = nsserver.DiskAlert
+	mcWriteFailed = memcached.WriteFailed
 )
 
 var t0 = time.Date(2024, 6, 12, 17, 52, 3, 0, time.UTC)
