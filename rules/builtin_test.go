@@ -12,7 +12,7 @@ import (
 // Every built-in rule file reads kinds the parsers declare and names only
 // attributes those kinds carry, and is in rules.All.
 func TestBuiltinRuleFiles(t *testing.T) {
-	vocab := rulefile.Vocab(parsers.Kinds(), parsers.Attrs())
+	vocab := rulefile.Vocab(parsers.Kinds())
 	n := 0
 	err := fs.WalkDir(rules.Files, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {

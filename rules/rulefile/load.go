@@ -701,11 +701,20 @@ func (c *compiler) words(v yamldoc.Value, sc *scope) ([]word, bool) {
 }
 
 // Vocab builds the vocabulary from the kinds the parsers and format files
-// declare and the attribute keys of each.
-func Vocab(kinds []forensics.KindDoc, attrs map[forensics.Kind][]string) Vocabulary {
+// declare, with the attribute keys each kind's doc lists.
+func Vocab(kinds []forensics.KindDoc) Vocabulary {
 	v := Vocabulary{}
 	for _, k := range kinds {
-		v[k.Kind] = append(v[k.Kind], attrs[k.Kind]...)
+		keys := v[k.Kind]
+		if keys == nil {
+			keys = []string{}
+		}
+		for _, a := range k.Attrs {
+			if !slices.Contains(keys, string(a.Key)) {
+				keys = append(keys, string(a.Key))
+			}
+		}
+		v[k.Kind] = keys
 	}
 	return v
 }

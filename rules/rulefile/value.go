@@ -161,5 +161,16 @@ func field(e *forensics.Event, name string) val {
 	case "table":
 		return text(e.Table)
 	}
-	return val{t: tAny, s: e.Attr(strings.TrimPrefix(name, "attrs."))}
+	return val{t: tAny, s: attr(e, strings.TrimPrefix(name, "attrs."))}
+}
+
+// attr reads an attribute by the name a rule file gives it: the rule
+// names keys as data, where a Go rule names them by the parsers' constants.
+func attr(e *forensics.Event, key string) string {
+	for _, a := range e.Attrs {
+		if a.Key == key {
+			return a.Value
+		}
+	}
+	return ""
 }
