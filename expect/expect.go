@@ -211,3 +211,24 @@ func mismatch(w Finding, f forensics.Finding) string {
 	}
 	return strings.Join(diffs, ", ")
 }
+
+// RuleFile returns the rule file a case is beside, when it is one of a
+// rule file's cases (RULE.yaml next to the folder RULE/ that holds the
+// case, or a folder of cases in it), or "". Such a case needs that rule,
+// and the format files beside it, to be analysed.
+func RuleFile(dir string) string {
+	d := filepath.Clean(dir)
+	for range 3 {
+		parent := filepath.Dir(d)
+		if parent == d {
+			return ""
+		}
+		for _, ext := range []string{".yaml", ".yml"} {
+			if fi, err := os.Stat(d + ext); err == nil && fi.Mode().IsRegular() {
+				return d + ext
+			}
+		}
+		d = parent
+	}
+	return ""
+}

@@ -15,6 +15,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
+	"regexp/syntax"
 	"slices"
 	"strconv"
 	"strings"
@@ -410,4 +412,43 @@ func shape(n *yaml.Node) string {
 		return fmt.Sprintf("%q", n.Value)
 	}
 	return "nothing"
+}
+
+// Limits on a regular expression in a file. Go's regexps run in time
+// linear in their input, so no pattern is catastrophic; these keep a
+// pattern, and the program it compiles to, small.
+const (
+	MaxPattern = 4 << 10
+	maxProgram = 20_000 // instructions
+)
+
+// Regexp reads a regular expression (Go's RE2 syntax) within the limits.
+func (v Value) Regexp() *regexp.Regexp {
+	if v.IsZero() {
+		return nil
+	}
+	re, err := compileBounded(v.String())
+	if err != nil {
+		v.Errorf("bad regexp: %v", err)
+		return nil
+	}
+	return re
+}
+
+func compileBounded(p string) (*regexp.Regexp, error) {
+	if len(p) > MaxPattern {
+		return nil, fmt.Errorf("the pattern is %d bytes; at most %d", len(p), MaxPattern)
+	}
+	re, err := syntax.Parse(p, syntax.Perl)
+	if err != nil {
+		return nil, err
+	}
+	prog, err := syntax.Compile(re.Simplify())
+	if err != nil {
+		return nil, err
+	}
+	if len(prog.Inst) > maxProgram {
+		return nil, fmt.Errorf("the pattern compiles to %d instructions; at most %d (a counted repetition such as {1000} multiplies what it repeats)", len(prog.Inst), maxProgram)
+	}
+	return regexp.Compile(p)
 }

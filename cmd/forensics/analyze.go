@@ -14,10 +14,8 @@ import (
 	"forensics/analysis"
 	"forensics/ingest"
 	"forensics/input"
-	"forensics/parsers"
 	"forensics/profile"
 	"forensics/report"
-	"forensics/rules"
 	"forensics/store/backends"
 )
 
@@ -188,7 +186,9 @@ func runAnalyze(cmd *cobra.Command, opts *analyzeOptions, paths []string) error 
 		}
 		threshold = &s
 	}
-	selected, err := selectRules(opts.rules)
+	lib := loadLibrary(cmd)
+	lib.warn(opts.stderr)
+	selected, err := lib.selectRules(opts.rules)
 	if err != nil {
 		return err
 	}
@@ -212,7 +212,7 @@ func runAnalyze(cmd *cobra.Command, opts *analyzeOptions, paths []string) error 
 		defer stop()
 	}
 	format := lookupAnalyzeFormat(opts.format.String())
-	res, err := analyze(cmd.Context(), opts.db, opts.incident, paths, selected, opts.limits, prog)
+	res, err := analyze(cmd.Context(), opts.db, opts.incident, paths, lib, selected, opts.limits, prog)
 	if !format.readsTimeline {
 		stop() // the output follows; the HTML report still reads the timeline
 	}
@@ -290,9 +290,10 @@ func analyzeHTML(ctx context.Context, opts *analyzeOptions, run int64, rep *repo
 	return writeHTML(ctx, opts.stdout, db, run, rep)
 }
 
-// analyze reads paths into the timeline at dbPath, runs the rules over what
-// was read, and stores and returns the findings.
-func analyze(ctx context.Context, dbPath, incident string, paths []string, selected []*forensics.Rule, limits input.Limits, prog *ingest.Progress) (*analysis.Result, error) {
+// analyze reads paths into the timeline at dbPath with the library's
+// formats, runs the selected rules over what was read, and stores and
+// returns the findings.
+func analyze(ctx context.Context, dbPath, incident string, paths []string, lib *library, selected []*forensics.Rule, limits input.Limits, prog *ingest.Progress) (*analysis.Result, error) {
 	db, err := backends.Open(dbPath)
 	if err != nil {
 		return nil, err
@@ -300,21 +301,7 @@ func analyze(ctx context.Context, dbPath, incident string, paths []string, selec
 	defer db.Close()
 	return analysis.Run(ctx, analysis.Config{
 		Store: db, Inputs: paths, Incident: incident,
-		Formats: parsers.All, Rules: selected, Limits: limits, Progress: prog,
+		Formats: lib.formats, Rules: selected, Limits: limits, Progress: prog,
+		RulesID: lib.rulesID(selected),
 	})
-}
-
-func selectRules(names []string) ([]*forensics.Rule, error) {
-	if len(names) == 0 {
-		return rules.All, nil
-	}
-	var out []*forensics.Rule
-	for _, n := range names {
-		r, ok := rules.Lookup(n)
-		if !ok {
-			return nil, usageErrorf("--rules: no rule named %q (see forensics rules list)", n)
-		}
-		out = append(out, r)
-	}
-	return out, nil
 }

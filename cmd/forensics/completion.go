@@ -10,7 +10,6 @@ import (
 
 	"forensics/parsers"
 	"forensics/report"
-	"forensics/rules"
 	"forensics/store"
 	"forensics/store/backends"
 )
@@ -22,7 +21,7 @@ import (
 
 func completeRules(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 	var out []string
-	for _, r := range rules.All {
+	for _, r := range loadLibrary(cmd).rules.Rules {
 		out = append(out, r.Name+"\t"+r.Doc.Title)
 	}
 	return out, cobra.ShellCompDirectiveNoFileComp
@@ -76,7 +75,7 @@ func completeFindings(cmd *cobra.Command, args []string, toComplete string) ([]s
 	var out []string
 	for _, f := range fs {
 		if strings.HasPrefix(f.ID, toComplete) {
-			out = append(out, f.ID+"\t"+f.Rule+": "+report.SubjectLine(f.Finding, rules.All))
+			out = append(out, f.ID+"\t"+f.Rule+": "+report.SubjectLine(f.Finding, loadLibrary(cmd).rules.Rules))
 		}
 	}
 	return out, cobra.ShellCompDirectiveNoFileComp

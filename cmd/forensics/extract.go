@@ -10,7 +10,6 @@ import (
 	"forensics/extract"
 	"forensics/input"
 	"forensics/report"
-	"forensics/rules"
 	"forensics/store/backends"
 )
 
@@ -61,7 +60,8 @@ be written or does not reproduce it; 2 for a usage error.`,
 			if err != nil {
 				return &exitError{exitFailed, err}
 			}
-			r, ok := rules.Lookup(f.Rule)
+			lib := loadLibrary(cmd)
+			r, ok := lib.rules.Lookup(f.Rule)
 			if !ok {
 				return &exitError{exitFailed, fmt.Errorf("finding %s is of rule %s, which this forensics does not have", f.ID, f.Rule)}
 			}
@@ -89,7 +89,7 @@ be written or does not reproduce it; 2 for a usage error.`,
 			}
 			// The extract is a case: analyze it on its own and check it.
 			check := func(ctx context.Context, db string, inputs []string) ([]forensics.Finding, error) {
-				res, err := analyze(ctx, db, "", inputs, rules.All, input.DefaultLimits, nil)
+				res, err := analyze(ctx, db, "", inputs, lib, lib.rules.Rules, input.DefaultLimits, nil)
 				if err != nil {
 					return nil, err
 				}

@@ -9,7 +9,6 @@ import (
 
 	"forensics"
 	"forensics/report"
-	"forensics/rules"
 	"forensics/store"
 	"forensics/store/backends"
 )
@@ -62,7 +61,7 @@ func newFindingsCmd() *cobra.Command {
 			for i, f := range fs {
 				list[i] = f.Finding
 			}
-			return report.WriteFindingsTable(out, list, rules.All, layoutFor(out, false))
+			return report.WriteFindingsTable(out, list, loadLibrary(cmd).rules.Rules, layoutFor(out, false))
 		},
 	}
 	addDBFlag(cmd, &dbPath, "timeline `FILE` written by analyze")
@@ -112,7 +111,7 @@ every line of that window, recognised or not.`,
 			if wide {
 				l.Width, l.Wide = 0, true
 			}
-			if err := report.WriteFindings(out, []forensics.Finding{f.Finding}, rules.All, l); err != nil {
+			if err := report.WriteFindings(out, []forensics.Finding{f.Finding}, loadLibrary(cmd).rules.Rules, l); err != nil {
 				return err
 			}
 			return writeContext(cmd.Context(), out, db, f, window, limit, l)

@@ -111,6 +111,7 @@ and say what to do about it.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &exitError{exitUsage, err}
 	})
+	addLibraryFlags(root)
 	root.AddCommand(newAnalyzeCmd(), newTimelineCmd(), newFindingsCmd(), newShowCmd(), newRulesCmd(), newTestCmd(), newReportCmd(), newVersionCmd(), newIncidentsCmd(), newExtractCmd(), newPushCmd(), newFleetCmd())
 	withBashFallbacks(root)
 	// The help fits the terminal: the descriptions of flags and commands

@@ -10,10 +10,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"forensics"
 	"forensics/analysis"
 	"forensics/parsers"
 	"forensics/report"
-	"forensics/rules"
 	"forensics/store"
 	"forensics/store/backends"
 )
@@ -44,7 +44,7 @@ a usage error.`,
 			if htmlPath == "" {
 				return usageErrorf("report needs --html OUT.html")
 			}
-			return writeReportFile(cmd.Context(), dbPath, incident, run, htmlPath, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			return writeReportFile(cmd.Context(), dbPath, incident, run, htmlPath, loadLibrary(cmd).rules.Rules, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	addDBFlag(cmd, &dbPath, "timeline `FILE` written by analyze")
@@ -56,7 +56,7 @@ a usage error.`,
 
 // writeReportFile writes the HTML report of a stored run to path, through a
 // temporary file so an interrupted run leaves no half-written report.
-func writeReportFile(ctx context.Context, dbPath, incident string, run int64, path string, stdout, stderr io.Writer) error {
+func writeReportFile(ctx context.Context, dbPath, incident string, run int64, path string, known []*forensics.Rule, stdout, stderr io.Writer) error {
 	db, err := backends.OpenReader(dbPath)
 	if err != nil {
 		return &exitError{exitFailed, err}
@@ -71,7 +71,7 @@ func writeReportFile(ctx context.Context, dbPath, incident string, run int64, pa
 	}
 	sc.note(stderr)
 	run = sc.run
-	rep, run, err := analysis.Report(ctx, db, run, rules.All)
+	rep, run, err := analysis.Report(ctx, db, run, known)
 	if err != nil {
 		return &exitError{exitFailed, err}
 	}

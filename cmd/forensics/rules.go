@@ -29,15 +29,17 @@ func newRulesCmd() *cobra.Command {
 		},
 		ValidArgsFunction: completeRuleArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			r, ok := rules.Lookup(args[0])
+			lib := loadLibrary(cmd)
+			lib.warn(cmd.ErrOrStderr())
+			r, ok := lib.rules.Lookup(args[0])
 			if !ok {
 				return usageErrorf("no rule named %q (see forensics rules list)", args[0])
 			}
 			out := cmd.OutOrStdout()
-			_, err := fmt.Fprint(out, explainRule(r, proseWidth(out)))
+			_, err := fmt.Fprint(out, explainRule(r, lib.rules.Origin(r), proseWidth(out)))
 			return err
 		},
-	})
+	}, newRulesTestCmd())
 	return cmd
 }
 
@@ -52,6 +54,7 @@ type ruleDoc struct {
 	Inputs  string   `json:"inputs,omitempty"`
 	Fixes   string   `json:"fixes,omitempty"`
 	Kinds   []string `json:"kinds,omitempty"`
+	Origin  string   `json:"origin"` // "built-in", "built-in rules/…/NAME.yaml", or the path of the user's rule file
 }
 
 func newRulesListCmd() *cobra.Command {
@@ -60,48 +63,24 @@ func newRulesListCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List every rule with its title and what it detects",
-		Long: `list prints every rule: its name, its title and what it detects. --full
-prints each rule's whole documentation, as 'forensics rules explain RULE'
-does; --format json gives all of it to programs.`,
+		Long: `list prints every rule: its name, its title, what it detects and where it
+comes from (built into forensics, in Go or as a rule file, or a rule file of
+yours from --rules-dir or FORENSICS_RULES_PATH). --full prints each rule's
+whole documentation, as 'forensics rules explain RULE' does; --format json
+gives all of it to programs. A rule file that does not load is reported with
+its file, line and field, and list exits 1.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			out := cmd.OutOrStdout()
-			if format.String() == "json" {
-				docs := []ruleDoc{}
-				for _, r := range rules.All {
-					d := ruleDoc{Name: r.Name, Title: r.Doc.Title, Detects: strings.TrimSpace(r.Doc.Detects), Why: strings.TrimSpace(r.Doc.Why),
-						Confirm: strings.TrimSpace(r.Doc.Confirm), Inputs: strings.TrimSpace(r.Doc.Inputs), Fixes: strings.TrimSpace(r.Doc.Fixes)}
-					for _, k := range r.Kinds {
-						d.Kinds = append(d.Kinds, string(k))
-					}
-					docs = append(docs, d)
-				}
-				enc := json.NewEncoder(out)
-				enc.SetIndent("", "  ")
-				enc.SetEscapeHTML(false)
-				return enc.Encode(docs)
+			lib := loadLibrary(cmd)
+			lib.warn(cmd.ErrOrStderr())
+			if err := writeRuleList(out, lib, format.String(), full); err != nil {
+				return err
 			}
-			var b strings.Builder
-			width := proseWidth(out)
-			for i, r := range rules.All {
-				if full {
-					if i > 0 {
-						b.WriteString("\n")
-					}
-					b.WriteString(explainRule(r, width))
-					continue
-				}
-				report.WriteProse(&b, r.Name+" — "+r.Doc.Title, "", "    ", width)
-				if d := firstParagraph(r.Doc.Detects); d != "" {
-					report.WriteProse(&b, d, "    ", "    ", width)
-				}
+			if len(lib.errs) > 0 {
+				return &exitError{exitFailed, nil}
 			}
-			if !full {
-				b.WriteString("\n")
-				report.WriteProse(&b, "forensics rules explain RULE (or rules list --full) prints why it matters, how to confirm it by hand, the evidence it needs and what to do.", "", "", width)
-			}
-			_, err := io.WriteString(out, b.String())
-			return err
+			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&full, "full", false, "print each rule's whole documentation")
@@ -109,8 +88,54 @@ does; --format json gives all of it to programs.`,
 	return cmd
 }
 
+// writeRuleList writes the rules of the library as a list, the whole
+// documentation of each (full) or JSON.
+func writeRuleList(out io.Writer, lib *library, format string, full bool) error {
+	all := lib.rules.Rules
+	if format == "json" {
+		docs := []ruleDoc{}
+		for _, r := range all {
+			d := ruleDoc{Name: r.Name, Title: r.Doc.Title, Detects: strings.TrimSpace(r.Doc.Detects), Why: strings.TrimSpace(r.Doc.Why),
+				Confirm: strings.TrimSpace(r.Doc.Confirm), Inputs: strings.TrimSpace(r.Doc.Inputs), Fixes: strings.TrimSpace(r.Doc.Fixes),
+				Origin: lib.rules.Origin(r)}
+			for _, k := range r.Kinds {
+				d.Kinds = append(d.Kinds, string(k))
+			}
+			docs = append(docs, d)
+		}
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		return enc.Encode(docs)
+	}
+	var b strings.Builder
+	width := proseWidth(out)
+	for i, r := range all {
+		if full {
+			if i > 0 {
+				b.WriteString("\n")
+			}
+			b.WriteString(explainRule(r, lib.rules.Origin(r), width))
+			continue
+		}
+		report.WriteProse(&b, r.Name+" — "+r.Doc.Title, "", "    ", width)
+		if d := firstParagraph(r.Doc.Detects); d != "" {
+			report.WriteProse(&b, d, "    ", "    ", width)
+		}
+		if o := lib.rules.Origin(r); o != rules.OriginGo {
+			report.WriteProse(&b, "from "+o, "    ", "    ", width)
+		}
+	}
+	if !full {
+		b.WriteString("\n")
+		report.WriteProse(&b, "forensics rules explain RULE (or rules list --full) prints why it matters, how to confirm it by hand, the evidence it needs and what to do.", "", "", width)
+	}
+	_, err := io.WriteString(out, b.String())
+	return err
+}
+
 // explainRule writes a rule's documentation for a reader, wrapped to width.
-func explainRule(r *forensics.Rule, width int) string {
+func explainRule(r *forensics.Rule, origin string, width int) string {
 	var b strings.Builder
 	report.WriteProse(&b, r.Name+" — "+r.Doc.Title, "", "    ", width)
 	for _, sec := range []struct{ head, text string }{
@@ -140,6 +165,8 @@ func explainRule(r *forensics.Rule, width int) string {
 		b.WriteString("\nEvent kinds read\n")
 		report.WriteProse(&b, strings.Join(kinds, ", "), "  ", "  ", width)
 	}
+	b.WriteString("\nWritten\n")
+	report.WriteProse(&b, originWords(origin), "  ", "  ", width)
 	return b.String()
 }
 
@@ -150,4 +177,15 @@ func firstParagraph(s string) string {
 		s = s[:i]
 	}
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// originWords says where a rule was written, for explain.
+func originWords(origin string) string {
+	if origin == rules.OriginGo {
+		return "in Go, built into forensics"
+	}
+	if f, ok := strings.CutPrefix(origin, "built-in "); ok {
+		return "as a rule file built into forensics (" + f + ")"
+	}
+	return "as the rule file " + origin
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,7 +11,6 @@ import (
 	"forensics/expect"
 	"forensics/input"
 	"forensics/report"
-	"forensics/rules"
 )
 
 func newTestCmd() *cobra.Command {
@@ -21,7 +21,9 @@ func newTestCmd() *cobra.Command {
 incident and an expect.json — analyzes the case into a scratch timeline, and
 checks the findings against expect.json: every expected finding must be
 found, rules listed as absent must stay silent, and (unless "others" is true)
-no other finding may appear.
+no other finding may appear. A case in the folder beside a rule file
+(RULE.yaml next to RULE/, see forensics rules test) is analysed with that
+rule and the format files beside it.
 
 expect.json:
   {
@@ -40,6 +42,8 @@ It prints one line per case and a summary, and exits 1 when any case fails.`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			out := cmd.OutOrStdout()
+			lib := loadLibrary(cmd)
+			lib.warn(cmd.ErrOrStderr())
 			dirs, err := expect.Find(args...)
 			if err != nil {
 				return err
@@ -67,7 +71,16 @@ It prints one line per case and a summary, and exits 1 when any case fails.`,
 					continue
 				}
 				db := filepath.Join(scratch, fmt.Sprintf("case%d.db", i))
-				res, err := analyze(cmd.Context(), db, "", inputs, rules.All, input.DefaultLimits, nil)
+				caseLib := lib
+				if rf := expect.RuleFile(dir); rf != "" {
+					// A rule file's case: the rule and the formats beside it.
+					if caseLib = loadLibraryWith(cmd, filepath.Dir(rf)); len(caseLib.errs) > 0 {
+						fmt.Fprintf(out, "FAIL %s: %v\n", dir, errors.Join(caseLib.errs...))
+						failed++
+						continue
+					}
+				}
+				res, err := analyze(cmd.Context(), db, "", inputs, caseLib, caseLib.rules.Rules, input.DefaultLimits, nil)
 				var problems []string
 				if err != nil {
 					problems = append(problems, err.Error())
@@ -89,6 +102,9 @@ It prints one line per case and a summary, and exits 1 when any case fails.`,
 				}
 			}
 			fmt.Fprintf(out, "%d passed, %d failed\n", passed, failed)
+			if len(lib.errs) > 0 {
+				return &exitError{exitFailed, fmt.Errorf("%s did not load (see above)", report.Plural(len(lib.errs), "rule or format file", "rule or format files"))}
+			}
 			if failed > 0 {
 				return &exitError{exitFailed, nil}
 			}

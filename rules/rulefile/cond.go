@@ -1,9 +1,7 @@
 package rulefile
 
 import (
-	"fmt"
 	"regexp"
-	"regexp/syntax"
 	"slices"
 	"strings"
 
@@ -39,33 +37,6 @@ type op struct {
 }
 
 var opNames = []string{"eq", "ne", "in", "not_in", "matches", "not_matches", "contains", "prefix", "suffix", "gt", "gte", "lt", "lte", "empty"}
-
-// Limits on a rule's regular expressions. Go's regexps run in time linear
-// in their input, so no pattern is catastrophic; these keep a pattern and
-// the program it compiles to small.
-const (
-	maxPattern = 4 << 10
-	maxProgram = 20_000 // instructions of the compiled program
-)
-
-// compileRegexp compiles a pattern within the limits.
-func compileRegexp(p string) (*regexp.Regexp, error) {
-	if len(p) > maxPattern {
-		return nil, fmt.Errorf("the pattern is %d bytes; at most %d", len(p), maxPattern)
-	}
-	re, err := syntax.Parse(p, syntax.Perl)
-	if err != nil {
-		return nil, err
-	}
-	prog, err := syntax.Compile(re.Simplify())
-	if err != nil {
-		return nil, err
-	}
-	if len(prog.Inst) > maxProgram {
-		return nil, fmt.Errorf("the pattern compiles to %d instructions; at most %d (a counted repetition such as {1000} multiplies what it repeats)", len(prog.Inst), maxProgram)
-	}
-	return regexp.Compile(p)
-}
 
 // parseCond reads a condition in a scope.
 func (c *compiler) parseCond(v yamldoc.Value, sc *scope) cond {
@@ -118,12 +89,9 @@ func (c *compiler) parseOp(name string, v yamldoc.Value) (op, bool) {
 	case "in", "not_in":
 		o.s = v.Strings()
 	case "matches", "not_matches":
-		re, err := compileRegexp(v.String())
-		if err != nil {
-			v.Errorf("bad regexp: %v", err)
+		if o.re = v.Regexp(); o.re == nil {
 			return o, false
 		}
-		o.re = re
 	case "gt", "gte", "lt", "lte":
 		n, ok := parseNumber(v.String())
 		if !ok {

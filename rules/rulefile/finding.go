@@ -190,38 +190,80 @@ func (sp *spec) fillSubject(s *forensics.FindingSubject, en env) {
 	rv := reflect.ValueOf(s).Elem()
 	for _, d := range sp.subject {
 		v := d.tmpl.value(en)
+		if d.detail != nil {
+			if x := detailValue(v, d.detail.Type); x != nil {
+				s.Details.Set(forensics.Field{Key: d.key, Value: x})
+			}
+			continue
+		}
 		f := rv.FieldByIndex(d.field.Index)
 		switch f.Kind() {
 		case reflect.String:
 			f.SetString(v.String())
-		case reflect.Int, reflect.Int64:
+		case reflect.Int64:
 			if n, ok := v.number(); ok {
 				f.SetInt(int64(n))
 			}
 		case reflect.Slice:
-			items := v.list
-			if v.t != tList && !v.empty() {
-				items = []string{v.String()}
-			}
-			switch f.Type().Elem().Kind() {
-			case reflect.String:
-				f.Set(reflect.ValueOf(slices.Clone(items)))
-			case reflect.Int:
-				var ns []int
-				for _, it := range items {
-					if n, err := strconv.Atoi(it); err == nil {
-						ns = append(ns, n)
-					}
-				}
-				f.Set(reflect.ValueOf(ns))
+			if f.Type().Elem().Kind() == reflect.Int {
+				f.Set(reflect.ValueOf(ints(items(v))))
+			} else {
+				f.Set(reflect.ValueOf(items(v)))
 			}
 		}
 	}
 }
 
+// detailValue is a value as a detail of the type holds it; nil for
+// nothing (left out of the subject).
+func detailValue(v val, t forensics.DetailType) any {
+	switch t {
+	case forensics.DetailText:
+		if s := v.String(); s != "" {
+			return s
+		}
+	case forensics.DetailInt:
+		if n, ok := v.number(); ok {
+			return int64(n)
+		}
+	case forensics.DetailList:
+		if l := items(v); len(l) > 0 {
+			return l
+		}
+	case forensics.DetailInts:
+		if l := ints(items(v)); len(l) > 0 {
+			return l
+		}
+	}
+	return nil
+}
+
+// items is a value as a list: a list's items, or the one text there is.
+func items(v val) []string {
+	if v.t == tList {
+		return slices.Clone(v.list)
+	}
+	if v.empty() {
+		return nil
+	}
+	return []string{v.String()}
+}
+
+func ints(l []string) []int {
+	var out []int
+	for _, it := range l {
+		if n, err := strconv.Atoi(it); err == nil {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 type subjectDef struct {
-	field reflect.StructField
-	tmpl  *template
+	key    string
+	field  *reflect.StructField // a shared field, or
+	detail *forensics.Detail    // a declared detail
+	tmpl   *template
 }
 
 // evidenceOf quotes the events each evidence entry picks, each line once.

@@ -53,7 +53,7 @@ type compiler struct {
 }
 
 var topFields = []string{"rule", "replaces", "doc", "select", "group", "detect", "when", "values", "nearby",
-	"severity", "escalate", "title", "explanation", "subject", "evidence", "fixes"}
+	"severity", "escalate", "title", "explanation", "details", "subject", "evidence", "fixes"}
 
 func (c *compiler) compile(root yamldoc.Value) *File {
 	if all := root.Map(); all.Has("format") {
@@ -87,7 +87,8 @@ func (c *compiler) compile(root yamldoc.Value) *File {
 	}
 	c.sp.title = c.alternatives(m.Get("title"), rec)
 	c.sp.explanation = c.alternatives(m.Get("explanation"), rec)
-	c.subject(m.Get("subject"), rec)
+	r.Details = c.details(m.Get("details"))
+	c.subject(m.Get("subject"), rec, r.Details)
 	c.evidence(m.Get("evidence"))
 	c.fixes(m.Get("fixes"), rec)
 	r.Kinds = c.kinds
@@ -506,43 +507,70 @@ func (c *compiler) alternatives(v yamldoc.Value, sc *scope) []alt {
 	return out
 }
 
-// subjectFields are the finding subject's fields by their JSON names, the
-// names a rule file uses.
-var subjectFields = func() map[string]reflect.StructField {
+// sharedFields are the fields every finding's subject has, by their JSON
+// names, the names a rule file uses.
+var sharedFields = func() map[string]reflect.StructField {
 	out := map[string]reflect.StructField{}
 	t := reflect.TypeFor[forensics.FindingSubject]()
 	for i := range t.NumField() {
 		f := t.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		out[name] = f
+		if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name != "-" {
+			out[name] = f
+		}
 	}
 	return out
 }()
 
-func (c *compiler) subject(v yamldoc.Value, sc *scope) {
+// details reads the declaration of the subject's details: the values a
+// finding of the rule carries beyond the shared fields.
+func (c *compiler) details(v yamldoc.Value) []forensics.Detail {
+	var out []forensics.Detail
+	for _, dv := range v.List() {
+		m := dv.Map("key", "type", "doc", "label", "join", "show", "redact")
+		m.Require("key", "type", "doc")
+		d := forensics.Detail{Key: m.Get("key").String(), Type: forensics.DetailType(m.Get("type").String()),
+			Doc: m.Get("doc").String(), Label: m.Get("label").String(), Join: m.Get("join").String(),
+			Show: forensics.Show(m.Get("show").String()), Redact: forensics.NameKind(m.Get("redact").String())}
+		if err := forensics.CheckDetails(append(slices.Clone(out), d)); err != nil {
+			dv.Errorf("%v", err)
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+func (c *compiler) subject(v yamldoc.Value, sc *scope, details []forensics.Detail) {
 	m := v.Map()
 	for _, k := range m.Keys() {
 		fv := m.Get(k)
-		f, ok := subjectFields[k]
-		if !ok {
-			var known []string
-			for n := range subjectFields {
-				known = append(known, n)
-			}
-			sortStrings(known)
-			fv.Errorf("the subject has no field %q (fields: %s)", k, strings.Join(known, ", "))
-			continue
-		}
 		t, err := parseTemplate(fv.String(), sc)
 		if err != nil {
 			fv.Errorf("%v", err)
 			continue
 		}
-		if f.Type.Kind() == reflect.Slice && t.typ() != tList && t.typ() != tAny {
+		d := subjectDef{key: k, tmpl: t}
+		isList := false
+		if f, ok := sharedFields[k]; ok {
+			d.field = &f
+			isList = f.Type.Kind() == reflect.Slice
+		} else if i := slices.IndexFunc(details, func(d forensics.Detail) bool { return d.Key == k }); i >= 0 {
+			d.detail = &details[i]
+			isList = d.detail.Type == forensics.DetailList || d.detail.Type == forensics.DetailInts
+		} else {
+			var known []string
+			for n := range sharedFields {
+				known = append(known, n)
+			}
+			sortStrings(known)
+			fv.Errorf("%q is neither a field every subject shares (%s) nor a detail declared under details", k, strings.Join(known, ", "))
+			continue
+		}
+		if isList && t.typ() != tList && t.typ() != tAny {
 			fv.Errorf("the subject's %s is a list: give a list value ({buckets})", k)
 			continue
 		}
-		c.sp.subject = append(c.sp.subject, subjectDef{field: f, tmpl: t})
+		c.sp.subject = append(c.sp.subject, d)
 	}
 }
 

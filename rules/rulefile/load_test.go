@@ -80,7 +80,7 @@ func TestBadRuleFiles(t *testing.T) {
 		{"unknown filter", "{start|clock}", "{start|clok}", []string{`no filter "clok"`}},
 		{"program from the evidence", "run: [ssh,", "run: ['{node}',", []string{"fixes[0].commands[0].run[0]", "the program of a command is written out"}},
 		{"command as a string", "- run: [ssh, '{node|host|or:HOST}', {run: [uptime]}]", "- run: 'ssh {node} uptime'", []string{"a command is a list of words"}},
-		{"unknown subject field", "subject: {node: '{node}'}", "subject: {host: '{node}'}", []string{`the subject has no field "host"`}},
+		{"unknown subject field", "subject: {node: '{node}'}", "subject: {host: '{node}'}", []string{`"host" is neither a field every subject shares`}},
 		{"two modes", "  count: {gte: 3}", "  sustained: 2m\n  count: {gte: 3}", []string{"give one of count, sustained, sequence and absence"}},
 		{"bad duration", "within: 5m", "within: 5 min", []string{"detect.within", `"5 min" is not a duration`}},
 		{"bad severity", "severity: medium", "severity: severe", []string{"severity", `unknown severity "severe"`}},
