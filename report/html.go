@@ -18,13 +18,14 @@ import (
 var htmlFiles embed.FS
 
 var htmlPage = template.Must(template.New("report.html.tmpl").Funcs(template.FuncMap{
-	"utc":      func(t time.Time) string { return t.UTC().Format(TimeFormat) },
-	"duration": Duration,
-	"subject":  SubjectLine,
-	"apart":    detailsApart,
-	"clean":    Escape,
-	"lines":    func(s string) string { return escapeLines(clipRaw(s, 20000)) },
-	"upper":    strings.ToUpper,
+	"utc":          func(t time.Time) string { return t.UTC().Format(TimeFormat) },
+	"duration":     Duration,
+	"subject":      SubjectLine,
+	"apart":        detailsApart,
+	"placeholders": placeholders,
+	"clean":        Escape,
+	"lines":        func(s string) string { return escapeLines(clipRaw(s, 20000)) },
+	"upper":        strings.ToUpper,
 	"paras": func(s string) []string {
 		var out []string
 		for _, p := range strings.Split(strings.TrimSpace(s), "\n") {

@@ -179,6 +179,12 @@ func writeMarkdownFinding(b *strings.Builder, n int, f forensics.Finding, rules 
 				}
 				b.WriteString("\n")
 				writeIndentedFence(b, "   ", "sh", code.String())
+				if ps := placeholders(fix.Commands); len(ps) > 0 {
+					b.WriteString("\n   Fill in:\n")
+					for _, p := range ps {
+						fmt.Fprintf(b, "   - `%s`: %s\n", p.Name, mdEscape(p.Means))
+					}
+				}
 			}
 		}
 	}

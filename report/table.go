@@ -124,6 +124,14 @@ func writeFinding(w io.Writer, f forensics.Finding, rules []*forensics.Rule, l L
 			for _, c := range fix.Commands {
 				writeCommand(&b, Escape(c), "       ", l.Width)
 			}
+			if ps := placeholders(fix.Commands); len(ps) > 0 {
+				b.WriteString("       Fill in:\n")
+				var terms []Term
+				for _, p := range ps {
+					terms = append(terms, Term{p.Name, p.Means})
+				}
+				writeTerms(&b, terms, "         ", width)
+			}
 		}
 	}
 	_, err := io.WriteString(w, b.String())

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"forensics/shell"
 )
 
 // Text for a terminal is fitted to its width (Layout.Width): prose is
@@ -38,8 +40,17 @@ func wrapRows(s string, first, next int) []string {
 			row, s = strings.TrimRight(s[:cut], " "), strings.TrimLeft(s[cut:], " ")
 		} else {
 			i := byteAtColumn(s, width)
-			if j := strings.LastIndexAny(s[:i], "-/:,_"); j >= 0 && textWidth(s[:j+1]) > width*2/3 {
-				i = j + 1
+			// After punctuation near the row's end, leaving more than a
+			// scrap of the word for the next row.
+			for j := i - 1; j > 0 && textWidth(s[:j+1]) > width*2/3; j-- {
+				end := strings.IndexByte(s[j:], ' ')
+				if end < 0 {
+					end = len(s) - j
+				}
+				if strings.IndexByte("-/:,_", s[j]) >= 0 && end > 3 {
+					i = j + 1
+					break
+				}
 			}
 			row, s = s[:i], s[i:]
 		}
@@ -277,22 +288,30 @@ type Term struct{ Name, Doc string }
 // names leave the meanings less than 30 columns, a meaning goes under its
 // name.
 func WriteTerms(w io.Writer, terms []Term, indent string, width int) error {
+	var b strings.Builder
+	writeTerms(&b, terms, indent, width)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writeTerms(b *strings.Builder, terms []Term, indent string, width int) {
 	col := 0
 	for _, t := range terms {
 		col = max(col, textWidth(t.Name))
 	}
 	col += textWidth(indent) + 2
-	var b strings.Builder
+	pad := strings.Repeat(" ", col)
 	for _, t := range terms {
-		pad := strings.Repeat(" ", col)
 		if width > 0 && width-col < 30 {
 			b.WriteString(indent + t.Name + "\n")
-			writeWrapped(&b, t.Doc, indent+"    ", indent+"    ", width)
+			writeWrapped(b, t.Doc, indent+"    ", indent+"    ", width)
 			continue
 		}
-		first := indent + t.Name + pad[textWidth(indent)+textWidth(t.Name):]
-		writeWrapped(&b, t.Doc, first, pad, width)
+		writeWrapped(b, t.Doc, indent+t.Name+pad[textWidth(indent)+textWidth(t.Name):], pad, width)
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+}
+
+// placeholders lists the placeholders of a fix's commands, each once.
+func placeholders(commands []string) []shell.Placeholder {
+	return shell.PlaceholdersIn(strings.Join(commands, "\n"))
 }

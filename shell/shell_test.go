@@ -2,6 +2,7 @@ package shell
 
 import (
 	"os/exec"
+	"strings"
 	"testing"
 )
 
@@ -36,6 +37,28 @@ func TestQuoteRoundTrip(t *testing.T) {
 		}
 		if string(out) != s {
 			t.Errorf("bash read %s as %q, want %q", Quote(s), out, s)
+		}
+	}
+}
+
+func TestPlaceholdersIn(t *testing.T) {
+	for _, c := range []struct {
+		command string
+		want    []string
+	}{
+		{"cbstats h:11210 -u Administrator -p PASSWORD -b b warmup", []string{"PASSWORD"}},
+		{"curl -s -u Administrator:PASSWORD http://h:8091/ | jq .", []string{"PASSWORD"}},
+		{Vtctldclient("GetShard", "ks/-80"), []string{"VTCTLD_HOST"}},
+		{CockroachSQL("SELECT 1"), []string{"CRDB_HOST", "CERTS_DIR"}},
+		// A placeholder's name inside another word is not the placeholder.
+		{"vtctldclient --server MY_VTCTLD_HOST:15999 GetShard ks/0 PASSWORDS", nil},
+	} {
+		var got []string
+		for _, p := range PlaceholdersIn(c.command) {
+			got = append(got, p.Name)
+		}
+		if strings.Join(got, ",") != strings.Join(c.want, ",") {
+			t.Errorf("PlaceholdersIn(%q) = %v, want %v", c.command, got, c.want)
 		}
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"forensics"
 	"forensics/expect"
 	"forensics/report"
+	"forensics/shell"
 )
 
 // The tools fix commands call. Each is replaced by a stub that records its
@@ -26,10 +27,13 @@ import (
 var stubbedTools = []string{"vtctldclient", "cbstats", "couchbase-cli", "cockroach", "curl", "jq", "grep",
 	"ssh", "chronyc", "timedatectl", "dmesg", "iostat", "df", "ntpq", "journalctl"}
 
-// TestFixCommandsRunOnlyTheirTool runs every command of every bundled case,
-// and of cases whose names were made hostile, through bash: each must run
-// its tool and nothing else, with the arguments the command shows, and no
-// injected command may run.
+// TestFixCommandsRunOnlyTheirTool pastes every command of every finding of
+// every bundled case, and of cases whose names were made hostile, into
+// bash, its placeholders filled in: as JSON gives it, and as the terminal
+// shows it at 80 columns (where a long command goes on over several rows).
+// Each must run its tool and nothing else, with the arguments the command
+// shows and the flags the tool cannot run without, and no injected command
+// may run.
 func TestFixCommandsRunOnlyTheirTool(t *testing.T) {
 	bash, err := exec.LookPath("bash")
 	if err != nil {
@@ -91,6 +95,12 @@ func TestFixCommandsRunOnlyTheirTool(t *testing.T) {
 			if code := run(append([]string{"analyze", "--db", db, "--format", "html"}, inputs...), &page, &bytes.Buffer{}); code != exitOK && code != exitFindings {
 				t.Fatalf("analyze --format html: exit %d", code)
 			}
+			t.Setenv("COLUMNS", "80")
+			var table bytes.Buffer
+			if code := run(append([]string{"analyze", "-q", "--db", db}, inputs...), &table, &bytes.Buffer{}); code != exitOK && code != exitFindings {
+				t.Fatalf("analyze: exit %d", code)
+			}
+			shown := terminalCommands(table.String())
 			for _, f := range rep.Findings {
 				for _, fx := range f.Fixes {
 					for _, c := range fx.Commands {
@@ -102,9 +112,31 @@ func TestFixCommandsRunOnlyTheirTool(t *testing.T) {
 						if !strings.Contains(page.String(), "<code>"+html.EscapeString(c)+"</code>") {
 							t.Errorf("the HTML report's copy button does not hold the command as JSON gives it: %s", c)
 						}
-						checkCommand(t, bash, c)
+						checkCommand(t, bash, c, c)
+						for _, p := range shell.PlaceholdersIn(c) {
+							if !strings.Contains(md.String(), "- `"+p.Name+"`: ") {
+								t.Errorf("the Markdown report does not say what to put in place of %s", p.Name)
+							}
+							if !strings.Contains(table.String(), " "+p.Name+"  ") {
+								t.Errorf("the table does not say what to put in place of %s", p.Name)
+							}
+						}
 					}
 				}
+			}
+			// As shown in a terminal of 80 columns, every command pastes
+			// into bash as the command JSON gives.
+			var all []string
+			for _, f := range rep.Findings {
+				for _, fx := range f.Fixes {
+					all = append(all, fx.Commands...)
+				}
+			}
+			if len(shown) != len(all) {
+				t.Fatalf("the table shows %d commands, JSON has %d", len(shown), len(all))
+			}
+			for i, c := range shown {
+				checkCommand(t, bash, c, all[i])
 			}
 			for _, h := range hostileNameCases {
 				if "hostile/"+h.name == tc.name {
@@ -118,19 +150,62 @@ func TestFixCommandsRunOnlyTheirTool(t *testing.T) {
 	}
 }
 
-// sqlCommand is a statement for a SQL shell with nothing from the evidence
-// but numbers (range and store ids).
-var sqlCommand = regexp.MustCompile(`^(SELECT|ALTER) [A-Za-z0-9_ .*=]+;$`)
-
-func checkCommand(t *testing.T, bash, command string) {
-	t.Helper()
-	if sqlCommand.MatchString(command) {
-		return
+// terminalCommands returns the fix commands of analyze's table output as
+// a person would copy them from the terminal: each "$ " row, and the rows
+// it goes on over after a backslash.
+func terminalCommands(out string) []string {
+	var cmds []string
+	lines := strings.Split(out, "\n")
+	for i := 0; i < len(lines); i++ {
+		_, c, ok := strings.Cut(lines[i], "       $ ")
+		if !ok || strings.TrimSpace(lines[i][:strings.Index(lines[i], "$ ")]) != "" {
+			continue
+		}
+		for strings.HasSuffix(c, "\\") && i+1 < len(lines) {
+			i++
+			c += "\n" + lines[i]
+		}
+		cmds = append(cmds, c)
 	}
-	want, err := splitCommand(command)
+	return cmds
+}
+
+// fillPlaceholders puts a value of the right shape in place of each
+// placeholder, as the person running the command does.
+func fillPlaceholders(command string) string {
+	for _, p := range shell.Placeholders {
+		command = regexp.MustCompile(`\b`+p.Name+`\b`).ReplaceAllString(command, p.Example)
+	}
+	return command
+}
+
+// upperWord is a word in upper case, which in a command is a placeholder
+// unless it is a value the tool takes in upper case.
+var upperWord = regexp.MustCompile(`(^|[^A-Za-z0-9_])([A-Z][A-Z0-9_]*[A-Z0-9])($|[^A-Za-z0-9_])`)
+
+// upperValues are the values tools take in upper case (Vitess tablet types).
+var upperValues = map[string]bool{"PRIMARY": true, "REPLICA": true, "RDONLY": true}
+
+// checkCommand pastes pasted (a command as shown, placeholders and all)
+// into bash and checks that it runs what command (as JSON gives it) says.
+func checkCommand(t *testing.T, bash, pasted, command string) {
+	t.Helper()
+	want, err := splitCommand(fillPlaceholders(command))
 	if err != nil {
 		t.Errorf("%s: %v", command, err)
 		return
+	}
+	for _, argv := range want {
+		for i, w := range argv {
+			if i > 0 && argv[i-1] == "-e" && argv[0] == "cockroach" {
+				continue // SQL, in upper case by custom
+			}
+			for _, m := range upperWord.FindAllStringSubmatch(w, -1) {
+				if !upperValues[m[2]] {
+					t.Errorf("%s: %s is in upper case but is not a placeholder the fix lists (shell.Placeholders)", command, m[2])
+				}
+			}
+		}
 	}
 	for _, argv := range want {
 		if !slices.Contains(stubbedTools, argv[0]) {
@@ -143,18 +218,19 @@ func checkCommand(t *testing.T, bash, command string) {
 	log := filepath.Join(work, "argv.log")
 	for _, tool := range stubbedTools {
 		// One file per invocation (the commands of a pipeline run at
-		// once), its arguments NUL-separated.
-		script := "#!" + bash + "\nprintf '%s\\0' \"${0##*/}\" \"$@\" > \"$STUB_LOG.$$\"\n"
+		// once), its arguments NUL-separated; then what the real tool
+		// refuses to run without.
+		script := "#!" + bash + "\nprintf '%s\\0' \"${0##*/}\" \"$@\" > \"$STUB_LOG.$$\"\n" + toolNeeds[tool]
 		if err := os.WriteFile(filepath.Join(stubs, tool), []byte(script), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
-	cmd := exec.Command(bash, "--noprofile", "--norc", "-c", command)
+	cmd := exec.Command(bash, "--noprofile", "--norc", "-c", fillPlaceholders(pasted))
 	cmd.Dir = work
 	// The real PATH stays after the stubs: an injected command would really run.
 	cmd.Env = []string{"PATH=" + stubs + string(os.PathListSeparator) + os.Getenv("PATH"), "STUB_LOG=" + log, "HOME=" + work}
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Errorf("%s: %v: %s", command, err, out)
+		t.Errorf("%s: %v: %s", pasted, err, out)
 	}
 	logs, _ := filepath.Glob(log + ".*")
 	var got [][]string
@@ -172,6 +248,20 @@ func checkCommand(t *testing.T, bash, command string) {
 			t.Errorf("%s: created %s: something else than its tool ran", command, e.Name())
 		}
 	}
+}
+
+// toolNeeds are what the clients refuse to run without, checked by their
+// stubs: vtctldclient every command without --server (vitessio/vitess
+// go/cmd/vtctldclient/command/root.go, errNoServer); a cockroach client
+// command a node to connect to and the client certificates, or --insecure
+// (cockroachdb/cockroach pkg/cli/cliflags); cockroach sql a statement.
+var toolNeeds = map[string]string{
+	"vtctldclient": `[[ " $* " == *" --server "?* || " $* " == *" --server="?* ]] || { echo "please specify --server <vtctld_host:vtctld_port>" >&2; exit 1; }
+`,
+	"cockroach": `[[ " $* " == *" --host="?* ]] || { echo "cockroach $1: no --host: this would connect to localhost" >&2; exit 1; }
+[[ " $* " == *" --certs-dir="?* || " $* " == *" --insecure "* ]] || { echo "cockroach $1: no --certs-dir or --insecure" >&2; exit 1; }
+[[ $1 != sql || " $* " == *" -e "?* ]] || { echo "cockroach sql: no -e statement: it would wait for input" >&2; exit 1; }
+`,
 }
 
 func invocations(argvs [][]string) string {

@@ -296,8 +296,8 @@ func (x *exit) fixes(peers []string) []forensics.Fix {
 			Title: "Restart " + x.node + " once its clock is in sync, and check that it rejoins",
 			Steps: []string{"Start the node with the same --max-offset as the other nodes; add your connection flags to the commands."},
 			Commands: []string{
-				shell.Command("cockroach", "node", "status", id),
-				shell.Command("cockroach", "sql", "-e", "SELECT node_id, epoch, expiration, draining FROM crdb_internal.gossip_liveness WHERE node_id = "+id),
+				shell.Cockroach("node", "status", id),
+				shell.CockroachSQL("SELECT node_id, epoch, expiration, draining FROM crdb_internal.gossip_liveness WHERE node_id = " + id),
 			},
 		},
 	}

@@ -57,7 +57,7 @@ func TestExitWithMeasurements(t *testing.T) {
 			t.Errorf("explanation lacks %q:\n%s", s, f.Explanation)
 		}
 	}
-	if got := f.Fixes[1].Commands[0]; got != "cockroach node status 3" {
+	if got := f.Fixes[1].Commands[0]; got != "cockroach node status 3 --host=CRDB_HOST:26257 --certs-dir=CERTS_DIR" {
 		t.Errorf("fix command %q", got)
 	}
 }

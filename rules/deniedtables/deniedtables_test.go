@@ -241,20 +241,20 @@ func TestSeedReverseFailed(t *testing.T) {
 		}
 	}
 	wantCmds := []string{
-		"vtctldclient SetShardTabletControl --denied-tables=corder,customer --remove customer/-80 PRIMARY",
-		"vtctldclient SetShardTabletControl --denied-tables=corder,customer --remove customer/80- PRIMARY",
-		"vtctldclient RefreshStateByShard customer/-80",
-		"vtctldclient RefreshStateByShard customer/80-",
-		"vtctldclient RebuildKeyspaceGraph customer",
-		"vtctldclient RebuildVSchemaGraph",
-		"vtctldclient SetShardTabletControl --denied-tables=corder,customer commerce/0 PRIMARY",
-		"vtctldclient RefreshStateByShard commerce/0",
-		"vtctldclient MoveTables --target-keyspace customer --workflow commerce2customer status",
-		"vtctldclient MoveTables --target-keyspace customer --workflow commerce2customer ReverseTraffic --dry-run",
-		"vtctldclient MoveTables --target-keyspace customer --workflow commerce2customer ReverseTraffic",
-		"vtctldclient MoveTables --target-keyspace customer --workflow commerce2customer status",
-		"vtctldclient MoveTables --target-keyspace customer --workflow commerce2customer SwitchTraffic --tablet-types=rdonly,replica --dry-run",
-		"vtctldclient MoveTables --target-keyspace customer --workflow commerce2customer SwitchTraffic --tablet-types=rdonly,replica",
+		"vtctldclient --server VTCTLD_HOST:15999 SetShardTabletControl --denied-tables=corder,customer --remove customer/-80 PRIMARY",
+		"vtctldclient --server VTCTLD_HOST:15999 SetShardTabletControl --denied-tables=corder,customer --remove customer/80- PRIMARY",
+		"vtctldclient --server VTCTLD_HOST:15999 RefreshStateByShard customer/-80",
+		"vtctldclient --server VTCTLD_HOST:15999 RefreshStateByShard customer/80-",
+		"vtctldclient --server VTCTLD_HOST:15999 RebuildKeyspaceGraph customer",
+		"vtctldclient --server VTCTLD_HOST:15999 RebuildVSchemaGraph",
+		"vtctldclient --server VTCTLD_HOST:15999 SetShardTabletControl --denied-tables=corder,customer commerce/0 PRIMARY",
+		"vtctldclient --server VTCTLD_HOST:15999 RefreshStateByShard commerce/0",
+		"vtctldclient --server VTCTLD_HOST:15999 MoveTables --target-keyspace customer --workflow commerce2customer status",
+		"vtctldclient --server VTCTLD_HOST:15999 MoveTables --target-keyspace customer --workflow commerce2customer ReverseTraffic --dry-run",
+		"vtctldclient --server VTCTLD_HOST:15999 MoveTables --target-keyspace customer --workflow commerce2customer ReverseTraffic",
+		"vtctldclient --server VTCTLD_HOST:15999 MoveTables --target-keyspace customer --workflow commerce2customer status",
+		"vtctldclient --server VTCTLD_HOST:15999 MoveTables --target-keyspace customer --workflow commerce2customer SwitchTraffic --tablet-types=rdonly,replica --dry-run",
+		"vtctldclient --server VTCTLD_HOST:15999 MoveTables --target-keyspace customer --workflow commerce2customer SwitchTraffic --tablet-types=rdonly,replica",
 	}
 	if cmds := commands(f); !slices.Equal(cmds, wantCmds) {
 		t.Errorf("commands:\n%s\nwant:\n%s", strings.Join(cmds, "\n"), strings.Join(wantCmds, "\n"))
@@ -288,7 +288,7 @@ func TestBothDeny(t *testing.T) {
 			t.Errorf("must not touch the target, which rightly denies before the write switch: %s", c)
 		}
 	}
-	if cmds[0] != "vtctldclient SetShardTabletControl --denied-tables=corder,customer --remove commerce/0 PRIMARY" {
+	if cmds[0] != "vtctldclient --server VTCTLD_HOST:15999 SetShardTabletControl --denied-tables=corder,customer --remove commerce/0 PRIMARY" {
 		t.Errorf("first command %q", cmds[0])
 	}
 }
@@ -365,7 +365,7 @@ func TestWrittenSideDeniesOnPartOfTheShards(t *testing.T) {
 		t.Errorf("explanation does not say the denial is partial:\n%s", f.Explanation)
 	}
 	// corder_event is not moved: the remove names only corder.
-	if c := commands(f)[0]; c != "vtctldclient SetShardTabletControl --denied-tables=corder --remove customer/-80 PRIMARY" {
+	if c := commands(f)[0]; c != "vtctldclient --server VTCTLD_HOST:15999 SetShardTabletControl --denied-tables=corder --remove customer/-80 PRIMARY" {
 		t.Errorf("first command %q", c)
 	}
 }
@@ -391,7 +391,7 @@ func TestSubjectNamesTheDeniedTables(t *testing.T) {
 	if !strings.Contains(f.Explanation, "users/-80 denies user to PRIMARY tablets") {
 		t.Errorf("explanation:\n%s", f.Explanation)
 	}
-	if c := commands(f)[0]; c != "vtctldclient SetShardTabletControl --denied-tables=user --remove users/-80 PRIMARY" {
+	if c := commands(f)[0]; c != "vtctldclient --server VTCTLD_HOST:15999 SetShardTabletControl --denied-tables=user --remove users/-80 PRIMARY" {
 		t.Errorf("first command %q", c)
 	}
 }
@@ -407,7 +407,7 @@ func TestRegexpEntry(t *testing.T) {
 	if len(got) != 1 {
 		t.Fatalf("got %d findings, want 1", len(got))
 	}
-	if c := commands(got[0])[0]; c != "vtctldclient SetShardTabletControl '--denied-tables=/^cord/' --remove customer/-80 PRIMARY" {
+	if c := commands(got[0])[0]; c != "vtctldclient --server VTCTLD_HOST:15999 SetShardTabletControl '--denied-tables=/^cord/' --remove customer/-80 PRIMARY" {
 		t.Errorf("first command %q", c)
 	}
 }
@@ -430,9 +430,9 @@ func TestSourceStopsDenyingAfterSwitch(t *testing.T) {
 		t.Errorf("got %s %+v, want warning %+v", f.Severity, f.Subject, want)
 	}
 	wantCmds := []string{
-		"vtctldclient SetShardTabletControl --denied-tables=customer commerce/0 PRIMARY",
-		"vtctldclient RefreshStateByShard commerce/0",
-		"vtctldclient MoveTables --target-keyspace customer --workflow commerce2customer status",
+		"vtctldclient --server VTCTLD_HOST:15999 SetShardTabletControl --denied-tables=customer commerce/0 PRIMARY",
+		"vtctldclient --server VTCTLD_HOST:15999 RefreshStateByShard commerce/0",
+		"vtctldclient --server VTCTLD_HOST:15999 MoveTables --target-keyspace customer --workflow commerce2customer status",
 	}
 	if cmds := commands(f); !slices.Equal(cmds, wantCmds) {
 		t.Errorf("commands:\n%s", strings.Join(cmds, "\n"))
@@ -466,11 +466,11 @@ func TestHalfAppliedTargetDenial(t *testing.T) {
 		t.Fatalf("want one info finding, got %+v", got)
 	}
 	want := []string{
-		"vtctldclient SetShardTabletControl --denied-tables=customer customer/-80 PRIMARY",
-		"vtctldclient SetShardTabletControl --denied-tables=corder customer/80- PRIMARY",
-		"vtctldclient RefreshStateByShard customer/-80",
-		"vtctldclient RefreshStateByShard customer/80-",
-		"vtctldclient MoveTables --target-keyspace customer --workflow commerce2customer status",
+		"vtctldclient --server VTCTLD_HOST:15999 SetShardTabletControl --denied-tables=customer customer/-80 PRIMARY",
+		"vtctldclient --server VTCTLD_HOST:15999 SetShardTabletControl --denied-tables=corder customer/80- PRIMARY",
+		"vtctldclient --server VTCTLD_HOST:15999 RefreshStateByShard customer/-80",
+		"vtctldclient --server VTCTLD_HOST:15999 RefreshStateByShard customer/80-",
+		"vtctldclient --server VTCTLD_HOST:15999 MoveTables --target-keyspace customer --workflow commerce2customer status",
 	}
 	if cmds := commands(got[0]); !slices.Equal(cmds, want) {
 		t.Errorf("commands:\n%s", strings.Join(cmds, "\n"))
@@ -491,7 +491,7 @@ func TestReadsDenied(t *testing.T) {
 	if got[0].Subject.Keyspace != "customer" || !slices.Equal(got[0].Subject.Shards, []string{"-80"}) {
 		t.Errorf("subject %+v, want customer [-80]", got[0].Subject)
 	}
-	if c := commands(got[0])[0]; c != "vtctldclient SetShardTabletControl --denied-tables=corder --remove customer/-80 REPLICA" {
+	if c := commands(got[0])[0]; c != "vtctldclient --server VTCTLD_HOST:15999 SetShardTabletControl --denied-tables=corder --remove customer/-80 REPLICA" {
 		t.Errorf("first command %q", c)
 	}
 
@@ -523,8 +523,8 @@ func TestStoppedForCutover(t *testing.T) {
 		t.Fatalf("want one info finding, got %+v", got)
 	}
 	want := []string{
-		"vtctldclient MoveTables --target-keyspace customer --workflow commerce2customer status",
-		"vtctldclient MoveTables --target-keyspace customer --workflow commerce2customer start",
+		"vtctldclient --server VTCTLD_HOST:15999 MoveTables --target-keyspace customer --workflow commerce2customer status",
+		"vtctldclient --server VTCTLD_HOST:15999 MoveTables --target-keyspace customer --workflow commerce2customer start",
 	}
 	if cmds := commands(got[0]); !slices.Equal(cmds, want) {
 		t.Errorf("commands %q", cmds)
@@ -548,7 +548,7 @@ func TestWorkflowUnknown(t *testing.T) {
 		t.Errorf("subject %+v", f.Subject)
 	}
 	last := f.Fixes[len(f.Fixes)-1]
-	if !slices.Equal(last.Commands, []string{"vtctldclient GetWorkflows customer", "vtctldclient GetWorkflows commerce"}) {
+	if !slices.Equal(last.Commands, []string{"vtctldclient --server VTCTLD_HOST:15999 GetWorkflows customer", "vtctldclient --server VTCTLD_HOST:15999 GetWorkflows commerce"}) {
 		t.Errorf("last fix %+v", last)
 	}
 	if !strings.Contains(f.Explanation, "workflow name and the commands to finish the switch are not known") {
@@ -642,7 +642,7 @@ func TestIdenticalDocumentReadOnce(t *testing.T) {
 			found = true
 		}
 	}
-	if !found || !slices.Contains(commands(f), "vtctldclient SetShardTabletControl --denied-tables=corder commerce/0 PRIMARY") {
+	if !found || !slices.Contains(commands(f), "vtctldclient --server VTCTLD_HOST:15999 SetShardTabletControl --denied-tables=corder commerce/0 PRIMARY") {
 		t.Errorf("commerce/0 was not taken from the earlier snapshot: %+v", f)
 	}
 }

@@ -62,11 +62,6 @@ func (in *incident) badName() error {
 	return names.First(errs...)
 }
 
-// vtctld is a vtctldclient command line, every argument quoted.
-func vtctld(args ...string) string {
-	return shell.Command(append([]string{"vtctldclient"}, args...)...)
-}
-
 func (in *incident) buildFixes(a *attempt) []forensics.Fix {
 	var out []forensics.Fix
 	t, m := in.topo, in.move
@@ -84,9 +79,9 @@ func (in *incident) buildFixes(a *attempt) []forensics.Fix {
 			f.Commands = append(f.Commands, removeCmd(in.writeDenied[sh], in.written, sh, "PRIMARY"))
 		}
 		for _, sh := range shards {
-			f.Commands = append(f.Commands, vtctld("RefreshStateByShard", in.written+"/"+sh))
+			f.Commands = append(f.Commands, shell.Vtctldclient("RefreshStateByShard", in.written+"/"+sh))
 		}
-		f.Commands = append(f.Commands, vtctld("RebuildKeyspaceGraph", in.written), vtctld("RebuildVSchemaGraph"))
+		f.Commands = append(f.Commands, shell.Vtctldclient("RebuildKeyspaceGraph", in.written), shell.Vtctldclient("RebuildVSchemaGraph"))
 		if regexpEntry(in.writeDenied) {
 			f.Steps = append(f.Steps, "A /regexp/ entry may deny other tables as well; removing it allows them too. Add those back with SetShardTabletControl --denied-tables if they must stay denied.")
 		}
@@ -99,14 +94,14 @@ func (in *incident) buildFixes(a *attempt) []forensics.Fix {
 		keyspaces := map[string]bool{}
 		for _, r := range in.readDenied {
 			f.Commands = append(f.Commands, removeCmd(r.entries, r.keyspace, r.shard, r.tabletType))
-			refresh = appendUnique(refresh, vtctld("RefreshStateByShard", r.keyspace+"/"+r.shard))
+			refresh = appendUnique(refresh, shell.Vtctldclient("RefreshStateByShard", r.keyspace+"/"+r.shard))
 			keyspaces[r.keyspace] = true
 		}
 		f.Commands = append(f.Commands, refresh...)
 		for _, ks := range slices.Sorted(maps.Keys(keyspaces)) {
-			f.Commands = append(f.Commands, vtctld("RebuildKeyspaceGraph", ks))
+			f.Commands = append(f.Commands, shell.Vtctldclient("RebuildKeyspaceGraph", ks))
 		}
-		f.Commands = append(f.Commands, vtctld("RebuildVSchemaGraph"))
+		f.Commands = append(f.Commands, shell.Vtctldclient("RebuildVSchemaGraph"))
 		f.Steps = []string{"MoveTables never denies tables to REPLICA or RDONLY tablets: these controls were set by hand or by another tool."}
 		out = append(out, f)
 	}
@@ -120,10 +115,10 @@ func (in *incident) buildFixes(a *attempt) []forensics.Fix {
 		}
 		shards := slices.Sorted(maps.Keys(in.otherMissing))
 		for _, sh := range shards {
-			f.Commands = append(f.Commands, vtctld("SetShardTabletControl", "--denied-tables="+strings.Join(in.otherMissing[sh], ","), in.other+"/"+sh, "PRIMARY"))
+			f.Commands = append(f.Commands, shell.Vtctldclient("SetShardTabletControl", "--denied-tables="+strings.Join(in.otherMissing[sh], ","), in.other+"/"+sh, "PRIMARY"))
 		}
 		for _, sh := range shards {
-			f.Commands = append(f.Commands, vtctld("RefreshStateByShard", in.other+"/"+sh))
+			f.Commands = append(f.Commands, shell.Vtctldclient("RefreshStateByShard", in.other+"/"+sh))
 		}
 		out = append(out, f)
 	} else if len(in.split) > 0 {
@@ -134,10 +129,10 @@ func (in *incident) buildFixes(a *attempt) []forensics.Fix {
 		missing := in.splitMissing()
 		shards := slices.Sorted(maps.Keys(missing))
 		for _, sh := range shards {
-			f.Commands = append(f.Commands, vtctld("SetShardTabletControl", "--denied-tables="+strings.Join(missing[sh], ","), in.other+"/"+sh, "PRIMARY"))
+			f.Commands = append(f.Commands, shell.Vtctldclient("SetShardTabletControl", "--denied-tables="+strings.Join(missing[sh], ","), in.other+"/"+sh, "PRIMARY"))
 		}
 		for _, sh := range shards {
-			f.Commands = append(f.Commands, vtctld("RefreshStateByShard", in.other+"/"+sh))
+			f.Commands = append(f.Commands, shell.Vtctldclient("RefreshStateByShard", in.other+"/"+sh))
 		}
 		out = append(out, f)
 	}
@@ -149,13 +144,13 @@ func (in *incident) buildFixes(a *attempt) []forensics.Fix {
 		}
 		for _, ks := range []string{in.written, in.other} {
 			if ks != "" {
-				f.Commands = append(f.Commands, vtctld("GetWorkflows", ks))
+				f.Commands = append(f.Commands, shell.Vtctldclient("GetWorkflows", ks))
 			}
 		}
 		return append(out, f)
 	}
 
-	mt := vtctld("MoveTables", "--target-keyspace", m.target, "--workflow", m.workflow) + " "
+	mt := shell.Vtctldclient("MoveTables", "--target-keyspace", m.target, "--workflow", m.workflow) + " "
 	status := mt + "status"
 	if len(in.cutover) > 0 && len(in.writeDenied) == 0 {
 		out = append(out, forensics.Fix{
@@ -220,7 +215,7 @@ func (in *incident) buildFixes(a *attempt) []forensics.Fix {
 }
 
 func removeCmd(entries []string, keyspace, shard, tabletType string) string {
-	return vtctld("SetShardTabletControl", "--denied-tables="+strings.Join(entries, ","), "--remove", keyspace+"/"+shard, tabletType)
+	return shell.Vtctldclient("SetShardTabletControl", "--denied-tables="+strings.Join(entries, ","), "--remove", keyspace+"/"+shard, tabletType)
 }
 
 func regexpEntry(byShard map[string][]string) bool {

@@ -385,8 +385,8 @@ func (s *stall) fixes(store string) []forensics.Fix {
 				"Keep storage.max_sync_duration.fatal.enabled on: a node on a stalled disk holds leases it cannot serve. Add your connection flags to the commands.",
 			},
 			Commands: []string{
-				shell.Command("cockroach", "node", "status", id),
-				shell.Command("cockroach", "sql", "-e", "SHOW CLUSTER SETTING storage.max_sync_duration"),
+				shell.Cockroach("node", "status", id),
+				shell.CockroachSQL("SHOW CLUSTER SETTING storage.max_sync_duration"),
 			},
 		},
 	}

@@ -326,8 +326,8 @@ func (w *window) fixes(c cause) []forensics.Fix {
 			Title: "Check that " + w.node + "'s liveness epoch stops rising",
 			Steps: []string{"Add your connection flags to the commands."},
 			Commands: []string{
-				shell.Command("cockroach", "sql", "-e", "SELECT node_id, epoch, expiration, draining FROM crdb_internal.gossip_liveness WHERE node_id = "+id),
-				shell.Command("cockroach", "node", "status", id),
+				shell.CockroachSQL("SELECT node_id, epoch, expiration, draining FROM crdb_internal.gossip_liveness WHERE node_id = " + id),
+				shell.Cockroach("node", "status", id),
 			},
 		},
 	}

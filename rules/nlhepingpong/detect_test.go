@@ -517,7 +517,7 @@ func TestRelocateByEra(t *testing.T) {
 		nextPeer, reason string
 		command          string
 	}{
-		{"trying next peer (n1,s1):1", "lease held by different store", "ALTER RANGE 52 RELOCATE LEASE TO 2;"},
+		{"trying next peer (n1,s1):1", "lease held by different store", "cockroach sql --host=CRDB_HOST:26257 --certs-dir=CERTS_DIR -e 'ALTER RANGE 52 RELOCATE LEASE TO 2'"},
 		{"error: (err: x) <nil>; trying next peer (n1,s1):1", "", ""},
 		{"error: {(err: x) <nil>}; trying next peer (n1,s1):1", "", ""},
 	} {

@@ -10,6 +10,7 @@ import (
 	"forensics"
 	"forensics/parsers/crdb"
 	"forensics/rules/evidence"
+	"forensics/shell"
 )
 
 // claim is the lease one replica of the loop reported.
@@ -363,7 +364,7 @@ func fixes(ep *episode, ls leases, e era) []forensics.Fix {
 	// What to look at.
 	look := forensics.Fix{
 		Title:    "Find out which replica of r" + rng + " is behind, and why",
-		Commands: []string{"SELECT * FROM crdb_internal.ranges WHERE range_id = " + rng + ";"},
+		Commands: []string{shell.CockroachSQL("SELECT * FROM crdb_internal.ranges WHERE range_id = " + rng)},
 	}
 	lag := ""
 	if ls.newest >= 0 {
@@ -399,7 +400,7 @@ func fixes(ep *episode, ls leases, e era) []forensics.Fix {
 				"v2.1 to v21.2: ALTER TABLE <table> EXPERIMENTAL_RELOCATE LEASE SELECT "+st+", <primary key of a row in r"+rng+
 					">; the table and a key of r"+rng+" are not in these lines: SELECT * FROM crdb_internal.ranges WHERE range_id = "+rng+" shows them.")
 			if e == eraV211 || e == eraV202 || e == eraUnknown {
-				mv.Commands = []string{relocate}
+				mv.Commands = []string{shell.CockroachSQL(strings.TrimSuffix(relocate, ";"))}
 			}
 		}
 		newest := ls.claims[ls.newest].lease

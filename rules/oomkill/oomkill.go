@@ -412,14 +412,14 @@ func fixes(node, service string) []forensics.Fix {
 			Steps: []string{"Lower the bucket quotas (or the cluster's data quota) so that memcached's resident memory stays under the RAM left by the other services, or add RAM or data nodes."},
 			Commands: []string{
 				shell.Command("cbstats", h+":11210", "-u", "Administrator", "-p", "PASSWORD", "-a", "memory"),
-				shell.Command("couchbase-cli", "setting-cluster", "-c", h+":8091", "-u", "Administrator", "-p", "PASSWORD", "--cluster-ramsize", "MB"),
+				shell.Command("couchbase-cli", "setting-cluster", "-c", h+":8091", "-u", "Administrator", "-p", "PASSWORD", "--cluster-ramsize", "QUOTA_MB"),
 			},
 		})
 	case "indexer", "projector":
 		fs = append(fs, forensics.Fix{
 			Title:    "Lower the index service's memory use on " + h,
 			Steps:    []string{"Lower the index service quota, or move indexes to other index nodes; with the memory-optimised storage an index that does not fit makes the indexer grow without bound."},
-			Commands: []string{shell.Command("couchbase-cli", "setting-cluster", "-c", h+":8091", "-u", "Administrator", "-p", "PASSWORD", "--cluster-index-ramsize", "MB")},
+			Commands: []string{shell.Command("couchbase-cli", "setting-cluster", "-c", h+":8091", "-u", "Administrator", "-p", "PASSWORD", "--cluster-index-ramsize", "QUOTA_MB")},
 		})
 	}
 	return fs

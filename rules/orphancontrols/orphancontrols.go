@@ -292,10 +292,10 @@ func (in *incident) fixes(shards []string) []forensics.Fix {
 	check := forensics.Fix{
 		Title:    fmt.Sprintf("Check that no workflow in any keyspace still moves these tables of %s", in.keyspace),
 		Steps:    []string{"A workflow of another keyspace that moves the tables into or out of this one holds them too; list every keyspace's workflows before removing anything."},
-		Commands: []string{shell.Command("vtctldclient", "Workflow", "--keyspace", in.keyspace, "list")},
+		Commands: []string{shell.Vtctldclient("Workflow", "--keyspace", in.keyspace, "list")},
 	}
 	for _, sh := range shards {
-		check.Commands = append(check.Commands, shell.Command("vtctldclient", "GetShard", in.keyspace+"/"+sh))
+		check.Commands = append(check.Commands, shell.Vtctldclient("GetShard", in.keyspace+"/"+sh))
 	}
 	rm := forensics.Fix{
 		Title: fmt.Sprintf("Remove the leftover denied tables from the shards of %s", in.keyspace),
@@ -303,15 +303,15 @@ func (in *incident) fixes(shards []string) []forensics.Fix {
 	}
 	for _, sh := range shards {
 		for _, tt := range slices.Sorted(maps.Keys(in.orphans[sh])) {
-			rm.Commands = append(rm.Commands, shell.Command("vtctldclient", "SetShardTabletControl",
+			rm.Commands = append(rm.Commands, shell.Vtctldclient("SetShardTabletControl",
 				"--denied-tables="+strings.Join(in.orphans[sh][tt], ","), "--remove", in.keyspace+"/"+sh, tt))
 		}
 	}
 	for _, sh := range shards {
-		rm.Commands = append(rm.Commands, shell.Command("vtctldclient", "RefreshStateByShard", in.keyspace+"/"+sh))
+		rm.Commands = append(rm.Commands, shell.Vtctldclient("RefreshStateByShard", in.keyspace+"/"+sh))
 	}
 	for _, sh := range shards {
-		rm.Commands = append(rm.Commands, shell.Command("vtctldclient", "GetShard", in.keyspace+"/"+sh))
+		rm.Commands = append(rm.Commands, shell.Vtctldclient("GetShard", in.keyspace+"/"+sh))
 	}
 	return []forensics.Fix{check, rm}
 }

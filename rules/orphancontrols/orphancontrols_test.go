@@ -56,7 +56,7 @@ func TestLeftOver(t *testing.T) {
 		t.Errorf("%v %s", f.Severity, f.Explanation)
 	}
 	cmds := strings.Join(f.Fixes[1].Commands, "\n")
-	if !strings.HasPrefix(cmds, "vtctldclient SetShardTabletControl --denied-tables=audit_log --remove commerce/0 PRIMARY\nvtctldclient RefreshStateByShard commerce/0") {
+	if !strings.HasPrefix(cmds, "vtctldclient --server VTCTLD_HOST:15999 SetShardTabletControl --denied-tables=audit_log --remove commerce/0 PRIMARY\nvtctldclient --server VTCTLD_HOST:15999 RefreshStateByShard commerce/0") {
 		t.Errorf("%s", cmds)
 	}
 }

@@ -387,8 +387,8 @@ func (ep *episode) fixes(down []string) []forensics.Fix {
 		Title: "See r" + id + "'s replicas and which nodes are live",
 		Steps: []string{"Open the range report /#/reports/range/" + id + " in the DB Console. Add your connection flags to the commands."},
 		Commands: []string{
-			shell.Command("cockroach", "sql", "-e", "SELECT range_id, start_pretty, end_pretty, replicas, lease_holder FROM crdb_internal.ranges WHERE range_id = "+id),
-			shell.Command("cockroach", "node", "status"),
+			shell.CockroachSQL("SELECT range_id, start_pretty, end_pretty, replicas, lease_holder FROM crdb_internal.ranges WHERE range_id = " + id),
+			shell.Cockroach("node", "status"),
 		},
 	}
 	back := forensics.Fix{
@@ -401,7 +401,7 @@ func (ep *episode) fixes(down []string) []forensics.Fix {
 	if len(downNodes) > 0 {
 		back.Title = "Bring back n" + strings.Join(downNodes, ", n")
 		for _, n := range downNodes {
-			back.Commands = append(back.Commands, shell.Command("cockroach", "node", "status", n))
+			back.Commands = append(back.Commands, shell.Cockroach("node", "status", n))
 		}
 	}
 	return []forensics.Fix{inspect, back}

@@ -43,7 +43,7 @@ func TestBreakerTripAndReset(t *testing.T) {
 			t.Errorf("explanation lacks %q:\n%s", s, f.Explanation)
 		}
 	}
-	if !slices.Equal(f.Fixes[1].Commands, []string{"cockroach node status 2", "cockroach node status 3"}) {
+	if !slices.Equal(f.Fixes[1].Commands, []string{"cockroach node status 2 --host=CRDB_HOST:26257 --certs-dir=CERTS_DIR", "cockroach node status 3 --host=CRDB_HOST:26257 --certs-dir=CERTS_DIR"}) {
 		t.Errorf("fix commands %q", f.Fixes[1].Commands)
 	}
 	if len(f.Evidence) != 3 {
@@ -75,7 +75,7 @@ func TestNeverFinished(t *testing.T) {
 		t.Fatalf("findings:%s", ruletest.Describe(fs))
 	}
 	if !slices.Equal(fs[0].Subject.Details.List("down"), []string{"(n1,s1):1", "(n4,s4):3"}) || !strings.Contains(fs[0].Title, "with (n1,s1):1, (n4,s4):3 not live") ||
-		len(fs[0].Evidence) != 2 || !slices.Equal(fs[0].Fixes[1].Commands, []string{"cockroach node status 1", "cockroach node status 4"}) {
+		len(fs[0].Evidence) != 2 || !slices.Equal(fs[0].Fixes[1].Commands, []string{"cockroach node status 1 --host=CRDB_HOST:26257 --certs-dir=CERTS_DIR", "cockroach node status 4 --host=CRDB_HOST:26257 --certs-dir=CERTS_DIR"}) {
 		t.Errorf("subject %+v title %s evidence %d fixes %q", fs[0].Subject, fs[0].Title, len(fs[0].Evidence), fs[0].Fixes[1].Commands)
 	}
 }

@@ -409,9 +409,9 @@ func fixes(a *attempt, ks, shard, newP, reason string, noPrimary bool) []forensi
 		Title: fmt.Sprintf("Check the state %s was left in", target),
 		Steps: []string{"GetShard gives the primary the record names and whether it serves; GetTablets which tablet runs as PRIMARY; ShardReplicationPositions how far each replica got."},
 		Commands: []string{
-			shell.Command("vtctldclient", "GetShard", target),
-			shell.Command("vtctldclient", "GetTablets", "--keyspace", ks, "--shard", shard),
-			shell.Command("vtctldclient", "ShardReplicationPositions", target),
+			shell.Vtctldclient("GetShard", target),
+			shell.Vtctldclient("GetTablets", "--keyspace", ks, "--shard", shard),
+			shell.Vtctldclient("ShardReplicationPositions", target),
 		},
 	}
 	out := []forensics.Fix{check}
@@ -439,19 +439,19 @@ func fixes(a *attempt, ks, shard, newP, reason string, noPrimary bool) []forensi
 	case noPrimary || a.action == "EmergencyReparentShard":
 		again.Title = fmt.Sprintf("Give %s a serving primary again", target)
 		again.Steps = []string{"EmergencyReparentShard promotes the most advanced replica without the old primary; name the tablet to promote when you know it."}
-		args := []string{"vtctldclient", "EmergencyReparentShard"}
+		args := []string{"EmergencyReparentShard"}
 		if newP != "" && names.TabletAlias(newP) == nil {
 			args = append(args, "--new-primary", newP)
 		}
-		again.Commands = []string{shell.Command(append(args, target)...)}
+		again.Commands = []string{shell.Vtctldclient(append(args, target)...)}
 	default:
 		again.Title = fmt.Sprintf("Run the PlannedReparentShard of %s again", target)
-		args := []string{"vtctldclient", "PlannedReparentShard"}
+		args := []string{"PlannedReparentShard"}
 		if newP != "" && names.TabletAlias(newP) == nil {
 			args = append(args, "--new-primary", newP)
 		}
-		again.Commands = []string{shell.Command(append(args, target)...)}
+		again.Commands = []string{shell.Vtctldclient(append(args, target)...)}
 	}
-	again.Commands = append(again.Commands, shell.Command("vtctldclient", "GetShard", target))
+	again.Commands = append(again.Commands, shell.Vtctldclient("GetShard", target))
 	return append(out, again)
 }

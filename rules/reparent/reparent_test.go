@@ -54,8 +54,8 @@ func TestPRSFailed(t *testing.T) {
 	}
 	cmds := ruletest.Commands(f)
 	for _, c := range []string{
-		"vtctldclient GetShard customer/-80",
-		"vtctldclient PlannedReparentShard --new-primary zone1-0000000201 customer/-80",
+		"vtctldclient --server VTCTLD_HOST:15999 GetShard customer/-80",
+		"vtctldclient --server VTCTLD_HOST:15999 PlannedReparentShard --new-primary zone1-0000000201 customer/-80",
 	} {
 		if !strings.Contains(cmds, c) {
 			t.Errorf("no %q in\n%s", c, cmds)
@@ -90,7 +90,7 @@ func TestERSNoPrimaryJSON(t *testing.T) {
 		!strings.Contains(f.Explanation, "is_primary_serving is false") {
 		t.Errorf("%s", f.Explanation)
 	}
-	if !strings.Contains(ruletest.Commands(f), "vtctldclient EmergencyReparentShard customer/80-") {
+	if !strings.Contains(ruletest.Commands(f), "vtctldclient --server VTCTLD_HOST:15999 EmergencyReparentShard customer/80-") {
 		t.Errorf("%s", ruletest.Commands(f))
 	}
 }

@@ -345,7 +345,7 @@ func fixes(s *stream, msg string) []forensics.Fix {
 			c.what,
 		}}}
 	}
-	show := shell.Command("vtctldclient", "Workflow", "--keyspace", s.keyspace, "show", "--workflow", s.workflow)
+	show := shell.Vtctldclient("Workflow", "--keyspace", s.keyspace, "show", "--workflow", s.workflow)
 	out := []forensics.Fix{
 		{Title: fmt.Sprintf("Show workflow %s and stream %d's message", s.workflow, s.id), Commands: []string{show}},
 	}
@@ -353,8 +353,8 @@ func fixes(s *stream, msg string) []forensics.Fix {
 	if c.words == "binary logs gone" && s.wf != nil && s.wf.WorkflowType == "MoveTables" && s.wf.Source != "" && len(s.wf.Tables) > 0 && names.Keyspace(s.wf.Source) == nil && names.Each(names.Table, s.wf.Tables) == nil {
 		cause.Steps = append(cause.Steps, "cancel drops the tables the workflow copied to the target; create copies them again from the source.")
 		cause.Commands = []string{
-			shell.Command("vtctldclient", "MoveTables", "--target-keyspace", s.keyspace, "--workflow", s.workflow, "cancel"),
-			shell.Command("vtctldclient", "MoveTables", "--target-keyspace", s.keyspace, "--workflow", s.workflow, "create",
+			shell.Vtctldclient("MoveTables", "--target-keyspace", s.keyspace, "--workflow", s.workflow, "cancel"),
+			shell.Vtctldclient("MoveTables", "--target-keyspace", s.keyspace, "--workflow", s.workflow, "create",
 				"--source-keyspace", s.wf.Source, "--tables", strings.Join(s.wf.Tables, ",")),
 		}
 		return append(out, cause)
@@ -362,7 +362,7 @@ func fixes(s *stream, msg string) []forensics.Fix {
 	out = append(out, cause, forensics.Fix{
 		Title:    fmt.Sprintf("Start workflow %s again and check it runs", s.workflow),
 		Steps:    []string{"start clears the error state; if the cause is still there the stream goes back into it."},
-		Commands: []string{shell.Command("vtctldclient", "Workflow", "--keyspace", s.keyspace, "start", "--workflow", s.workflow), show},
+		Commands: []string{shell.Vtctldclient("Workflow", "--keyspace", s.keyspace, "start", "--workflow", s.workflow), show},
 	})
 	return out
 }

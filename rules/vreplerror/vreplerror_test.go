@@ -65,8 +65,8 @@ func TestStreamInError(t *testing.T) {
 		}
 	}
 	cmds := ruletest.Commands(f)
-	if !strings.HasPrefix(cmds, "vtctldclient Workflow --keyspace customer show --workflow commerce2customer\n") ||
-		!strings.Contains(cmds, "vtctldclient Workflow --keyspace customer start --workflow commerce2customer") {
+	if !strings.HasPrefix(cmds, "vtctldclient --server VTCTLD_HOST:15999 Workflow --keyspace customer show --workflow commerce2customer\n") ||
+		!strings.Contains(cmds, "vtctldclient --server VTCTLD_HOST:15999 Workflow --keyspace customer start --workflow commerce2customer") {
 		t.Errorf("%s", cmds)
 	}
 	if len(f.Evidence) != 3 {
@@ -113,7 +113,7 @@ func TestBinlogsGone(t *testing.T) {
 		t.Fatalf("%d findings", len(got))
 	}
 	cmds := ruletest.Commands(got[0])
-	if !strings.Contains(cmds, "vtctldclient MoveTables --target-keyspace customer --workflow commerce2customer create --source-keyspace commerce --tables corder") {
+	if !strings.Contains(cmds, "vtctldclient --server VTCTLD_HOST:15999 MoveTables --target-keyspace customer --workflow commerce2customer create --source-keyspace commerce --tables corder") {
 		t.Errorf("%s", cmds)
 	}
 	if !strings.Contains(got[0].Explanation, "No vttablet log in the input shows when it started failing") {
@@ -148,7 +148,7 @@ func TestIssue15963Status(t *testing.T) {
 	if strings.Join(shards, ",") != "-40,40-80" && strings.Join(shards, ",") != "40-80,-40" {
 		t.Errorf("shards %v", shards)
 	}
-	if !strings.Contains(ruletest.Commands(got[0]), "vtctldclient Workflow --keyspace sites2023 start --workflow hourlies") {
+	if !strings.Contains(ruletest.Commands(got[0]), "vtctldclient --server VTCTLD_HOST:15999 Workflow --keyspace sites2023 start --workflow hourlies") {
 		t.Errorf("%s", ruletest.Commands(got[0]))
 	}
 }
