@@ -17,7 +17,7 @@ import (
 	"forensics/input"
 	"forensics/profile"
 	"forensics/report"
-	"forensics/rules"
+	"forensics/rules/driver"
 	"forensics/store"
 )
 
@@ -130,7 +130,7 @@ func run(ctx context.Context, cfg Config) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		findings, out.RuleErrors = rules.Run(ctx, store.Timeline(ro, res.Run), cfg.Rules)
+		findings, out.RuleErrors = driver.Run(ctx, store.Timeline(ro, res.Run), cfg.Rules)
 		ro.Close()
 		if err := context.Cause(ctx); err != nil {
 			return nil, err // the findings of rules cut short are not kept
