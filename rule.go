@@ -45,6 +45,25 @@ type Query struct {
 	Table    string
 }
 
+// Match reports whether the query selects e: the meaning of each field,
+// which every Timeline applies (the stores in SQL, a test's timeline in
+// memory).
+func (q Query) Match(e *Event) bool {
+	switch {
+	case len(q.Kinds) > 0 && !slices.Contains(q.Kinds, e.Kind),
+		len(q.Nodes) > 0 && !slices.Contains(q.Nodes, e.Node),
+		!q.Since.IsZero() && e.Time.Before(q.Since),
+		!q.Until.IsZero() && !e.Time.Before(q.Until),
+		q.Bucket != "" && e.Bucket != q.Bucket,
+		q.VB != nil && e.VB != *q.VB,
+		q.Range != 0 && e.Range != q.Range,
+		q.Keyspace != "" && e.Keyspace != q.Keyspace,
+		q.Table != "" && e.Table != q.Table:
+		return false
+	}
+	return true
+}
+
 // Timeline is what rules read.
 type Timeline interface {
 	// Events returns a cursor over the events the query selects, in

@@ -230,11 +230,19 @@ escalate:
 	if len(fs) != 2 {
 		t.Fatalf("got %s", ruletest.Describe(fs))
 	}
-	if fs[0].Severity != forensics.High || fs[0].Fixes[1].Steps[0] != "memcached restarted at 10:06:40.000Z" {
-		t.Errorf("n1: %s %+v", fs[0].Severity, fs[0].Fixes)
+	// Both start at once: the driver orders them by id, so find each by node.
+	n1, n2 := fs[0], fs[1]
+	if n1.Subject.Node != "n1" {
+		n1, n2 = n2, n1
 	}
-	if fs[1].Severity != forensics.Medium {
-		t.Errorf("n2: the restart is too late to count: %s", fs[1].Severity)
+	if n1.Subject.Node != "n1" || n2.Subject.Node != "n2" {
+		t.Fatalf("findings of %s and %s, want n1 and n2", n1.Subject.Node, n2.Subject.Node)
+	}
+	if n1.Severity != forensics.High || n1.Fixes[1].Steps[0] != "memcached restarted at 10:06:40.000Z" {
+		t.Errorf("n1: %s %+v", n1.Severity, n1.Fixes)
+	}
+	if n2.Severity != forensics.Medium {
+		t.Errorf("n2: the restart is too late to count: %s", n2.Severity)
 	}
 }
 

@@ -1,13 +1,14 @@
 // Package ruletest runs a rule over events held in memory, for the rules'
 // tests: the events come from parsing log text with the real parsers (or
-// are built in the test), and the timeline answers queries the way the
-// store does (kinds, nodes, time window, range, in timeline order), serving
-// a rule only the kinds it declares.
+// are built in the test), the timeline answers every query the way the
+// stores do, and the rule runs through the driver of real runs, so its
+// findings are what a run reports.
 package ruletest
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"iter"
 	"path"
@@ -18,6 +19,7 @@ import (
 
 	"forensics"
 	"forensics/parsers/parsertest"
+	"forensics/rules/driver"
 )
 
 // Source is one input file read with a given format: its display path,
@@ -91,36 +93,34 @@ func Event(kind forensics.Kind, node string, at forensics.Stamp, attrs ...string
 	return e
 }
 
-// Timeline answers queries from the events it holds.
+// Timeline answers queries from the events it holds, as the stores do:
+// every field of the query (forensics.Query.Match), in timeline order,
+// each event the caller's to keep. storetest.Queries checks it against
+// the same cases as the stores.
 type Timeline []forensics.Event
 
 func (tl Timeline) Events(_ context.Context, q forensics.Query) iter.Seq2[*forensics.Event, error] {
 	var out []forensics.Event
 	for _, e := range tl {
-		switch {
-		case len(q.Kinds) > 0 && !slices.Contains(q.Kinds, e.Kind),
-			len(q.Nodes) > 0 && !slices.Contains(q.Nodes, e.Node),
-			!q.Since.IsZero() && e.Time.Before(q.Since),
-			!q.Until.IsZero() && !e.Time.Before(q.Until),
-			q.Range != 0 && e.Range != q.Range:
-			continue
+		if q.Match(&e) {
+			e.Attrs = slices.Clone(e.Attrs)
+			out = append(out, e)
 		}
-		out = append(out, e)
 	}
 	slices.SortStableFunc(out, func(a, b forensics.Event) int { return forensics.Compare(&a, &b) })
 	return forensics.Cursor(out, nil)
 }
 
-// Run runs the rule over the events, giving it only the kinds it declares,
-// and returns its findings with their rule names and ids set. Events built
-// without a source, line or text get one, so that evidence is told apart.
+// Run runs the rule over the events through the driver of real runs
+// (rules/driver), which gives the rule only the kinds it declares, and
+// returns its findings as a run reports them: in the driver's order, with
+// their rule names, details in order, ids, and windows that span their
+// evidence. Events built without a path, line or text get one, so that
+// evidence is told apart. An error of the rule fails the test.
 func Run(t testing.TB, r *forensics.Rule, evs []forensics.Event) []forensics.Finding {
 	t.Helper()
-	var own Timeline
+	tl := make(Timeline, 0, len(evs))
 	for i, e := range evs {
-		if !slices.Contains(r.Kinds, e.Kind) {
-			continue
-		}
 		if e.Path == "" {
 			e.Path = fmt.Sprintf("%s/test.log", e.Node)
 		}
@@ -130,23 +130,13 @@ func Run(t testing.TB, r *forensics.Rule, evs []forensics.Event) []forensics.Fin
 		if e.Text == "" {
 			e.Text = string(e.Kind)
 		}
-		own = append(own, e)
+		tl = append(tl, e)
 	}
-	var out []forensics.Finding
-	pass := &forensics.Pass{
-		Context:  context.Background(),
-		Rule:     r,
-		Timeline: own,
-		Report: func(f forensics.Finding) {
-			f.Rule = r.Name
-			f.ID = f.Fingerprint()
-			out = append(out, f)
-		},
+	fs, errs := driver.Run(context.Background(), tl, []*forensics.Rule{r})
+	if len(errs) > 0 {
+		t.Fatal(errors.Join(errs...))
 	}
-	if err := r.Run(pass); err != nil {
-		t.Fatalf("rule %s: %v", r.Name, err)
-	}
-	return out
+	return fs
 }
 
 // Lines joins log lines into a file's text, each ending in a newline.

@@ -34,6 +34,11 @@ func Run(t *testing.T, open func(t *testing.T) store.Backend, opts Options) {
 	t.Run("QueryWhileWriting", func(t *testing.T) { testQueryWhileWriting(t, open(t)) })
 	t.Run("SameContentIsLoadedOnce", func(t *testing.T) { testLoadedOnce(t, open(t)) })
 	t.Run("FindingsAndIncidents", func(t *testing.T) { testFindings(t, open(t)) })
+	t.Run("TimelineQueries", func(t *testing.T) {
+		db := open(t)
+		defer db.Close()
+		Queries(t, func(t *testing.T, evs []forensics.Event) forensics.Timeline { return storedTimeline(t, db, evs) })
+	})
 }
 
 var base = time.Date(2022, 7, 22, 0, 0, 0, 0, time.UTC)
