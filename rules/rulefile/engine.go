@@ -154,6 +154,14 @@ func (sp *spec) run(p *forensics.Pass) error {
 	if len(kinds) == 0 {
 		return nil
 	}
+	var cands []candidate
+	// A count needs only its window and the episode under way: it keeps
+	// no other event, unless a group field is optional (the groups are
+	// known only at the end).
+	stream := sp.detect.mode == "count" && !slices.Contains(sp.optional, true)
+	counters := map[string]*counter{}
+	var streamed []*counter
+	scratch := make([]string, len(sp.groupBy))
 	for e, err := range p.Events(kinds...) {
 		if err != nil {
 			return err
@@ -181,9 +189,10 @@ func (sp *spec) run(p *forensics.Pass) error {
 			}
 			last[s.index][k] = e.Time
 		}
-		tg := tagged{ev: e, sel: s.index, keys: make([]string, len(sp.groupBy))}
+		tg := tagged{ev: e, sel: s.index, keys: scratch}
 		missing := false
 		for i, kt := range s.keys {
+			tg.keys[i] = ""
 			if kt != nil {
 				tg.keys[i], _ = kt.render(en)
 			}
@@ -191,15 +200,40 @@ func (sp *spec) run(p *forensics.Pass) error {
 				missing = true
 			}
 		}
+		gk := strings.Join(tg.keys, "\x00")
+		if stream {
+			c := counters[gk]
+			if c == nil {
+				c = &counter{d: &sp.detect, keys: slices.Clone(tg.keys), values: map[string]int{}}
+				counters[gk] = c
+				streamed = append(streamed, c)
+			}
+			tg.keys = nil
+			c.add(tg, &cands)
+			continue
+		}
+		tg.keys = slices.Clone(tg.keys)
 		if missing {
 			deferred = append(deferred, tg)
 			continue
 		}
-		gk := strings.Join(tg.keys, "\x00")
+		if stream {
+			c := counters[gk]
+			if c == nil {
+				c = &counter{d: &sp.detect, keys: tg.keys, values: map[string]int{}}
+				counters[gk] = c
+				streamed = append(streamed, c)
+			}
+			c.add(tg, &cands)
+			continue
+		}
 		if _, ok := groups[gk]; !ok {
 			order = append(order, gk)
 		}
 		groups[gk] = append(groups[gk], tg)
+	}
+	for _, c := range streamed {
+		c.flush(&cands)
 	}
 	// An event without an optional field joins the one group that has the
 	// same other fields and a value for it; with none or several, its own.
@@ -210,7 +244,6 @@ func (sp *spec) run(p *forensics.Pass) error {
 		}
 		groups[gk] = append(groups[gk], tg)
 	}
-	var cands []candidate
 	for _, gk := range order {
 		evs := groups[gk]
 		if len(deferred) > 0 {
@@ -382,6 +415,84 @@ func (d *detect) count(evs []tagged, whole func([]tagged) candidate) []candidate
 	}
 	flush()
 	return out
+}
+
+// counter is count's detection over one group as its events come, in
+// timeline order: the same episodes as count, keeping only the events of
+// the window and of the episode under way.
+type counter struct {
+	d       *detect
+	keys    []string
+	pending []tagged // every event since the window's first
+	window  []tagged // the counted events of the last d.within
+	values  map[string]int
+	episode []tagged
+}
+
+func (c *counter) value(t tagged) string {
+	if c.d.distinct == nil {
+		return ""
+	}
+	return c.d.distinct.eval(env{ev: t.ev}).String()
+}
+
+func (c *counter) add(t tagged, out *[]candidate) {
+	d := c.d
+	c.pending = append(c.pending, t)
+	if !in(t.sel, d.of) {
+		if len(c.window) == 0 && len(c.episode) == 0 {
+			c.pending = c.pending[:0] // no window can start before a counted event
+		}
+		return
+	}
+	c.window = append(c.window, t)
+	if d.distinct != nil {
+		c.values[c.value(t)]++
+	}
+	for t.ev.Time.Sub(c.window[0].ev.Time) > d.within {
+		if d.distinct != nil {
+			v := c.value(c.window[0])
+			if c.values[v]--; c.values[v] == 0 {
+				delete(c.values, v)
+			}
+		}
+		c.window = c.window[1:]
+	}
+	// The events before the window's first can start no episode.
+	i := 0
+	for i < len(c.pending) && forensics.Compare(c.pending[i].ev, c.window[0].ev) < 0 {
+		i++
+	}
+	c.pending = c.pending[i:]
+	size := len(c.window)
+	if d.distinct != nil {
+		size = len(c.values)
+	}
+	if size < d.threshold {
+		return
+	}
+	if n := len(c.episode); n > 0 && forensics.Compare(c.window[0].ev, c.episode[n-1].ev) > 0 {
+		c.flush(out)
+	}
+	// The episode takes the pending events it does not hold yet: those
+	// after its last, found from the end.
+	from := 0
+	if n := len(c.episode); n > 0 {
+		from = len(c.pending)
+		for from > 0 && forensics.Compare(c.pending[from-1].ev, c.episode[n-1].ev) > 0 {
+			from--
+		}
+	}
+	c.episode = append(c.episode, c.pending[from:]...)
+}
+
+func (c *counter) flush(out *[]candidate) {
+	if len(c.episode) == 0 {
+		return
+	}
+	ep := c.episode
+	*out = append(*out, candidate{keys: c.keys, events: ep, start: ep[0].ev.Time, end: ep[len(ep)-1].ev.Time})
+	c.episode = nil
 }
 
 // sustained finds runs of counted events no more than d.gap apart that

@@ -540,7 +540,11 @@ func (e *expr) eval(en env) val {
 
 // render writes the template; bad reports whether a name in it failed its check.
 func (t *template) render(en env) (s string, bad bool) {
-	if len(t.parts) == 1 && t.parts[0].expr == nil {
+	if len(t.parts) == 1 {
+		if e := t.parts[0].expr; e != nil {
+			v := e.eval(en)
+			return v.String(), v.bad
+		}
 		return t.parts[0].lit, false
 	}
 	var b strings.Builder
