@@ -4,7 +4,7 @@
 # bench/datarule/stream-storm.yaml (DCP streams opened by the hundred in a
 # minute: a sliding-window count over memcached.stream_created, the busiest
 # kind of a churning bundle) and its Go twin in bench/datarule/main.go.
-# Both run through rules.Run on the store's Timeline, as analyze runs them;
+# Both run through driver.Run on the store's Timeline, as analyze runs them;
 # the script fails when they do not find the same.
 #
 # usage: bench/datarules.sh [--size SIZE] [--runs N] [--profile NAME]... [WORKDIR]
