@@ -28,7 +28,7 @@ func newTimelineCmd() *cobra.Command {
 of every file analyze read, merged across nodes by UTC time, with the lines
 forensics recognised stored as events.`,
 	}
-	cmd.AddCommand(newTimelineQueryCmd(), newTimelineKindsCmd(), newTimelineSchemaCmd())
+	cmd.AddCommand(newTimelineQueryCmd(), newTimelineKindsCmd(), newTimelineSchemaCmd(), newTimelineExportCmd())
 	return cmd
 }
 
@@ -474,8 +474,15 @@ func newTimelineSchemaCmd() *cobra.Command {
 			out := cmd.OutOrStdout()
 			width := proseWidth(out)
 			var b strings.Builder
-			report.WriteProse(&b, "Views for `forensics timeline query --sql` (read-only). Times: t is unix nanoseconds UTC; time is RFC 3339 UTC.", "", "", width)
-			report.WriteProse(&b, "In the sqlite3 shell, sources, events and findings are the tables of the same names: the same rows and columns but for the computed ones (time, first, last, source, title; zone is a number there). The lines view needs forensics: lines are kept in S2-compressed blocks that only forensics decodes.", "", "", width)
+			for i, para := range schemaIntro {
+				if i > 0 {
+					b.WriteString("\n")
+				}
+				report.WriteProse(&b, para, "", "", width)
+			}
+			b.WriteString("\n")
+			report.WriteProse(&b, "Example: how many lines each node logged during each finding, by rule and node; findings.start_ns and end_ns compare with lines.t and events.t as numbers:", "", "", width)
+			b.WriteString("  forensics timeline query --sql \"" + schemaExample + "\"\n")
 			io.WriteString(out, b.String())
 			for _, v := range store.Views {
 				b.Reset()

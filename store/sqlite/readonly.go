@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"time"
 
 	sqlite3 "github.com/mattn/go-sqlite3"
 
@@ -28,7 +27,7 @@ var registerReadOnly = sync.OnceFunc(func() {
 	sql.Register(readOnlyDriver, &sqlite3.SQLiteDriver{
 		ConnectHook: func(c *sqlite3.SQLiteConn) error {
 			c.SetLimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
-			if err := c.RegisterFunc("forensics_time", formatTime, true); err != nil {
+			if err := c.RegisterFunc("forensics_time", store.TimeText, true); err != nil {
 				return err
 			}
 			if err := c.RegisterFunc("forensics_block_lines", blockLinesJSON, true); err != nil {
@@ -86,11 +85,6 @@ func refuseWritingPragmas(op int, arg1, arg2, _ string) int {
 		}
 	}
 	return sqlite3.SQLITE_OK
-}
-
-// formatTime writes unix nanoseconds as an RFC 3339 UTC time.
-func formatTime(ns int64) string {
-	return time.Unix(0, ns).UTC().Format("2006-01-02T15:04:05.000000000Z")
 }
 
 // blockLinesJSON decodes a block for the lines view, as a JSON array of
@@ -271,7 +265,7 @@ CREATE TEMP VIEW events AS
 var viewsTemplate = fmt.Sprintf(`
 CREATE TEMP VIEW sources AS
 	SELECT id, path, node, format, component, %%s AS release, bytes, lines, events, plain, skipped, errors,
-		forensics_time(first_ns) AS first, forensics_time(last_ns) AS last
+		forensics_time(first_ns) AS first, forensics_time(last_ns) AS last, first_ns, last_ns
 	FROM main.sources WHERE complete = 1;
 %%s
 CREATE TEMP VIEW lines AS
@@ -283,7 +277,7 @@ CREATE TEMP VIEW lines AS
 	WHERE s.complete = 1;
 CREATE TEMP VIEW findings AS
 	SELECT id, run_id, rule, severity, forensics_time(start_ns) AS start, forensics_time(end_ns) AS "end",
-		json_extract(body, '$.title') AS title, body
+		start_ns, end_ns, json_extract(body, '$.title') AS title, body
 	FROM main.findings;
 `, fmt.Sprintf(zoneName, "json_extract(j.value, '$[3]')"))
 
