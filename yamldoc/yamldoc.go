@@ -12,9 +12,7 @@
 package yamldoc
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"regexp"
 	"regexp/syntax"
 	"slices"
@@ -72,15 +70,6 @@ type Doc struct {
 	Root  Value
 	errs  Errors
 	nodes int
-}
-
-// Read reads a file of at most MaxSize bytes from r and parses it.
-func Read(file string, r io.Reader) (*Doc, error) {
-	data, err := io.ReadAll(io.LimitReader(r, MaxSize+1))
-	if err != nil {
-		return nil, &Error{File: file, Msg: err.Error()}
-	}
-	return Parse(file, data)
 }
 
 // Parse parses one YAML document. The error, when there is one, is an
@@ -321,16 +310,6 @@ func (v Value) String() string {
 	return n.Value
 }
 
-// Scalar reports whether the value is a single value, and its text and
-// whether it was written as a string (quoted, or not a number or bool).
-func (v Value) Scalar() (text string, ok bool) {
-	n := v.node()
-	if n == nil || n.Kind != yaml.ScalarNode {
-		return "", false
-	}
-	return n.Value, true
-}
-
 // Strings reads a scalar or a sequence of scalars.
 func (v Value) Strings() []string {
 	var out []string
@@ -351,19 +330,6 @@ func (v Value) Int() int {
 		v.Errorf("%q is not a whole number", s)
 	}
 	return n
-}
-
-// Float reads a number.
-func (v Value) Float() float64 {
-	if v.IsZero() {
-		return 0
-	}
-	s := v.String()
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		v.Errorf("%q is not a number", s)
-	}
-	return f
 }
 
 // Bool reads true or false.
@@ -391,15 +357,6 @@ func (v Value) Duration() time.Duration {
 		return 0
 	}
 	return d
-}
-
-// Errs is the error type of Parse and Doc.Err, for callers that count problems.
-func Errs(err error) Errors {
-	var es Errors
-	if errors.As(err, &es) {
-		return es
-	}
-	return nil
 }
 
 func shape(n *yaml.Node) string {

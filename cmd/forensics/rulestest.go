@@ -11,7 +11,6 @@ import (
 
 	"forensics"
 	"forensics/expect"
-	"forensics/input"
 	"forensics/parsers"
 	"forensics/report"
 	"forensics/rules/rulefile"
@@ -147,22 +146,13 @@ func (t *ruleTester) rule(rf *rulefile.File, lib *library) {
 			continue
 		}
 		db := filepath.Join(t.scratch, fmt.Sprintf("%s-%d.db", r.Name, i))
-		res, err := analyze(t.cmd.Context(), db, "", inputs, lib, []*forensics.Rule{r}, input.DefaultLimits, nil)
-		var problems []string
-		if err != nil {
-			problems = append(problems, err.Error())
-		} else {
-			for _, e := range res.RuleErrors {
-				problems = append(problems, e.Error())
-			}
-			problems = append(problems, c.Check(res.Report.Findings)...)
-		}
+		found, problems := checkCase(t.cmd.Context(), c, inputs, db, lib, []*forensics.Rule{r})
 		if len(problems) > 0 {
 			t.failf(dir, problems...)
 			continue
 		}
 		t.passed++
-		fmt.Fprintf(t.cmd.OutOrStdout(), "ok   %s (%s)\n", dir, report.Plural(len(res.Report.Findings), "finding", "findings"))
+		fmt.Fprintf(t.cmd.OutOrStdout(), "ok   %s (%s)\n", dir, report.Plural(found, "finding", "findings"))
 	}
 	switch {
 	case !finds:

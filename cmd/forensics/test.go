@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"forensics"
 	"forensics/expect"
 	"forensics/input"
 	"forensics/report"
@@ -80,18 +82,9 @@ It prints one line per case and a summary, and exits 1 when any case fails.`,
 						continue
 					}
 				}
-				res, err := analyze(cmd.Context(), db, "", inputs, caseLib, caseLib.rules.Rules, input.DefaultLimits, nil)
-				var problems []string
-				if err != nil {
-					problems = append(problems, err.Error())
-				} else {
-					for _, e := range res.RuleErrors {
-						problems = append(problems, e.Error())
-					}
-					problems = append(problems, c.Check(res.Report.Findings)...)
-				}
+				found, problems := checkCase(cmd.Context(), c, inputs, db, caseLib, caseLib.rules.Rules)
 				if len(problems) == 0 {
-					fmt.Fprintf(out, "ok   %s (%s)\n", dir, report.Plural(len(res.Report.Findings), "finding", "findings"))
+					fmt.Fprintf(out, "ok   %s (%s)\n", dir, report.Plural(found, "finding", "findings"))
 					passed++
 					continue
 				}
@@ -111,4 +104,19 @@ It prints one line per case and a summary, and exits 1 when any case fails.`,
 			return nil
 		},
 	}
+}
+
+// checkCase analyzes a case's inputs into the scratch timeline db with the
+// library's formats and the given rules, and returns the number of
+// findings and what does not match its expect.json.
+func checkCase(ctx context.Context, c *expect.Case, inputs []string, db string, lib *library, rs []*forensics.Rule) (int, []string) {
+	res, err := analyze(ctx, db, "", inputs, lib, rs, input.DefaultLimits, nil)
+	if err != nil {
+		return 0, []string{err.Error()}
+	}
+	var problems []string
+	for _, e := range res.RuleErrors {
+		problems = append(problems, e.Error())
+	}
+	return len(res.Report.Findings), append(problems, c.Check(res.Report.Findings)...)
 }
