@@ -39,6 +39,7 @@ type selection struct {
 	set      map[string]*template
 	setOrder []string
 	keys     []*template // one per group field; nil: the selection gives ""
+	fastKeys []func(*forensics.Event) string
 	distinct *distinct
 }
 
@@ -192,9 +193,13 @@ func (sp *spec) run(p *forensics.Pass) error {
 		tg := tagged{ev: e, sel: s.index, keys: scratch}
 		missing := false
 		for i, kt := range s.keys {
-			tg.keys[i] = ""
-			if kt != nil {
+			switch {
+			case s.fastKeys[i] != nil:
+				tg.keys[i] = s.fastKeys[i](e)
+			case kt != nil:
 				tg.keys[i], _ = kt.render(en)
+			default:
+				tg.keys[i] = ""
 			}
 			if tg.keys[i] == "" && sp.optional[i] {
 				missing = true
@@ -438,7 +443,10 @@ func (c *counter) value(t tagged) string {
 
 func (c *counter) add(t tagged, out *[]candidate) {
 	d := c.d
-	c.pending = append(c.pending, t)
+	every := len(d.of) == 0 // every event counts: the window is what is pending
+	if !every {
+		c.pending = append(c.pending, t)
+	}
 	if !in(t.sel, d.of) {
 		if len(c.window) == 0 && len(c.episode) == 0 {
 			c.pending = c.pending[:0] // no window can start before a counted event
@@ -458,12 +466,16 @@ func (c *counter) add(t tagged, out *[]candidate) {
 		}
 		c.window = c.window[1:]
 	}
-	// The events before the window's first can start no episode.
-	i := 0
-	for i < len(c.pending) && forensics.Compare(c.pending[i].ev, c.window[0].ev) < 0 {
-		i++
+	pending := c.window
+	if !every {
+		// The events before the window's first can start no episode.
+		i := 0
+		for i < len(c.pending) && forensics.Compare(c.pending[i].ev, c.window[0].ev) < 0 {
+			i++
+		}
+		c.pending = c.pending[i:]
+		pending = c.pending
 	}
-	c.pending = c.pending[i:]
 	size := len(c.window)
 	if d.distinct != nil {
 		size = len(c.values)
@@ -478,12 +490,12 @@ func (c *counter) add(t tagged, out *[]candidate) {
 	// after its last, found from the end.
 	from := 0
 	if n := len(c.episode); n > 0 {
-		from = len(c.pending)
-		for from > 0 && forensics.Compare(c.pending[from-1].ev, c.episode[n-1].ev) > 0 {
+		from = len(pending)
+		for from > 0 && forensics.Compare(pending[from-1].ev, c.episode[n-1].ev) > 0 {
 			from--
 		}
 	}
-	c.episode = append(c.episode, c.pending[from:]...)
+	c.episode = append(c.episode, pending[from:]...)
 }
 
 func (c *counter) flush(out *[]candidate) {

@@ -232,13 +232,14 @@ func (c *compiler) group(v yamldoc.Value) {
 	for _, s := range c.sp.sels {
 		ev := &scope{rule: c, event: s.kinds, eventOnly: true}
 		s.keys = make([]*template, len(c.sp.groupBy))
+		s.fastKeys = make([]func(*forensics.Event) string, len(c.sp.groupBy))
 		for i, k := range c.sp.groupBy {
 			if t, ok := s.set[k]; ok {
-				s.keys[i] = t
+				s.keys[i], s.fastKeys[i] = t, t.eventText()
 				continue
 			}
 			if t, err := parseTemplate("{"+k+"}", ev); err == nil {
-				s.keys[i] = t
+				s.keys[i], s.fastKeys[i] = t, t.eventText()
 				continue
 			}
 			if !c.sp.optional[i] {

@@ -538,6 +538,37 @@ func (e *expr) eval(en env) val {
 	return v
 }
 
+// eventText returns, for a template that is one field or attribute of the
+// event with no filter, a function reading it as text without a val: the
+// group fields of every event a rule reads go this way.
+func (t *template) eventText() func(*forensics.Event) string {
+	if len(t.parts) != 1 || t.parts[0].expr == nil {
+		return nil
+	}
+	e := t.parts[0].expr
+	if e.ref.kind != refEvent || len(e.filters) > 0 {
+		return nil
+	}
+	switch name := e.ref.name; name {
+	case "node":
+		return func(ev *forensics.Event) string { return ev.Node }
+	case "bucket":
+		return func(ev *forensics.Event) string { return ev.Bucket }
+	case "keyspace":
+		return func(ev *forensics.Event) string { return ev.Keyspace }
+	case "shard":
+		return func(ev *forensics.Event) string { return ev.Shard }
+	case "table":
+		return func(ev *forensics.Event) string { return ev.Table }
+	default:
+		if _, field := eventFields[name]; field {
+			return nil
+		}
+		key := strings.TrimPrefix(name, "attrs.")
+		return func(ev *forensics.Event) string { return attr(ev, key) }
+	}
+}
+
 // render writes the template; bad reports whether a name in it failed its check.
 func (t *template) render(en env) (s string, bad bool) {
 	if len(t.parts) == 1 {
