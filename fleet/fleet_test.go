@@ -156,6 +156,12 @@ func local(t *testing.T) string {
 }
 
 func TestPushAndFleet(t *testing.T) {
+	for _, e := range pgtest.Engines {
+		t.Run(e.Name, func(t *testing.T) { testPushAndFleet(t, e) })
+	}
+}
+
+func testPushAndFleet(t *testing.T, eng pgtest.Engine) {
 	ctx := context.Background()
 	path := local(t)
 	from, err := sqlite.OpenReadOnly(path)
@@ -163,7 +169,7 @@ func TestPushAndFleet(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer from.Close()
-	dsn := pgtest.Database(t)
+	dsn := eng.Database(t)
 	to, err := postgres.Open(ctx, dsn)
 	if err != nil {
 		t.Fatal(err)

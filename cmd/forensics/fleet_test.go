@@ -25,19 +25,29 @@ func runOK(t *testing.T, args ...string) string {
 // storeIDs are the fields whose values are the store's own ids.
 var storeIDs = regexp.MustCompile(`"(run|id|source_id)": \d+,?`)
 
-// The bundled incidents analysed into PostgreSQL give the findings, and
-// the report, that SQLite gives, byte for byte apart from the store's ids;
-// pushed from SQLite, the same.
-func TestPostgresScenarios(t *testing.T) {
+// onEngines runs test on each server the shared store is tested on:
+// PostgreSQL, and Citus when FORENSICS_TEST_CITUS names a cluster.
+func onEngines(t *testing.T, test func(*testing.T, pgtest.Engine)) {
+	for _, e := range pgtest.Engines {
+		t.Run(e.Name, func(t *testing.T) { test(t, e) })
+	}
+}
+
+// The bundled incidents analysed into a shared store (PostgreSQL, Citus)
+// give the findings, and the report, that SQLite gives, byte for byte
+// apart from the store's ids; pushed from SQLite, the same.
+func TestStoreScenarios(t *testing.T) { onEngines(t, testStoreScenarios) }
+
+func testStoreScenarios(t *testing.T, eng pgtest.Engine) {
 	cases := []string{"../../testdata/couchbase/seed", "../../testdata/crdb/clock-offset", "../../testdata/vitess/both-deny"}
-	pg := pgtest.Database(t)
-	pushed := pgtest.Database(t)
+	pg := eng.Database(t)
+	pushed := eng.Database(t)
 	local := filepath.Join(t.TempDir(), "local.db")
 	for _, c := range cases {
 		want := runOK(t, "analyze", "--db", local, "--format", "json", c)
 		got := runOK(t, "analyze", "--store", pg, "--format", "json", c)
 		if storeIDs.ReplaceAllString(got, "") != storeIDs.ReplaceAllString(want, "") {
-			t.Errorf("%s: analyze into PostgreSQL differs from SQLite:\n%s\nwant\n%s", c, got, want)
+			t.Errorf("%s: analyze into %s differs from SQLite:\n%s\nwant\n%s", c, eng.Name, got, want)
 		}
 		name := filepath.Base(c)
 		if a, b := runOK(t, "findings", "--db", pg, "--incident", name, "--format", "json"), runOK(t, "findings", "--db", local, "--incident", name, "--format", "json"); a != b {
@@ -68,8 +78,10 @@ func TestPostgresScenarios(t *testing.T) {
 
 // Two analyses into one store at once, and a reader querying meanwhile:
 // each incident gets all its sources and findings, once.
-func TestPostgresConcurrentAnalyses(t *testing.T) {
-	pg := pgtest.Database(t)
+func TestStoreConcurrentAnalyses(t *testing.T) { onEngines(t, testStoreConcurrentAnalyses) }
+
+func testStoreConcurrentAnalyses(t *testing.T, eng pgtest.Engine) {
+	pg := eng.Database(t)
 	runOK(t, "timeline", "schema") // nothing: loads the package's commands before the goroutines
 	cases := []string{"../../testdata/couchbase/seed", "../../testdata/crdb/clock-offset"}
 	local := filepath.Join(t.TempDir(), "local.db")

@@ -29,9 +29,9 @@ type migration struct {
 }
 
 // engineOnly is the first line of a migration that only one engine runs
-// (a storage setting PostgreSQL has and the others lack). Elsewhere its
-// version is recorded and its statements skipped, so the versions stay one
-// sequence on every engine.
+// (a storage setting PostgreSQL has and the others lack; Citus runs what
+// PostgreSQL runs, runsOn). Elsewhere its version is recorded and its
+// statements skipped, so the versions stay one sequence on every engine.
 const engineOnly = "-- engine: "
 
 func loadMigrations() ([]migration, error) {
@@ -66,13 +66,24 @@ func latestVersion() int {
 	return ms[len(ms)-1].version
 }
 
-// migrate brings the schema to the latest version. Several clients may
-// start at once. Advisory locks would serialise them on PostgreSQL, but
-// CockroachDB has none; instead each migration runs in a transaction that
-// first inserts its version into forensics.schema_migrations. A second
-// client inserting the same version waits on the first one's row and then
-// fails on the primary key, rolls back, and finds the version applied.
-func migrate(ctx context.Context, pool *pgxpool.Pool) error {
+// migrate brings the schema to the latest version on engine eng (see
+// engine). Several clients may start at once. Advisory locks would
+// serialise them on PostgreSQL, but CockroachDB has none; instead each
+// migration runs in a transaction that first inserts its version into
+// forensics.schema_migrations. A second client inserting the same version
+// waits on the first one's row and then fails on the primary key, rolls
+// back, and finds the version applied. On Citus each migration's
+// transaction also distributes the tables it created (citus.go), so every
+// later migration runs on distributed tables, as it does in a store that
+// was distributed long ago.
+func migrate(ctx context.Context, pool *pgxpool.Pool, eng string) error {
+	// Only where the schema is missing: Citus sends CREATE SCHEMA IF NOT
+	// EXISTS on to its workers even when the schema is there, where only
+	// its owner may, and a writer opening the store is not its owner.
+	var made bool
+	if err := pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM information_schema.tables WHERE table_schema = 'forensics' AND table_name = 'schema_migrations')`).Scan(&made); err != nil {
+		return err
+	}
 	for _, stmt := range []string{
 		`CREATE SCHEMA IF NOT EXISTS forensics`,
 		`CREATE TABLE IF NOT EXISTS forensics.schema_migrations (
@@ -81,6 +92,9 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 			applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
 		)`,
 	} {
+		if made {
+			break
+		}
 		if err := execRacing(ctx, pool, stmt); err != nil {
 			return err
 		}
@@ -96,56 +110,93 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 	if applied > ms[len(ms)-1].version {
 		return fmt.Errorf("the timeline schema is at version %d, newer than this forensics (version %d): upgrade forensics", applied, ms[len(ms)-1].version)
 	}
-	var eng string
 	for _, m := range ms {
 		if m.version <= applied {
 			continue
 		}
-		if m.engine != "" && eng == "" {
-			if eng, err = engine(ctx, pool); err != nil {
-				return err
-			}
-		}
-		if err := apply(ctx, pool, m, m.engine == "" || m.engine == eng); err != nil {
+		if err := apply(ctx, pool, m, eng); err != nil {
 			return fmt.Errorf("migration %s: %w", m.name, err)
 		}
+	}
+	if eng == engineCitus {
+		// A store whose database got Citus after its schema was made.
+		return distributeAll(ctx, pool)
 	}
 	return nil
 }
 
-// engine names the server's engine as migrations name it: "cockroachdb",
-// "yugabytedb", else "postgresql" (Citus is PostgreSQL with an extension).
-// Each says so in version(): "CockroachDB CCL v23.1…", "PostgreSQL
-// 11.2-YB-2.20…", "PostgreSQL 15.8 …".
-func engine(ctx context.Context, pool *pgxpool.Pool) (string, error) {
+// The engines as migrations name them.
+const (
+	enginePostgres  = "postgresql"
+	engineCitus     = "citus"
+	engineCockroach = "cockroachdb"
+	engineYugabyte  = "yugabytedb"
+)
+
+// engine names the server's engine: "cockroachdb", "yugabytedb", "citus"
+// (PostgreSQL whose database has the Citus extension), else "postgresql".
+// CockroachDB and YugabyteDB say so in version(): "CockroachDB CCL
+// v23.1…", "PostgreSQL 11.2-YB-2.20…"; Citus is an extension of the
+// database, not a server of its own.
+func engine(ctx context.Context, q querier) (string, error) {
 	var v string
-	if err := pool.QueryRow(ctx, `SELECT version()`).Scan(&v); err != nil {
+	if err := q.QueryRow(ctx, `SELECT version()`).Scan(&v); err != nil {
 		return "", err
 	}
 	switch {
 	case strings.Contains(v, "CockroachDB"):
-		return "cockroachdb", nil
+		return engineCockroach, nil
 	case strings.Contains(v, "-YB-"):
-		return "yugabytedb", nil
+		return engineYugabyte, nil
 	}
-	return "postgresql", nil
+	var citus bool
+	if err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus')`).Scan(&citus); err != nil {
+		return "", err
+	}
+	if citus {
+		return engineCitus, nil
+	}
+	return enginePostgres, nil
 }
 
-// apply runs a migration, or, when run is false, only records its version.
-func apply(ctx context.Context, pool *pgxpool.Pool, m migration, run bool) error {
+// runsOn reports whether a migration marked for engine marked runs on eng:
+// Citus runs what PostgreSQL runs.
+func runsOn(marked, eng string) bool {
+	return marked == "" || marked == eng || marked == enginePostgres && eng == engineCitus
+}
+
+type querier interface {
+	QueryRow(context.Context, string, ...any) pgx.Row
+}
+
+// apply runs a migration, or, on an engine it is not for, only records
+// its version.
+func apply(ctx context.Context, pool *pgxpool.Pool, m migration, eng string) error {
 	tx, err := pool.Begin(ctx)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback(ctx)
+	if eng == engineCitus {
+		// Before the version's row: distributing a table takes a lock that
+		// a second client waiting on that row would hold against it.
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(distributeLock)); err != nil {
+			return err
+		}
+	}
 	if _, err := tx.Exec(ctx, `INSERT INTO forensics.schema_migrations (version, name) VALUES ($1, $2)`, m.version, m.name); err != nil {
 		if isUnique(err) {
 			return nil // another client applied it
 		}
 		return err
 	}
-	if run {
+	if runsOn(m.engine, eng) {
 		if _, err := tx.Exec(ctx, m.sql); err != nil {
+			return err
+		}
+	}
+	if eng == engineCitus {
+		if err := distribute(ctx, tx); err != nil {
 			return err
 		}
 	}
@@ -164,9 +215,7 @@ func execRacing(ctx context.Context, pool *pgxpool.Pool, stmt string) error {
 	return err
 }
 
-func appliedVersion(ctx context.Context, q interface {
-	QueryRow(context.Context, string, ...any) pgx.Row
-}) (int, error) {
+func appliedVersion(ctx context.Context, q querier) (int, error) {
 	var v *int
 	if err := q.QueryRow(ctx, `SELECT max(version) FROM forensics.schema_migrations`).Scan(&v); err != nil {
 		return 0, err

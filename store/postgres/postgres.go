@@ -42,7 +42,7 @@ type DB struct {
 	name     string // the DSN without its password
 	secret   string // the password, masked in every error
 	readOnly bool
-	engine   string // "postgresql", "cockroachdb" or "yugabytedb" (migrate.go engine); set by Open
+	engine   string // "postgresql", "citus", "cockroachdb" or "yugabytedb" (migrate.go engine); set by Open
 
 	mu       sync.Mutex
 	loaded   int64            // events the writers of this DB stored, for refreshStatistics
@@ -63,13 +63,13 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := migrate(ctx, db.pool); err != nil {
-		db.Close()
-		return nil, db.fail("migrate the schema", err)
-	}
 	if db.engine, err = engine(ctx, db.pool); err != nil {
 		db.Close()
 		return nil, db.fail("open", err)
+	}
+	if err := migrate(ctx, db.pool, db.engine); err != nil {
+		db.Close()
+		return nil, db.fail("migrate the schema", err)
 	}
 	return db, nil
 }
@@ -157,11 +157,17 @@ func (db *DB) refreshStatistics(ctx context.Context) {
 	loaded := db.loaded
 	db.loaded = 0
 	db.mu.Unlock()
-	if loaded == 0 || db.engine != "postgresql" {
+	if loaded == 0 || db.engine != enginePostgres && db.engine != engineCitus {
 		return
 	}
 	var tuples float64
-	if err := db.pool.QueryRow(ctx, `SELECT reltuples FROM pg_class WHERE oid = 'forensics.events'::regclass`).Scan(&tuples); err != nil {
+	q := `SELECT reltuples FROM pg_class WHERE oid = 'forensics.events'::regclass`
+	if db.engine == engineCitus {
+		// The coordinator's table holds no rows: its shards do, and
+		// ANALYZE on the coordinator analyses each of them.
+		q = `SELECT coalesce(sum(greatest(result::float8, 0)), 0) FROM run_command_on_shards('forensics.events', $$SELECT reltuples FROM pg_class WHERE oid = '%s'::regclass$$)`
+	}
+	if err := db.pool.QueryRow(ctx, q).Scan(&tuples); err != nil {
 		return
 	}
 	if tuples >= 0 && float64(loaded) < 50+0.1*tuples {

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -104,9 +105,16 @@ func load(t testing.TB, db *postgres.DB, incident string, keys []string, n int) 
 	return w.Run()
 }
 
-func open(t testing.TB) (*postgres.DB, string) {
+// onEngines runs test on each server the shared store is tested on.
+func onEngines(t *testing.T, test func(*testing.T, pgtest.Engine)) {
+	for _, e := range pgtest.Engines {
+		t.Run(e.Name, func(t *testing.T) { test(t, e) })
+	}
+}
+
+func open(t testing.TB, e pgtest.Engine) (*postgres.DB, string) {
 	t.Helper()
-	dsn := pgtest.Database(t)
+	dsn := e.Database(t)
 	db, err := postgres.Open(context.Background(), dsn)
 	if err != nil {
 		t.Fatal(err)
@@ -127,8 +135,10 @@ func collect[T any](t testing.TB, seq func(func(*T, error) bool)) []T {
 	return out
 }
 
-func TestRoundTrip(t *testing.T) {
-	db, dsn := open(t)
+func TestRoundTrip(t *testing.T) { onEngines(t, testRoundTrip) }
+
+func testRoundTrip(t *testing.T, eng pgtest.Engine) {
+	db, dsn := open(t, eng)
 	ctx := context.Background()
 	run := load(t, db, "inc-a", []string{"k1", "k2"}, 3000)
 	other := load(t, db, "inc-b", []string{"k1"}, 10)
@@ -228,8 +238,10 @@ func TestRoundTrip(t *testing.T) {
 
 // A source is visible only once complete; an incomplete one left by a
 // writer that stopped is not read, and the content is read again.
-func TestIncompleteSourceInvisible(t *testing.T) {
-	db, _ := open(t)
+func TestIncompleteSourceInvisible(t *testing.T) { onEngines(t, testIncompleteSourceInvisible) }
+
+func testIncompleteSourceInvisible(t *testing.T, eng pgtest.Engine) {
+	db, _ := open(t, eng)
 	ctx := context.Background()
 	w, err := db.NewRun(ctx, []string{"x"})
 	if err != nil {
@@ -262,8 +274,10 @@ func TestIncompleteSourceInvisible(t *testing.T) {
 
 // Two analyses of the same content and of different content, at once,
 // with a reader counting while they load: nothing lost, nothing twice.
-func TestConcurrentLoads(t *testing.T) {
-	_, dsn := open(t)
+func TestConcurrentLoads(t *testing.T) { onEngines(t, testConcurrentLoads) }
+
+func testConcurrentLoads(t *testing.T, eng pgtest.Engine) {
+	_, dsn := open(t, eng)
 	ctx := context.Background()
 	var wg sync.WaitGroup
 	errs := make(chan error, 8)
@@ -356,8 +370,10 @@ func TestConcurrentLoads(t *testing.T) {
 }
 
 // Clients starting together against an empty database all migrate it.
-func TestConcurrentMigrations(t *testing.T) {
-	dsn := pgtest.Database(t)
+func TestConcurrentMigrations(t *testing.T) { onEngines(t, testConcurrentMigrations) }
+
+func testConcurrentMigrations(t *testing.T, eng pgtest.Engine) {
+	dsn := eng.Database(t)
 	var wg sync.WaitGroup
 	errs := make(chan error, 4)
 	for range 4 {
@@ -397,7 +413,7 @@ func TestPasswordNeverPrinted(t *testing.T) {
 			t.Errorf("error does not say which DSN: %v", err)
 		}
 	}
-	db, dsn := open(t)
+	db, dsn := open(t, pgtest.Engines[0])
 	db.Close()
 	if strings.Contains(db.Name(), secret) {
 		t.Fatal(db.Name())
@@ -411,8 +427,10 @@ func TestPasswordNeverPrinted(t *testing.T) {
 
 // The roles of roles.sql: the reader reads everything and can change
 // nothing, by any path; the writer analyses.
-func TestRoles(t *testing.T) {
-	db, dsn := open(t)
+func TestRoles(t *testing.T) { onEngines(t, testRoles) }
+
+func testRoles(t *testing.T, eng pgtest.Engine) {
+	db, dsn := open(t, eng)
 	ctx := context.Background()
 	load(t, db, "inc", []string{"k"}, 10)
 	sqlText, err := os.ReadFile("roles.sql")
@@ -522,6 +540,21 @@ func TestRoles(t *testing.T) {
 			t.Errorf("reader wrote %s", c.table)
 		}
 	}
+	// Opened by the owner, the store distributes them on Citus; their
+	// grants go to their shards.
+	again, err := postgres.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again.Close()
+	for _, table := range []string{"forensics.later_by_owner", "forensics.later_by_writer"} {
+		if _, err := wc.Exec(ctx, `INSERT INTO `+table+` VALUES (3)`); err != nil {
+			t.Errorf("writer cannot write %s: %v", table, err)
+		}
+		if err := rc.QueryRow(ctx, `SELECT count(*) FROM `+table).Scan(&n); err != nil || n != 2 {
+			t.Errorf("reader reads %d rows of %s: %v", n, table, err)
+		}
+	}
 }
 
 func must[T any](v T, err error) T {
@@ -533,9 +566,11 @@ func must[T any](v T, err error) T {
 
 // TestSuite runs the behaviour every backend must have against PostgreSQL,
 // each subtest in a database of its own.
-func TestSuite(t *testing.T) {
+func TestSuite(t *testing.T) { onEngines(t, testSuite) }
+
+func testSuite(t *testing.T, eng pgtest.Engine) {
 	storetest.Run(t, func(t *testing.T) store.Backend {
-		db, err := postgres.Open(context.Background(), pgtest.Database(t))
+		db, err := postgres.Open(context.Background(), eng.Database(t))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -545,8 +580,10 @@ func TestSuite(t *testing.T) {
 
 // Blocks are compressed by store/block; the server must not compress them
 // again (migration 0003), nor keep them in the table's pages.
-func TestBlocksStoredAsIs(t *testing.T) {
-	db, dsn := open(t)
+func TestBlocksStoredAsIs(t *testing.T) { onEngines(t, testBlocksStoredAsIs) }
+
+func testBlocksStoredAsIs(t *testing.T, eng pgtest.Engine) {
+	db, dsn := open(t, eng)
 	load(t, db, "inc", []string{"k"}, 5000)
 	db.Close()
 	ctx := context.Background()
@@ -572,8 +609,10 @@ func TestBlocksStoredAsIs(t *testing.T) {
 }
 
 // Migration 0004 fills the explanation column of findings stored before it.
-func TestExplanationMigration(t *testing.T) {
-	db, dsn := open(t)
+func TestExplanationMigration(t *testing.T) { onEngines(t, testExplanationMigration) }
+
+func testExplanationMigration(t *testing.T, eng pgtest.Engine) {
+	db, dsn := open(t, eng)
 	load(t, db, "inc", []string{"k"}, 4)
 	db.Close()
 	ctx := context.Background()
@@ -587,8 +626,10 @@ func TestExplanationMigration(t *testing.T) {
 		t.Fatalf("explanation stored: %q %v", want, err)
 	}
 	// The store as version 3 left it: no explanation column.
-	if _, err := conn.Exec(ctx, `ALTER TABLE forensics.findings DROP COLUMN explanation; DELETE FROM forensics.schema_migrations WHERE version >= 4`); err != nil {
-		t.Fatal(err)
+	for _, stmt := range []string{`ALTER TABLE forensics.findings DROP COLUMN explanation`, `DELETE FROM forensics.schema_migrations WHERE version >= 4`} {
+		if _, err := conn.Exec(ctx, stmt); err != nil {
+			t.Fatal(err)
+		}
 	}
 	again, err := postgres.Open(ctx, dsn)
 	if err != nil {
@@ -599,4 +640,83 @@ func TestExplanationMigration(t *testing.T) {
 	if err := conn.QueryRow(ctx, `SELECT explanation FROM forensics.findings`).Scan(&got); err != nil || got != want {
 		t.Fatalf("after migrating: explanation %q (%v), want %q", got, err, want)
 	}
+}
+
+// A load that is most of the table gets the planner statistics before the
+// rules read it: on Citus, in the shards, where the queries run.
+func TestStatisticsAfterLoad(t *testing.T) { onEngines(t, testStatisticsAfterLoad) }
+
+func testStatisticsAfterLoad(t *testing.T, eng pgtest.Engine) {
+	db, dsn := open(t, eng)
+	ctx := context.Background()
+	load(t, db, "inc", []string{"k1"}, 2000)
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	q := `SELECT greatest(reltuples, 0) FROM pg_class WHERE oid = 'forensics.events'::regclass`
+	if eng.Name == "citus" {
+		q = `SELECT sum(greatest(result::float8, 0)) FROM run_command_on_shards('forensics.events', $$SELECT reltuples FROM pg_class WHERE oid = '%s'::regclass$$)`
+	}
+	tuples := func() (n float64) {
+		if err := conn.QueryRow(ctx, q).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := tuples(); n != 0 {
+		t.Skipf("the table was analysed before the reader opened (autovacuum): %v rows", n)
+	}
+	ro, err := db.OpenReader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ro.Close()
+	if n := tuples(); n != 1000 {
+		t.Errorf("statistics of %v events after the load, want 1000", n)
+	}
+}
+
+// A query of --sql that runs too long is stopped, on Citus on the workers
+// too, and says why.
+func TestQueryTimeout(t *testing.T) { onEngines(t, testQueryTimeout) }
+
+func testQueryTimeout(t *testing.T, eng pgtest.Engine) {
+	db, dsn := open(t, eng)
+	ctx := context.Background()
+	load(t, db, "inc", []string{"k1"}, 2000)
+	defer postgres.SetQueryTimeout("300ms")()
+	start := time.Now()
+	err := db.QuerySQL(ctx, `SELECT count(*) FROM events WHERE pg_sleep(0.01) IS NOT NULL`, nil, func([]string, []any) error { return nil })
+	if err == nil || !strings.Contains(err.Error(), "ran longer than 300ms") {
+		t.Fatalf("a query of 10 s: %v", err)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("stopped after %s", took)
+	}
+	if eng.Name != "citus" {
+		return
+	}
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var left []string
+	for range 50 {
+		rows, err := conn.Query(ctx, `SELECT nodeport || ': ' || result FROM run_command_on_workers($$SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(0.01)%' AND pid <> pg_backend_pid()$$)`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		left, err = pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(left, func(s string) bool { return !strings.HasSuffix(s, ": 0") }) {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Errorf("the shards' queries go on after the coordinator's was stopped: %v", left)
 }

@@ -12,6 +12,8 @@ import (
 // a shared server must not run one analyst's cross join for an hour.
 const QueryTimeout = "60s"
 
+var queryTimeout = QueryTimeout // shorter in tests
+
 // QuerySQL runs a query written by the user against the documented views
 // (schema forensics_query, first on the search path) and calls fn with each
 // row. It runs in a READ ONLY transaction that has already taken its
@@ -25,7 +27,7 @@ func (db *DB) QuerySQL(ctx context.Context, query string, args []any, fn func(co
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx))
 	for _, stmt := range []string{
-		`SET LOCAL statement_timeout = '` + QueryTimeout + `'`,
+		`SET LOCAL statement_timeout = '` + queryTimeout + `'`,
 		`SET LOCAL search_path = forensics_query, forensics`,
 		`SELECT 1`, // takes the snapshot: from here on the transaction cannot become read-write
 	} {
@@ -69,7 +71,7 @@ func describeQuery(err error) error {
 	case strings.Contains(msg, "read-only transaction"), strings.Contains(msg, "permission denied"):
 		return fmt.Errorf("refused: --sql runs read-only queries, and this statement would change the timeline (%w)", err)
 	case strings.Contains(msg, "statement timeout"):
-		return fmt.Errorf("the query ran longer than %s and was stopped; filter on t and incident_id to keep it fast (%w)", QueryTimeout, err)
+		return fmt.Errorf("the query ran longer than %s and was stopped; filter on t and incident_id to keep it fast (%w)", queryTimeout, err)
 	}
 	return err
 }
