@@ -124,3 +124,42 @@ func testStoreConcurrentAnalyses(t *testing.T, eng pgtest.Engine) {
 		t.Fatalf("incidents analysed side by side:\n%s\nwant as analysed one by one:\n%s", a, b)
 	}
 }
+
+// version --store says which engine holds a store and how it lies.
+func TestVersionStore(t *testing.T) {
+	local := filepath.Join(t.TempDir(), "local.db")
+	runOK(t, "analyze", "--db", local, "-q", "../../testdata/couchbase/seed")
+	if out := runOK(t, "version", "--store", local); !strings.Contains(out, "SQLite 3.") || !strings.Contains(out, "timeline schema ") {
+		t.Errorf("version --store %s:\n%s", local, out)
+	}
+	onEngines(t, func(t *testing.T, eng pgtest.Engine) {
+		dsn := eng.Database(t)
+		runOK(t, "analyze", "--store", dsn, "-q", "../../testdata/couchbase/seed")
+		var v struct {
+			Version string
+			Store   struct {
+				Name, Engine, Version, Schema string
+				Tables                        []struct{ Name, Kind, Column string }
+				Nodes                         []struct{ Node, Role string }
+			}
+		}
+		if err := json.Unmarshal([]byte(runOK(t, "version", "--db", dsn, "--format", "json")), &v); err != nil {
+			t.Fatal(err)
+		}
+		kinds := map[string]string{}
+		for _, tb := range v.Store.Tables {
+			kinds[tb.Name] = tb.Kind + " " + tb.Column
+		}
+		want := map[string]string{"postgresql": "local ", "citus": "distributed incident_id"}[eng.Name]
+		if v.Version == "" || v.Store.Name == "" || v.Store.Schema == "" || len(kinds) != 8 || kinds["events"] != want || kinds["incidents"] != want {
+			t.Errorf("version --store on %s: %+v", eng.Name, v)
+		}
+		if eng.Name == "citus" && (v.Store.Engine != "Citus" || kinds["schema_migrations"] != "reference " || len(v.Store.Nodes) < 3) {
+			t.Errorf("version --store on Citus: %+v", v.Store)
+		}
+		out := runOK(t, "version", "--store", dsn)
+		if !strings.Contains(out, v.Store.Engine+" "+v.Store.Version+", timeline schema "+v.Store.Schema) {
+			t.Errorf("version --store:\n%s", out)
+		}
+	})
+}

@@ -478,6 +478,9 @@ func testRoles(t *testing.T, eng pgtest.Engine) {
 	if incs, err := r.Incidents(ctx); err != nil || len(incs) != 2 {
 		t.Fatalf("reader: incidents %v %v", incs, err)
 	}
+	if l, err := r.Layout(ctx); err != nil || len(l.Tables) == 0 {
+		t.Fatalf("reader: layout %+v %v", l, err)
+	}
 	if evs := collect(t, r.Events(ctx, store.EventFilter{})); len(evs) != 10 {
 		t.Fatalf("reader: %d events", len(evs))
 	}
@@ -639,6 +642,113 @@ func testExplanationMigration(t *testing.T, eng pgtest.Engine) {
 	var got string
 	if err := conn.QueryRow(ctx, `SELECT explanation FROM forensics.findings`).Scan(&got); err != nil || got != want {
 		t.Fatalf("after migrating: explanation %q (%v), want %q", got, err, want)
+	}
+}
+
+// The store says how it lies; on Citus every table with incident_id is
+// distributed by it and colocated, so that an incident lives on one
+// worker, and a store whose tables were left local (its database got
+// Citus later) is distributed when next opened, its rows kept.
+func TestLayout(t *testing.T) { onEngines(t, testLayout) }
+
+func testLayout(t *testing.T, eng pgtest.Engine) {
+	db, dsn := open(t, eng)
+	ctx := context.Background()
+	load(t, db, "inc-a", []string{"k1", "k2"}, 500)
+	load(t, db, "inc-b", []string{"k1"}, 500)
+	l, err := db.Layout(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Schema == "" || len(l.Tables) != 8 {
+		t.Fatalf("layout %+v", l)
+	}
+	if eng.Name != "citus" {
+		for _, tb := range l.Tables {
+			if tb.Kind != "local" || tb.Bytes == 0 {
+				t.Errorf("table %+v", tb)
+			}
+		}
+		if l.Engine != "PostgreSQL" || !strings.HasPrefix(l.Version, "1") || len(l.Nodes) != 0 {
+			t.Errorf("layout %+v", l)
+		}
+		return
+	}
+	if l.Engine != "Citus" || !strings.Contains(l.Version, " on PostgreSQL ") {
+		t.Errorf("engine %s %s", l.Engine, l.Version)
+	}
+	for _, tb := range l.Tables {
+		want := store.TableLayout{Name: tb.Name, Kind: "distributed", Column: "incident_id", Shards: 4, Bytes: tb.Bytes}
+		if tb.Name == "schema_migrations" {
+			want = store.TableLayout{Name: tb.Name, Kind: "reference", Shards: 1, Bytes: tb.Bytes}
+		}
+		if tb != want || tb.Bytes == 0 {
+			t.Errorf("table %+v, want %+v", tb, want)
+		}
+	}
+	workers := 0
+	for _, n := range l.Nodes {
+		if n.Role == "worker" {
+			workers++
+			if n.Shards == 0 || n.Bytes == 0 {
+				t.Errorf("worker %+v holds nothing", n)
+			}
+		}
+	}
+	if workers < 2 || l.Nodes[0].Role != "coordinator" {
+		t.Errorf("nodes %+v", l.Nodes)
+	}
+
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var inc int64
+	if err := conn.QueryRow(ctx, `SELECT incident_id FROM forensics.incidents WHERE name = 'inc-a'`).Scan(&inc); err != nil {
+		t.Fatal(err)
+	}
+	var places int
+	if err := conn.QueryRow(ctx, `SELECT count(DISTINCT p.nodeport) FROM unnest($1::text[]) t,
+		pg_dist_shard_placement p WHERE p.shardid = get_shard_id_for_distribution_column(('forensics.' || t)::regclass, $2::bigint)`,
+		[]string{"incidents", "runs", "sources", "events", "blocks", "run_sources", "findings"}, inc).Scan(&places); err != nil || places != 1 {
+		t.Errorf("the rows of one incident are on %d nodes (%v), want 1", places, err)
+	}
+
+	count := func() (n int64) {
+		if err := conn.QueryRow(ctx, `SELECT (SELECT count(*) FROM forensics.events) + (SELECT count(*) FROM forensics.blocks)`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := count()
+	for _, table := range []string{"forensics.events", "forensics.blocks"} {
+		if _, err := conn.Exec(ctx, `SELECT undistribute_table($1)`, table); err != nil {
+			t.Fatal(err)
+		}
+	}
+	again, err := postgres.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again.Close()
+	var distributed, shell int64
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_dist_partition WHERE logicalrelid IN ('forensics.events'::regclass, 'forensics.blocks'::regclass)`).Scan(&distributed); err != nil || distributed != 2 {
+		t.Errorf("%d of events and blocks distributed again (%v)", distributed, err)
+	}
+	if after := count(); after != before || before == 0 {
+		t.Errorf("%d events and blocks after distributing them again, %d before", after, before)
+	}
+	if err := conn.QueryRow(ctx, `SELECT pg_relation_size('forensics.events') + pg_relation_size('forensics.blocks')`).Scan(&shell); err != nil || shell != 0 {
+		t.Errorf("the coordinator keeps %d bytes of rows it distributed (%v)", shell, err)
+	}
+	ro, err := postgres.OpenReadOnly(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	if evs := collect(t, ro.Events(ctx, store.EventFilter{})); len(evs) != 750 {
+		t.Errorf("%d events read after distributing again, want 750", len(evs))
 	}
 }
 
