@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"net/url"
 	"os"
 	"regexp"
@@ -829,4 +831,80 @@ func testQueryTimeout(t *testing.T, eng pgtest.Engine) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	t.Errorf("the shards' queries go on after the coordinator's was stopped: %v", left)
+}
+
+// oldTime is how migration 0002 first formatted a time, with to_char,
+// which CockroachDB does not document; the views now format it in SQL
+// every engine reads alike, and must give the same text.
+const oldTime = `to_char(to_timestamp((%[1]s / 1000000000)::float8) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS') || '.' || lpad((%[1]s %% 1000000000)::text, 9, '0') || 'Z'`
+
+// The views' times are those to_char gave, byte for byte, over the whole
+// range of int64 nanoseconds, and for times after 1970 what Go prints.
+func TestViewTimes(t *testing.T) { onEngines(t, testViewTimes) }
+
+func testViewTimes(t *testing.T, eng pgtest.Engine) {
+	_, dsn := open(t, eng)
+	ctx := context.Background()
+	times := []int64{0, 1, 999_999_999, 1_000_000_000, -1, -999_999_999, -1_000_000_000, -1_000_000_001,
+		951_782_400_000_000_000, 951_868_799_999_999_999, 4_107_542_400_000_000_000, 1_658_449_152_111_000_000,
+		86_399_999_999_999, 68_169_600_000_000_000, math.MaxInt64, math.MinInt64}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 3000 {
+		times = append(times, int64(r.Uint64()))
+	}
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	for _, stmt := range []string{
+		`INSERT INTO forensics.sources (incident_id, id, run_id, key, path, node, format, component, first_ns, last_ns, complete, loaded_at)
+			SELECT 1, i, 1, 'k' || i, 'p', 'n', 'f', 'c', t, t # 1, true, now() FROM unnest($1::bigint[]) WITH ORDINALITY AS u(t, i)`,
+		`INSERT INTO forensics.events (incident_id, source_id, seq, line, t, tz, zone, node, kind, attrs, text)
+			SELECT 1, 1, i, i, t, 0, 0, 'n', 'k', '{}', '' FROM unnest($1::bigint[]) WITH ORDINALITY AS u(t, i)`,
+		`INSERT INTO forensics.findings (incident_id, run_id, id, rule, severity, rank, node, shape, start_ns, end_ns, title, body)
+			SELECT 1, 1, i::text, 'r', 'high', 3, 'n', '', t, t # 1, '', '{}' FROM unnest($1::bigint[]) WITH ORDINALITY AS u(t, i)`,
+	} {
+		if _, err := conn.Exec(ctx, stmt, times); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct{ view, key, col, ns string }{
+		{"sources", "id", "first", "first_ns"},
+		{"sources", "id", "last", "last_ns"},
+		{"events", "id", "time", "t"},
+		{"findings", "id", "start", "start_ns"},
+		{"findings", "id", `"end"`, "end_ns"},
+	} {
+		table, key := "forensics."+c.view, c.key
+		if c.view == "events" {
+			key = "seq"
+		}
+		rows, err := conn.Query(ctx, `SELECT x.`+c.ns+`, v.`+c.col+`, `+fmt.Sprintf(oldTime, "x."+c.ns)+`
+			FROM forensics_query.`+c.view+` v JOIN `+table+` x ON x.incident_id = v.incident_id AND x.`+key+` = v.`+c.key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for rows.Next() {
+			var ns int64
+			var got, want string
+			if err := rows.Scan(&ns, &got, &want); err != nil {
+				t.Fatal(err)
+			}
+			n++
+			if got != want {
+				t.Errorf("%s.%s of %d: %q, to_char gave %q", c.view, c.col, ns, got, want)
+			}
+			if ns >= 0 && got != time.Unix(0, ns).UTC().Format("2006-01-02T15:04:05.000000000Z") {
+				t.Errorf("%s.%s of %d: %q", c.view, c.col, ns, got)
+			}
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		if n != len(times) {
+			t.Errorf("%s: %d rows compared, want %d", c.view, n, len(times))
+		}
+	}
 }
