@@ -38,6 +38,9 @@ var fieldCases = []struct {
 		"babysitter.log":       {format: "nsserver", node: "ns_1@cb.local", events: -1},
 		"audit.log":            {skipped: "not a format"},
 	}},
+	{dir: "couchbase/cbmultimanager-rebalance", files: map[string]fieldFile{
+		"ns_server.info.log": {format: "nsserver", node: "ns_1@10.144.210.101", events: 4},
+	}},
 	{dir: "crdb", files: map[string]fieldFile{
 		"cockroach-136932-banner.txt":   {format: "crdb-log", node: "n1", release: "v24.3.0", events: 0},
 		"cockroach-136932-one-line.txt": {format: "crdb-log", node: "n8", events: 0},

@@ -21,17 +21,27 @@ const (
 	WriteCommitFailed   forensics.Kind = "nsserver.write_commit_failed"
 	TimeOutOfSync       forensics.Kind = "nsserver.time_out_of_sync"
 	CASDrift            forensics.Kind = "nsserver.cas_drift"
+	// The steps of a rebalance that name the bucket it failed in: they go
+	// to the debug and info logs only, never to the user log.
+	RebalanceBucketWait forensics.Kind = "nsserver.rebalance_bucket_wait"
+	BucketQueryFailed   forensics.Kind = "nsserver.bucket_query_failed"
 )
 
 var alertKindDocs = map[forensics.Kind]forensics.KindDoc{
 	AutoFailoverRefused: {Category: forensics.CategoryError, Label: "autofailover refused", Doc: "auto-failover decided not to fail a node over, with the reason (auto_failover: Could not auto-failover …)", Attrs: attrs.Of(AttrComponent, AttrDescription, AttrDownNode, AttrEventID, AttrName, AttrNode, AttrNodes, AttrReason, AttrSeverity, AttrVia)},
 	RebalanceStart:      {Category: forensics.CategoryOther, Label: "rebalance start", Doc: "a rebalance started, with the nodes kept and ejected (ns_orchestrator: Starting rebalance, KeepNodes = …; master events rebalanceStart, also with the failed and delta-recovered nodes)", Attrs: attrs.Of(AttrDeltaNodes, AttrEjectNodes, AttrFailedNodes, AttrKeepNodes, AttrOperationID, AttrPID, AttrVia)},
-	RebalanceEnd:        {Category: forensics.CategoryOther, Label: "rebalance end", Doc: "a rebalance ended: result completed, failed (with the exit reason as logged and its leading atom as reason_tag), stopped or interrupted (ns_orchestrator; master events rebalanceEnd: completed or failed)", Attrs: attrs.Of(AttrComponent, AttrDescription, AttrDownNode, AttrEventID, AttrName, AttrNode, AttrOperationID, AttrPID, AttrReason, AttrReasonNodes, AttrReasonTag, AttrResult, AttrSeverity, AttrVia)},
+	RebalanceEnd:        {Category: forensics.CategoryOther, Label: "rebalance end", Doc: "a rebalance ended: result completed, failed (with the exit reason as logged and its leading atom as reason_tag), stopped or interrupted (ns_orchestrator; master events rebalanceEnd: completed, stopped for the exit reason {shutdown,stop}, or failed)", Attrs: attrs.Of(AttrComponent, AttrDescription, AttrDownNode, AttrEventID, AttrName, AttrNode, AttrOperationID, AttrPID, AttrReason, AttrReasonNodes, AttrReasonTag, AttrResult, AttrSeverity, AttrVia)},
 	RebalanceStuck:      {Category: forensics.CategoryOther, Label: "rebalance stuck", Doc: "the stuck-rebalance alert of 7.6+: no progress for a service for a number of seconds (menelaus_web_alerts_srv)", Attrs: attrs.Of(AttrOperationID, AttrSeconds, AttrService)},
 	DiskAlert:           {Category: forensics.CategoryOther, Label: "disk alert", Doc: "the approaching-full-disk alert: a disk (path) of a node is used above the threshold, percent as logged (menelaus_web_alerts_srv)", Attrs: attrs.Of(AttrAlertHost, AttrPath, AttrPercent, AttrVia)},
 	WriteCommitFailed:   {Category: forensics.CategoryError, Label: "write commit failed", Doc: "the Write Commit Failure alert: the data service failed to persist items of a bucket on a node (menelaus_web_alerts_srv, ep_item_commit_failed)", Attrs: attrs.Of(AttrAlertHost, AttrVia)},
 	TimeOutOfSync:       {Category: forensics.CategoryOther, Label: "time out of sync", Doc: "the time-out-of-sync alert: a node's clock differs from the orchestrator's beyond the threshold (menelaus_web_alerts_srv)", Attrs: attrs.Of(AttrAlertNode, AttrVia)},
 	CASDrift:            {Category: forensics.CategoryOther, Label: "cas drift", Doc: "the CAS drift alert: a node received mutations of a bucket timestamped more than threshold_ms ahead of its clock (menelaus_web_alerts_srv, ep_clock_cas_drift_threshold_exceeded)", Attrs: attrs.Of(AttrAlertHost, AttrThresholdMS)},
+}
+
+// rebalanceStepDocs documents the steps of a rebalance read from the ale logs.
+var rebalanceStepDocs = []forensics.KindDoc{
+	{Kind: RebalanceBucketWait, Category: forensics.CategoryWarmup, Label: "rebalance waits for the bucket", Doc: "a rebalance waits for the bucket to be ready on the nodes before it moves the bucket's vbuckets (ns_rebalancer rebalance_membase_bucket: Waiting for bucket … to be ready on …)", Attrs: attrs.Of(AttrNodes)},
+	{Kind: BucketQueryFailed, Category: forensics.CategoryWarmup, Label: "bucket not ready on nodes", Doc: "querying the bucket's vbucket states failed on some nodes, each with its reason, warming_up while the bucket loads (janitor_agent check_bucket_ready: Querying bucket … states failed. Failures: …)", Attrs: attrs.Of(AttrNodes, AttrReason)},
 }
 
 // alertKinds are the kinds of this file, for the formats' Kinds and diag.log's filter.
@@ -66,7 +76,9 @@ func alertCandidate(msg []byte) bool {
 	case 'S':
 		return scan.HasPrefix(msg, "Starting rebalance, KeepNodes")
 	case 'W':
-		return scan.HasPrefix(msg, "Warning: Rebalance of ") || scan.HasPrefix(msg, "Write Commit Failure.")
+		return scan.HasPrefix(msg, "Warning: Rebalance of ") || scan.HasPrefix(msg, "Write Commit Failure.") || scan.HasPrefix(msg, "Waiting for bucket ")
+	case 'Q':
+		return scan.HasPrefix(msg, "Querying bucket ")
 	case 'A':
 		return scan.HasPrefix(msg, "Approaching full disk warning.")
 	case 'T':
@@ -95,7 +107,13 @@ func recognizeAlert(msg []byte, ev *forensics.Event, out found) bool {
 		if r, ok := scan.Cut(msg, "Warning: Rebalance of "); ok {
 			return rebalanceStuck(r, ev, out)
 		}
+		if r, ok := scan.Cut(msg, "Waiting for bucket "); ok {
+			return bucketWait(r, ev, out)
+		}
 		return writeCommitFailed(msg, ev, out)
+	case 'Q':
+		r, _ := scan.Cut(msg, "Querying bucket ")
+		return bucketQueryFailed(r, ev, out)
 	case 'A':
 		return diskAlert(msg, ev, out)
 	case 'T':
@@ -306,6 +324,61 @@ func rebalanceStart(msg []byte, ev *forensics.Event, out found) bool {
 	out(ev, nil)
 	return true
 }
+
+// bucketWait reads ns_rebalancer rebalance_membase_bucket's "Waiting for
+// bucket ~p to be ready on ~p" (7.1–8.0, logged to the rebalance logger): the
+// rebalance moves this bucket next, once it is ready on these nodes.
+func bucketWait(r []byte, ev *forensics.Event, out found) bool {
+	bucket, r, ok := scalar(r)
+	if !ok {
+		return false
+	}
+	r, ok = scan.Cut(r, " to be ready on ")
+	if !ok {
+		return false
+	}
+	nodes, _, _, ok := list(r)
+	if !ok {
+		return false
+	}
+	ev.Kind = RebalanceBucketWait
+	ev.Bucket = bucket.String()
+	ev.Set(AttrNodes, nodes)
+	out(ev, nil)
+	return true
+}
+
+// bucketQueryFailed reads janitor_agent check_bucket_ready's "Querying bucket
+// ~p states failed. Failures: ~p" (7.1–8.0), the failures a list of {Node,
+// Reason}: warming_up while memcached loads the bucket.
+func bucketQueryFailed(r []byte, ev *forensics.Event, out found) bool {
+	bucket, r, ok := scalar(r)
+	if !ok {
+		return false
+	}
+	r, ok = scan.Cut(r, " states failed. Failures: ")
+	if !ok {
+		return false
+	}
+	var nodes, reasons []string
+	for _, pair := range failurePairRE.FindAllSubmatch(r, -1) {
+		nodes = append(nodes, string(pair[1]))
+		reasons = append(reasons, string(pair[2]))
+	}
+	if len(nodes) == 0 {
+		return false
+	}
+	ev.Kind = BucketQueryFailed
+	ev.Bucket = bucket.String()
+	ev.Set(AttrNodes, strings.Join(nodes, ","))
+	ev.Set(AttrReason, strings.Join(reasons, ","))
+	out(ev, nil)
+	return true
+}
+
+// failurePairRE is one {'ns_1@host',reason} of janitor_agent's failures;
+// the reason is an atom or the head of a term.
+var failurePairRE = regexp.MustCompile(`\{\s*'([^']+@[^']+)'\s*,\s*\{?\s*([a-z][a-zA-Z0-9_]*)`)
 
 // rebalanceStuck reads errors(stuck_rebalance) (7.6+): "Warning: Rebalance
 // of '~s' (rebalance_id: ~s) appears stuck, no progress has been made for ~b

@@ -38,9 +38,15 @@ func (p *masterParser) rebalance(b []byte, kind forensics.Kind, ev *forensics.Ev
 		ev.Set(AttrPID, m.Pid)
 	}
 	if kind == RebalanceEnd {
-		if m.Reason == "normal" {
+		switch m.Reason {
+		case "normal":
 			ev.Set(AttrResult, "completed")
-		} else {
+		case "{shutdown,stop}":
+			// ns_orchestrator stops the rebalancer with {shutdown, stop}
+			// when the user stops the rebalance, or to let an auto-failover
+			// run (stop_rebalance/2, get_log_msg/3): not a failure.
+			ev.Set(AttrResult, "stopped")
+		default:
 			ev.Set(AttrResult, "failed")
 			setRebalanceReason(ev, []byte(m.Reason))
 		}

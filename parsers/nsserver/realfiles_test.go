@@ -94,12 +94,18 @@ func TestMasterRebalance(t *testing.T) {
 		`{"type":"rebalanceEnd","ts":1761086101.002311,"pid":"<0.28411.12>","reason":"normal"}`,
 		`{"type":"rebalanceStart","ts":1761090000.1,"pid":"<0.30001.12>","keepNodes":["10.1.2.3:11210"],"ejectNodes":[],"failedNodes":["10.1.2.4:11210"],"deltaNodes":[]}`,
 		`{"type":"rebalanceEnd","ts":1761090031.5,"pid":"<0.30001.12>","reason":"{buckets_shutdown_wait_failed,[{'ns_1@10.1.2.4',{'EXIT',{old_buckets_shutdown_wait_failed,[\"default\"]}}}]}"}`,
+		// Stopped by the user: ns_orchestrator exits the rebalancer with
+		// {shutdown, stop}, and event_to_jsons/2 writes the reason with ~p.
+		`{"type":"rebalanceStart","ts":1761091000.2,"pid":"<0.31002.12>","keepNodes":["10.1.2.3:11210","10.1.2.4:11210"],"ejectNodes":[],"failedNodes":[],"deltaNodes":[]}`,
+		`{"type":"rebalanceEnd","ts":1761091042.7,"pid":"<0.31002.12>","reason":"{shutdown,stop}"}`,
 	)
 	check(t, MasterEventsFormat, masterOrigin, input, []want{
 		{kind: RebalanceStart, line: 1, time: "2025-10-21T22:32:03.412876Z", attrs: a{"keep_nodes": "ns_1@10.1.2.3,ns_1@10.1.2.4,ns_1@10.1.2.5", "eject_nodes": "ns_1@10.1.2.6", "failed_nodes": "", "pid": "<0.28411.12>", "via": "master_events"}},
 		{kind: RebalanceEnd, line: 4, attrs: a{"result": "completed", "reason": ""}},
 		{kind: RebalanceStart, line: 5, attrs: a{"failed_nodes": "ns_1@10.1.2.4"}},
 		{kind: RebalanceEnd, line: 6, attrs: a{"result": "failed", "reason": "{buckets_shutdown_wait_failed,[{'ns_1@10.1.2.4',{'EXIT',{old_buckets_shutdown_wait_failed,[\"default\"]}}}]}"}},
+		{kind: RebalanceStart, line: 7},
+		{kind: RebalanceEnd, line: 8, attrs: a{"result": "stopped"}},
 	})
 }
 
@@ -138,4 +144,23 @@ func TestALENodeFromHeaders(t *testing.T) {
 			t.Errorf("%s: Node() = %q, want %q", tc.name, got, tc.want)
 		}
 	}
+}
+
+// The steps of a rebalance that name the bucket it waits for, as the
+// orchestrator's debug.log has them (ns_rebalancer
+// rebalance_membase_bucket through the rebalance logger, janitor_agent
+// check_bucket_ready), with ale's grammar of 7.6.
+func TestALERebalanceBucketSteps(t *testing.T) {
+	input := lines(
+		`[rebalance:info,2024-03-11T07:10:01.112-07:00,ns_1@10.20.0.11:<0.1901.5>:ns_rebalancer:rebalance_membase_bucket:676]Waiting for bucket "travel-sample" to be ready on ['ns_1@10.20.0.11',`,
+		`                                                                           'ns_1@10.20.0.12']`,
+		`[ns_server:debug,2024-03-11T07:10:41.901-07:00,ns_1@10.20.0.11:<0.1901.5>:janitor_agent:check_bucket_ready:204]Querying bucket "travel-sample" states failed. Failures: [{'ns_1@10.20.0.12',`,
+		`                                                                 warming_up}]`,
+		`[ns_server:debug,2024-03-11T07:10:41.905-07:00,ns_1@10.20.0.11:<0.1901.5>:janitor_agent:check_bucket_ready:204]Querying bucket "default" states failed. Failures: [{'ns_1@10.20.0.12',{error,timeout}}]`,
+	)
+	check(t, Format, forensics.Origin{Name: "ns_server.debug.log"}, input, []want{
+		{kind: RebalanceBucketWait, line: 1, node: "ns_1@10.20.0.11", bucket: "travel-sample", attrs: a{"nodes": "ns_1@10.20.0.11,ns_1@10.20.0.12"}},
+		{kind: BucketQueryFailed, line: 3, node: "ns_1@10.20.0.11", bucket: "travel-sample", attrs: a{"nodes": "ns_1@10.20.0.12", "reason": "warming_up"}},
+		{kind: BucketQueryFailed, line: 5, node: "ns_1@10.20.0.11", bucket: "default", attrs: a{"nodes": "ns_1@10.20.0.12", "reason": "error"}},
+	})
 }

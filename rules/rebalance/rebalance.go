@@ -22,6 +22,8 @@ const (
 	nsRebalanceStuck = nsserver.RebalanceStuck
 	nsNotReady       = nsserver.BucketNotReady
 	nsExited         = nsserver.ServiceExited
+	nsBucketWait     = nsserver.RebalanceBucketWait
+	nsQueryFailed    = nsserver.BucketQueryFailed
 )
 
 // Rule flags failed rebalances.
@@ -35,7 +37,10 @@ var Rule = &forensics.Rule{
 			"classified: buckets not ready on a node (the pre-rebalance janitor failed, wait_for_memcached_failed), " +
 			"a node not ready or down, a vbucket mover that crashed, a timeout, a service's own rebalance failing " +
 			"(index, search, …), a bucket shutdown that did not finish. One finding per failed rebalance, with the " +
-			"step (the reason's leading atom), the nodes and bucket the reason names, and the fix for the cause. " +
+			"step (the reason's leading atom), the nodes and bucket the reason names, and the fix for the cause; " +
+			"when the reason names no bucket, the bucket the rebalance was waiting for (ns_rebalancer's \"Waiting " +
+			"for bucket … to be ready on …\") and the nodes where the janitor found it not ready (janitor_agent's " +
+			"\"Querying bucket … states failed. Failures: …\", warming_up) in the debug log. " +
 			"Severity high. A rebalance that completed, or that the user stopped, is not flagged.",
 		Why: "A failed rebalance leaves the cluster between two vbucket maps: some vbuckets moved, nodes meant to " +
 			"leave still hold data, new nodes are not yet serving, and replicas may be missing. Retrying without " +
@@ -50,7 +55,7 @@ var Rule = &forensics.Rule{
 		Fixes: "Fix the cause for its class (make the buckets ready on the named node, bring the node back, look at " +
 			"the service's own log, raise a timeout), then start the rebalance again.",
 	},
-	Kinds: []forensics.Kind{nsRebalanceEnd, nsRebalanceStart, nsRebalanceStuck, nsNotReady, nsExited},
+	Kinds: []forensics.Kind{nsRebalanceEnd, nsRebalanceStart, nsRebalanceStuck, nsNotReady, nsExited, nsBucketWait, nsQueryFailed},
 	Run:   run,
 }
 
@@ -173,6 +178,29 @@ func failed(e *forensics.Event, by map[forensics.Kind][]*forensics.Event) forens
 	if notReady > 1 && len(detail) > 0 {
 		detail[0] += fmt.Sprintf(" (%d times in the 10 minutes before the exit)", notReady)
 	}
+	bucket := e.Bucket
+	var waited string // the step the rebalance was in, when the reason does not say
+	if w := lastBefore(by[nsBucketWait], e, start, ""); w != nil && (bucket == "" || bucket == w.Bucket) {
+		bucket = w.Bucket
+		waited = fmt.Sprintf("while waiting for bucket %s to be ready on %s", w.Bucket, strings.ReplaceAll(w.Attr(nsserver.AttrNodes), ",", ", "))
+		ev.Add(w, "the rebalance waits for bucket "+w.Bucket+" to be ready")
+		if q := lastBefore(by[nsQueryFailed], e, w, w.Bucket); q != nil {
+			failing := strings.Split(q.Attr(nsserver.AttrNodes), ",")
+			why := strings.Split(q.Attr(nsserver.AttrReason), ",")
+			var parts []string
+			for i, n := range failing {
+				if i < len(why) {
+					parts = append(parts, n+" ("+why[i]+")")
+				}
+				if !slices.Contains(nodes, n) {
+					nodes = append(nodes, n)
+				}
+			}
+			if ev.Add(q, "the janitor finds "+q.Bucket+" not ready on "+q.Attr(nsserver.AttrNodes)) {
+				detail = append(detail, fmt.Sprintf("at %s the janitor found %s not ready on %s", evidence.Clock(q.Time), q.Bucket, strings.Join(parts, ", ")))
+			}
+		}
+	}
 	for _, x := range by[nsExited] {
 		if x.Time.After(e.Time) || e.Time.Sub(x.Time) > 10*time.Minute || len(nodes) > 0 && !slices.Contains(nodes, x.Node) {
 			continue
@@ -186,7 +214,7 @@ func failed(e *forensics.Event, by map[forensics.Kind][]*forensics.Event) forens
 	}
 	f := forensics.Finding{
 		Severity: forensics.High,
-		Subject:  forensics.FindingSubject{Reason: tag, Nodes: nodes, Bucket: e.Bucket},
+		Subject:  forensics.FindingSubject{Reason: tag, Nodes: nodes, Bucket: bucket},
 		Start:    e.Time,
 		End:      e.Time,
 		Evidence: ev.Sorted(),
@@ -213,9 +241,13 @@ func failed(e *forensics.Event, by map[forensics.Kind][]*forensics.Event) forens
 	if step == "" {
 		step = "unknown"
 	}
-	fmt.Fprintf(&b, " The step that failed is %s: %s", step, c.what)
-	if e.Bucket != "" {
-		fmt.Fprintf(&b, ", for bucket %s", e.Bucket)
+	fmt.Fprintf(&b, " The step that failed is %s", step)
+	if waited != "" {
+		fmt.Fprintf(&b, ", %s", waited)
+	}
+	fmt.Fprintf(&b, ": %s", c.what)
+	if bucket != "" && waited == "" {
+		fmt.Fprintf(&b, ", for bucket %s", bucket)
 	}
 	if len(nodes) > 0 {
 		fmt.Fprintf(&b, ", on %s", strings.Join(nodes, ", "))
@@ -229,8 +261,8 @@ func failed(e *forensics.Event, by map[forensics.Kind][]*forensics.Event) forens
 	f.Explanation = strings.Join(paras, "\n\n")
 	orch := names.HostOr(nsserver.Host(e.Node))
 	cmds := []string{shell.Command("curl", "-s", "-u", "Administrator:PASSWORD", "http://"+orch+":8091/pools/default/tasks")}
-	if e.Bucket != "" && names.Bucket(e.Bucket) == nil {
-		cmds = append(cmds, shell.Command("curl", "-s", "-u", "Administrator:PASSWORD", "http://"+orch+":8091/pools/default/buckets/"+e.Bucket)+" | jq '.nodes[] | {hostname, status}'")
+	if bucket != "" && names.Bucket(bucket) == nil {
+		cmds = append(cmds, shell.Command("curl", "-s", "-u", "Administrator:PASSWORD", "http://"+orch+":8091/pools/default/buckets/"+bucket)+" | jq '.nodes[] | {hostname, status}'")
 	}
 	cmds = append(cmds, shell.Command("couchbase-cli", "rebalance", "-c", orch+":8091", "-u", "Administrator", "-p", "PASSWORD"))
 	f.Fixes = []forensics.Fix{{Title: "Fix the cause (" + c.name + "), then rebalance again", Steps: c.steps, Commands: cmds}}
@@ -262,4 +294,23 @@ func stuck(s *forensics.Event, by map[forensics.Kind][]*forensics.Event) forensi
 		Commands: []string{shell.Command("curl", "-s", "-u", "Administrator:PASSWORD", "http://"+orch+":8091/pools/default/tasks"), shell.Command("couchbase-cli", "rebalance-stop", "-c", orch+":8091", "-u", "Administrator", "-p", "PASSWORD")},
 	}}
 	return f
+}
+
+// lastBefore returns the last event of evs between after and end (within
+// the hour before end when after is nil), of the bucket when one is given.
+// Only the orchestrator logs the rebalancer's steps.
+func lastBefore(evs []*forensics.Event, end, after *forensics.Event, bucket string) *forensics.Event {
+	var last *forensics.Event
+	for _, x := range evs {
+		switch {
+		case x.Time.After(end.Time), bucket != "" && x.Bucket != bucket:
+			continue
+		case after != nil && x.Time.Before(after.Time), after == nil && end.Time.Sub(x.Time) > time.Hour:
+			continue
+		}
+		if last == nil || !x.Time.Before(last.Time) {
+			last = x
+		}
+	}
+	return last
 }

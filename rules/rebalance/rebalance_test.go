@@ -1,6 +1,7 @@
 package rebalance
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -88,5 +89,41 @@ func TestStuckWithoutEnd(t *testing.T) {
 	})
 	if len(fs) != 0 {
 		t.Fatalf("a stuck rebalance that then completed: %v", fs[0].Title)
+	}
+}
+
+// A rebalance whose reason names no bucket ({not_all_nodes_are_ready_yet,
+// […]}) failed while waiting for a bucket: ns_rebalancer logs which, and
+// janitor_agent on which nodes the bucket was still warming up.
+func TestBucketAndStepFromTheSteps(t *testing.T) {
+	wait := ruletest.Event(nsBucketWait, orch, at(5), "nodes", "ns_1@cb1.dc1.example.com,ns_1@cb2.dc1.example.com")
+	wait.Bucket = "travel-sample"
+	other := ruletest.Event(nsBucketWait, orch, at(2), "nodes", "ns_1@cb1.dc1.example.com")
+	other.Bucket = "beer-sample"
+	q := ruletest.Event(nsQueryFailed, orch, at(40), "nodes", "ns_1@cb2.dc1.example.com", "reason", "warming_up")
+	q.Bucket = "travel-sample"
+	e := end(41, "result", "failed", "reason", "{not_all_nodes_are_ready_yet,['ns_1@cb2.dc1.example.com']}",
+		"reason_tag", "not_all_nodes_are_ready_yet", "reason_nodes", "ns_1@cb2.dc1.example.com")
+	fs := ruletest.Run(t, Rule, []forensics.Event{ruletest.Event(nsRebalanceStart, orch, at(0)), other, wait, q, e})
+	if len(fs) != 1 {
+		t.Fatalf("%d findings, want 1", len(fs))
+	}
+	f := fs[0]
+	if f.Subject.Bucket != "travel-sample" || f.Subject.Reason != "not_all_nodes_are_ready_yet" {
+		t.Errorf("subject %+v", f.Subject)
+	}
+	for _, want := range []string{"while waiting for bucket travel-sample to be ready on ns_1@cb1.dc1.example.com, ns_1@cb2.dc1.example.com",
+		"the janitor found travel-sample not ready on ns_1@cb2.dc1.example.com (warming_up)"} {
+		if !strings.Contains(f.Explanation, want) {
+			t.Errorf("explanation lacks %q:\n%s", want, f.Explanation)
+		}
+	}
+	if len(f.Evidence) != 4 {
+		t.Errorf("%d evidence lines, want the start, the wait, the janitor's failure and the exit", len(f.Evidence))
+	}
+	// A stopped rebalance after the same steps is still no failure.
+	stopped := end(41, "result", "stopped")
+	if fs := ruletest.Run(t, Rule, []forensics.Event{ruletest.Event(nsRebalanceStart, orch, at(0)), wait, q, stopped}); len(fs) != 0 {
+		t.Errorf("a stopped rebalance gave %d findings", len(fs))
 	}
 }
