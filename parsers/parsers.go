@@ -21,6 +21,7 @@ package parsers
 
 import (
 	"forensics"
+	"forensics/parsers/cbaudit"
 	"forensics/parsers/cbservice"
 	"forensics/parsers/cbstats"
 	"forensics/parsers/crdb"
@@ -40,7 +41,7 @@ var All = append([]forensics.Format{
 	indexer.Format,
 	projector.Format,
 	oslog.CouchbaseLogFormat, oslog.SyslogFormat,
-	cbstats.Format,
+	cbstats.Format, cbaudit.Format,
 	crdb.LogFormat, crdb.JSONLogFormat, crdb.RequestsFormat, crdb.TraceFormat,
 	vitess.SnapshotFormat, vitess.VtctldLogFormat, vitess.VttabletLogFormat, vitess.VtorcLogFormat,
 }, cbservice.Formats...)

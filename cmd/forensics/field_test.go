@@ -36,7 +36,7 @@ var fieldCases = []struct {
 		"mapreduce_errors.log": {format: "nsserver", node: "ns_1@cb.local", events: -1},
 		"ns_couchdb.log":       {format: "nsserver", node: "ns_1@cb.local", events: -1},
 		"babysitter.log":       {format: "nsserver", node: "ns_1@cb.local", events: -1},
-		"audit.log":            {skipped: "not a format"},
+		"audit.log":            {format: "cbaudit", events: 3},
 	}},
 	{dir: "couchbase/cbmultimanager-rebalance", files: map[string]fieldFile{
 		"ns_server.info.log": {format: "nsserver", node: "ns_1@10.144.210.101", events: 4},
