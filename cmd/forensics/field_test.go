@@ -48,8 +48,15 @@ var fieldCases = []struct {
 	}, findings: []string{"crdb-disk-stall"}},
 	{dir: "prefixes", files: map[string]fieldFile{
 		"java-dcp-client-41-grep.txt": {format: "memcached", events: -1},
-		"vitess-11868-docker.log":     {format: "vttablet", events: -1},
+		"vitess-11868-docker.log":     {format: "vttablet", events: 1},
 		"cockroach-20114-dcos.log":    {format: "crdb-log", release: "v1.0.6", events: 0},
+	}},
+	{dir: "vitess", files: map[string]fieldFile{
+		"vtorc-17526-dead-primary.log":           {format: "vtorc", events: 4},
+		"vtorc-17526-cluster-has-no-primary.log": {format: "vtorc", events: 2},
+		"vtorc-15555-lock-exists.log":            {format: "vtorc", events: 3},
+		"vtorc-12023-errant-gtid.log":            {format: "vtorc", events: 2},
+		"vttablet-9272-reparented-replica.log":   {format: "vttablet", events: 1},
 	}},
 	{dir: "notes", files: map[string]fieldFile{
 		"sync_gateway-2514-comment.md": {skipped: "Markdown page"},

@@ -6,38 +6,50 @@ import "forensics"
 // event (the JSON attrs, --sql), so a key, once written, never changes;
 // rules name them by these constants, never by their strings.
 const (
-	AttrAction         forensics.AttrKey = "action"
-	AttrAttempt        forensics.AttrKey = "attempt"
-	AttrAttempts       forensics.AttrKey = "attempts"
-	AttrCaller         forensics.AttrKey = "caller"
-	AttrCells          forensics.AttrKey = "cells"
-	AttrCommand        forensics.AttrKey = "command"
-	AttrCurrentState   forensics.AttrKey = "current_state"
-	AttrCycles         forensics.AttrKey = "cycles"
-	AttrDoc            forensics.AttrKey = "doc"
-	AttrError          forensics.AttrKey = "error"
-	AttrKeyspace       forensics.AttrKey = "keyspace"
-	AttrKeyspaces      forensics.AttrKey = "keyspaces"
-	AttrLevel          forensics.AttrKey = "level"
-	AttrNewPrimary     forensics.AttrKey = "new_primary"
-	AttrOldPrimary     forensics.AttrKey = "old_primary"
-	AttrReason         forensics.AttrKey = "reason"
-	AttrRetry          forensics.AttrKey = "retry"
-	AttrShard          forensics.AttrKey = "shard"
-	AttrSnapshot       forensics.AttrKey = "snapshot"
-	AttrSourceKeyspace forensics.AttrKey = "source_keyspace"
-	AttrStartState     forensics.AttrKey = "start_state"
-	AttrStep           forensics.AttrKey = "step"
-	AttrStream         forensics.AttrKey = "stream"
-	AttrTables         forensics.AttrKey = "tables"
-	AttrTrafficState   forensics.AttrKey = "traffic_state"
-	AttrWorkflow       forensics.AttrKey = "workflow"
-	AttrWorkflows      forensics.AttrKey = "workflows"
-	AttrTabletType     forensics.AttrKey = "tablet_type"
+	AttrAction          forensics.AttrKey = "action"
+	AttrAttempt         forensics.AttrKey = "attempt"
+	AttrAttempts        forensics.AttrKey = "attempts"
+	AttrCaller          forensics.AttrKey = "caller"
+	AttrCells           forensics.AttrKey = "cells"
+	AttrCommand         forensics.AttrKey = "command"
+	AttrCurrentState    forensics.AttrKey = "current_state"
+	AttrCycles          forensics.AttrKey = "cycles"
+	AttrDoc             forensics.AttrKey = "doc"
+	AttrError           forensics.AttrKey = "error"
+	AttrKeyspace        forensics.AttrKey = "keyspace"
+	AttrKeyspaces       forensics.AttrKey = "keyspaces"
+	AttrLevel           forensics.AttrKey = "level"
+	AttrNewPrimary      forensics.AttrKey = "new_primary"
+	AttrOldPrimary      forensics.AttrKey = "old_primary"
+	AttrReason          forensics.AttrKey = "reason"
+	AttrRetry           forensics.AttrKey = "retry"
+	AttrShard           forensics.AttrKey = "shard"
+	AttrSnapshot        forensics.AttrKey = "snapshot"
+	AttrSourceKeyspace  forensics.AttrKey = "source_keyspace"
+	AttrStartState      forensics.AttrKey = "start_state"
+	AttrStep            forensics.AttrKey = "step"
+	AttrStream          forensics.AttrKey = "stream"
+	AttrTables          forensics.AttrKey = "tables"
+	AttrTrafficState    forensics.AttrKey = "traffic_state"
+	AttrWorkflow        forensics.AttrKey = "workflow"
+	AttrWorkflows       forensics.AttrKey = "workflows"
+	AttrTabletType      forensics.AttrKey = "tablet_type"
+	AttrAnalysis        forensics.AttrKey = "analysis"
+	AttrOutcome         forensics.AttrKey = "outcome"
+	AttrRecovery        forensics.AttrKey = "recovery"
+	AttrTablet          forensics.AttrKey = "tablet"
+	AttrSemiSyncPrimary forensics.AttrKey = "semi_sync_primary"
+	AttrSemiSyncReplica forensics.AttrKey = "semi_sync_replica"
 )
 
 // attrs says what each key holds; each kind's doc lists the keys it carries.
 var attrs = forensics.AttrDocs{
+	{Key: AttrAnalysis, Type: forensics.AttrText, Doc: "the problem VTOrc analysed, as its analysis code: DeadPrimary, ClusterHasNoPrimary, ReplicationStopped, …"},
+	{Key: AttrOutcome, Type: forensics.AttrText, Doc: "how the VTOrc recovery step went: detected, started, lock, attempted, succeeded, failed, not_attempted, lock_failed, already_fixed"},
+	{Key: AttrRecovery, Type: forensics.AttrText, Doc: "the recovery VTOrc runs for the analysis: RecoverDeadPrimary, ElectNewPrimary, …"},
+	{Key: AttrTablet, Type: forensics.AttrText, Doc: "the tablet concerned, as cell-uid"},
+	{Key: AttrSemiSyncPrimary, Type: forensics.AttrBool, Doc: "whether the tablet's MySQL waits for semi-sync ACKs (rpl_semi_sync_master_enabled)"},
+	{Key: AttrSemiSyncReplica, Type: forensics.AttrBool, Doc: "whether the tablet's MySQL sends semi-sync ACKs (rpl_semi_sync_slave_enabled)"},
 	{Key: AttrAction, Type: forensics.AttrText, Doc: "the operation the step belongs to: SwitchReads, SwitchWrites, PlannedReparentShard, EmergencyReparentShard"},
 	{Key: AttrAttempt, Type: forensics.AttrInt, Doc: "which attempt at LOCK TABLES failed"},
 	{Key: AttrAttempts, Type: forensics.AttrInt, Doc: "how many attempts at LOCK TABLES are allowed"},
@@ -62,7 +74,7 @@ var attrs = forensics.AttrDocs{
 	{Key: AttrStep, Type: forensics.AttrText, Doc: "the step of the operation, as a word: switch_writes, lock_tables, …"},
 	{Key: AttrStream, Type: forensics.AttrInt, Doc: "the VReplication stream id"},
 	{Key: AttrTables, Type: forensics.AttrList, Doc: "the tables concerned"},
-	{Key: AttrTabletType, Type: forensics.AttrText, Doc: "the tablet type of the denied query's target: primary, replica, rdonly"},
+	{Key: AttrTabletType, Type: forensics.AttrText, Doc: "a tablet type, as logged: the denied query's target (primary, replica, rdonly), the type a tablet changed to (PRIMARY, REPLICA, …)"},
 	{Key: AttrTrafficState, Type: forensics.AttrText, Doc: "the workflow's traffic state"},
 	{Key: AttrWorkflow, Type: forensics.AttrText, Doc: "the VReplication workflow"},
 	{Key: AttrWorkflows, Type: forensics.AttrList, Doc: "the workflows of the keyspace"},

@@ -25,7 +25,8 @@ const (
 	KindVReplStart forensics.Kind = "vttablet.vreplication_start"
 )
 
-var opKinds = []forensics.KindDoc{
+var opKinds = append([]forensics.KindDoc{
+	recoveryDoc,
 	{Kind: KindReparentStart, Category: forensics.CategoryStep, Label: "reparent start", Component: "vtctld", Doc: "a PlannedReparentShard or EmergencyReparentShard took the shard lock (action, new_primary when named)", Attrs: attrs.Of(AttrAction, AttrCaller, AttrKeyspace, AttrLevel, AttrNewPrimary, AttrShard, AttrStep)},
 	{Kind: KindReparentStep, Category: forensics.CategoryStep, Label: "reparent step", Component: "vtctld", Doc: "a reparent chose or demoted a primary (old_primary, new_primary)", Attrs: attrs.Of(AttrCaller, AttrLevel, AttrOldPrimary, AttrStep)},
 	{Kind: KindReparentFailed, Category: forensics.CategoryError, Label: "reparent failed", Component: "vtctld", Doc: "a reparent released the shard lock with an error (reason, error)", Attrs: attrs.Of(AttrAction, AttrCaller, AttrError, AttrKeyspace, AttrLevel, AttrNewPrimary, AttrReason, AttrShard, AttrStep)},
@@ -33,7 +34,7 @@ var opKinds = []forensics.KindDoc{
 	{Kind: KindVReplError, Category: forensics.CategoryError, Label: "vreplication error", Component: "vttablet", Doc: "a VReplication stream went into the error state and stopped retrying (stream, error)", Attrs: attrs.Of(AttrCaller, AttrError, AttrKeyspace, AttrLevel, AttrShard, AttrStep, AttrStream)},
 	{Kind: KindVReplRetry, Category: forensics.CategoryOther, Label: "vreplication retry", Component: "vttablet", Doc: "a VReplication stream failed and will retry (stream, retry, error)", Attrs: attrs.Of(AttrCaller, AttrError, AttrLevel, AttrRetry, AttrStep, AttrStream)},
 	{Kind: KindVReplStart, Category: forensics.CategoryOther, Label: "vreplication start", Component: "vttablet", Doc: "a VReplication stream's player started (stream, workflow when logged)", Attrs: attrs.Of(AttrCaller, AttrKeyspace, AttrLevel, AttrShard, AttrStep, AttrStream, AttrWorkflow)},
-}
+}, tabletDocs...)
 
 // classifyOps reads the reparent and VReplication lines; first is the
 // entry's first line, msg all of it.

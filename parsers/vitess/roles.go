@@ -114,6 +114,12 @@ func scanHead(head []byte) headScan {
 			if isVitessCaller(caller) {
 				h.vitess = true
 			}
+			// From v22 VTOrc logs its recoveries through a prefixed logger
+			// (the caller is its log.go), each line "Recovery for …".
+			if bytes.HasPrefix(line[gh.msg:], []byte("Recovery for ")) {
+				h.vtorc++
+				h.vitess = true
+			}
 		}
 		switch {
 		case hasCaller(caller, tabletCallers):

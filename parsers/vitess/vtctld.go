@@ -199,6 +199,18 @@ func classify(first, msg []byte, level byte) (step, bool) {
 	if len(first) == 0 {
 		return step{}, false
 	}
+	if analysis, ks, shard, rest, ok := recoveryPrefix(first); ok {
+		if len(rest) == 0 {
+			return step{}, false
+		}
+		return classifyRecovery(rest, msg, analysis, ks, shard)
+	}
+	if s, ok := classifyRecovery(first, msg, "", "", ""); ok {
+		return s, true
+	}
+	if s, ok := classifyTablet(first); ok {
+		return s, true
+	}
 	if s, ok := classifyOps(first, msg); ok {
 		return s, true
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"forensics"
 	"forensics/names"
@@ -49,7 +50,7 @@ var Rule = &forensics.Rule{
 			"primary named (PlannedReparentShard --new-primary, or EmergencyReparentShard --new-primary when the shard has " +
 			"no serving primary). The finding lists the commands with the names filled in.",
 	},
-	Kinds:   []forensics.Kind{vitess.KindReparentStart, vitess.KindReparentStep, vitess.KindReparentFailed, vitess.KindReparentDone, vitess.KindShard},
+	Kinds:   []forensics.Kind{vitess.KindReparentStart, vitess.KindReparentStep, vitess.KindReparentFailed, vitess.KindReparentDone, vitess.KindShard, vitess.KindRecovery},
 	Details: []forensics.Detail{oldPrimaryDetail, newPrimaryDetail},
 	Run:     run,
 }
@@ -66,7 +67,7 @@ type attempt struct {
 }
 
 func run(pass *forensics.Pass) error {
-	evs, err := forensics.Collect(pass.Events(vitess.KindReparentStart, vitess.KindReparentStep, vitess.KindReparentFailed, vitess.KindReparentDone, vitess.KindShard))
+	evs, err := forensics.Collect(pass.Events(pass.Rule.Kinds...))
 	if err != nil {
 		return fmt.Errorf("read reparent events: %w", err)
 	}
@@ -116,6 +117,51 @@ func run(pass *forensics.Pass) error {
 				a.newPrimary = np
 			}
 			a.lines = append(a.lines, e)
+		case vitess.KindRecovery:
+			// VTOrc's recoveries of a shard without a primary run a reparent;
+			// the others fix one tablet and are not followed here.
+			action := vitess.ReparentAnalysis(e.Attr(vitess.AttrAnalysis))
+			if e.Keyspace == "" {
+				key = bySource[e.Path]
+			}
+			a := open[key]
+			switch e.Attr(vitess.AttrOutcome) {
+			case vitess.OutcomeAttempted:
+				if action == "" {
+					continue
+				}
+				if a == nil {
+					a = &attempt{keyspace: e.Keyspace, shard: e.Shard}
+					attempts = append(attempts, a)
+					open[key] = a
+					bySource[e.Path] = key
+				}
+				a.action = action
+				a.lines = append(a.lines, e)
+			case vitess.OutcomeFailed:
+				if a == nil {
+					// "Error running ERS" then "Failed to recover" and the
+					// unlock: one failure, said three times.
+					if last := lastOf(attempts, key); last != nil && last.failed != nil && e.Time.Sub(last.failed.Time) < time.Minute {
+						last.lines = append(last.lines, e)
+						continue
+					}
+					if action == "" || e.Keyspace == "" {
+						continue
+					}
+					a = &attempt{keyspace: e.Keyspace, shard: e.Shard, action: action}
+					attempts = append(attempts, a)
+				}
+				delete(open, key)
+				a.lines = append(a.lines, e)
+				a.failed = &a.lines[len(a.lines)-1]
+			case vitess.OutcomeSucceeded:
+				if a != nil {
+					delete(open, key)
+					a.lines = append(a.lines, e)
+					a.done = true
+				}
+			}
 		case vitess.KindReparentFailed, vitess.KindReparentDone:
 			a := open[key]
 			if a == nil {
@@ -168,6 +214,16 @@ func run(pass *forensics.Pass) error {
 			continue
 		}
 		pass.Report(finding(failed, after(shards[k], failed[len(failed)-1].failed)))
+	}
+	return nil
+}
+
+// lastOf returns the last attempt on the shard, or nil.
+func lastOf(attempts []*attempt, key string) *attempt {
+	for i := len(attempts) - 1; i >= 0; i-- {
+		if a := attempts[i]; a.keyspace+"/"+a.shard == key {
+			return a
+		}
 	}
 	return nil
 }
@@ -268,6 +324,15 @@ func note(e *forensics.Event) string {
 		return "the new primary is chosen"
 	case vitess.KindReparentFailed:
 		return "the reparent fails: " + reasonWords(e.Attr(vitess.AttrReason))
+	case vitess.KindRecovery:
+		switch e.Attr(vitess.AttrOutcome) {
+		case vitess.OutcomeAttempted:
+			return "VTOrc's recovery of " + e.Attr(vitess.AttrAnalysis) + " begins"
+		case vitess.OutcomeFailed:
+			return "VTOrc's recovery fails: " + reasonWords(e.Attr(vitess.AttrReason))
+		case vitess.OutcomeSucceeded:
+			return "VTOrc's recovery succeeds"
+		}
 	}
 	return ""
 }

@@ -142,3 +142,54 @@ func TestVtctldclientOutput(t *testing.T) {
 		t.Errorf("%v %s %d", f.Severity, ruletest.Subject(f), len(f.Evidence))
 	}
 }
+
+// VTOrc's recovery of a dead primary (v22's prefixed lines, as
+// vitessio/vitess#17526 shows them) whose EmergencyReparentShard finds no
+// candidate: the failure lines follow topology_recovery.go's templates
+// (runEmergencyReparentOp "Error running ERS - %v", executeCheckAndRecoverFunction
+// "Failed to recover: %+v").
+var vtorcDeadPrimary = []string{
+	"I0117 11:20:44.971064  231305 log.go:133] Recovery for DeadPrimary on commerce/0: Starting checkAndRecover",
+	"I0117 11:20:44.971142  231305 log.go:138] Recovery for DeadPrimary on commerce/0: executeCheckAndRecoverFunction: proceeding with DeadPrimary detection on zone1-0000000100; isActionable?: true",
+	"I0117 11:20:44.996823  231305 log.go:138] Recovery for DeadPrimary on commerce/0: Analysis: DeadPrimary, RecoverDeadPrimary zone1-0000000100",
+	"I0117 11:20:44.997167  231305 log.go:138] Recovery for DeadPrimary on commerce/0: ERS - will initiate emergency reparent shard in keyspace - commerce, shard - 0",
+	"E0117 11:20:45.012400  231305 log.go:150] Recovery for DeadPrimary on commerce/0: Error running ERS - no valid candidates for emergency reparent",
+	"E0117 11:20:45.012500  231305 log.go:150] Recovery for DeadPrimary on commerce/0: Failed to recover: no valid candidates for emergency reparent",
+}
+
+func TestVTOrcRecoveryFailed(t *testing.T) {
+	tl := ruletest.Read(t, formats, ruletest.File{Path: "case/vtorc.log", Text: ruletest.Lines(vtorcDeadPrimary...), ModTime: mod})
+	got := ruletest.Run(t, Rule, tl)
+	if len(got) != 1 {
+		t.Fatalf("%d findings, want 1", len(got))
+	}
+	f := got[0]
+	if f.Severity != forensics.Critical || f.Subject.Keyspace != "commerce" || f.Subject.Shard != "0" ||
+		f.Title != "EmergencyReparentShard of commerce/0 failed (no candidate for primary)" {
+		t.Errorf("%v %q %s", f.Severity, f.Title, ruletest.Subject(f))
+	}
+	if len(f.Evidence) != 4 { // analysis, initiate, Error running ERS, Failed to recover
+		t.Errorf("%d evidence lines", len(f.Evidence))
+	}
+
+	// Near-misses: the recovery retried and succeeded; a lock another
+	// process holds (vitessio/vitess#15555); a failed recovery that fixes one
+	// replica, not the primary.
+	retried := append(append([]string{}, vtorcDeadPrimary...),
+		"I0117 11:20:50.100000  231305 log.go:138] Recovery for DeadPrimary on commerce/0: Analysis: DeadPrimary, RecoverDeadPrimary zone1-0000000100",
+		"I0117 11:20:50.900000  231305 log.go:133] Recovery for DeadPrimary on commerce/0: Recovery succeeded")
+	lockHeld := []string{
+		"I0322 03:24:09.921850       1 locks.go:432] Locking shard quizlet4/- for action VTOrc Recovery for DeadPrimary on gcp_uscentral1c_1-2694376320",
+		"E0322 03:24:09.923283       1 topology_recovery.go:804] node already exists: lock already exists at path keyspaces/quizlet4/shards/-",
+	}
+	replica := []string{
+		"I0117 11:30:00.000000  231305 log.go:138] Recovery for ReplicationStopped on commerce/0: Analysis: ReplicationStopped, FixReplica zone1-0000000102",
+		"E0117 11:30:00.100000  231305 log.go:150] Recovery for ReplicationStopped on commerce/0: Failed to recover: context deadline exceeded",
+	}
+	for name, lines := range map[string][]string{"retried": retried, "lock held": lockHeld, "replica": replica} {
+		tl := ruletest.Read(t, formats, ruletest.File{Path: "case/vtorc.log", Text: ruletest.Lines(lines...), ModTime: mod})
+		if got := ruletest.Run(t, Rule, tl); len(got) != 0 {
+			t.Errorf("%s: %d findings: %s", name, len(got), got[0].Title)
+		}
+	}
+}
