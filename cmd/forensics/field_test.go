@@ -57,6 +57,7 @@ var fieldCases = []struct {
 		"vtorc-15555-lock-exists.log":            {format: "vtorc", events: 3},
 		"vtorc-12023-errant-gtid.log":            {format: "vtorc", events: 2},
 		"vttablet-9272-reparented-replica.log":   {format: "vttablet", events: 1},
+		"vtctld-6951-switch-writes-v8.log":       {format: "vtctld", events: 4},
 	}},
 	{dir: "notes", files: map[string]fieldFile{
 		"sync_gateway-2514-comment.md": {skipped: "Markdown page"},

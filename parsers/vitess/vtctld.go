@@ -383,6 +383,12 @@ var stepTemplates = [...]stepTemplate{
 		}},
 	{"Waiting for streams to catchup", "server.go switchWrites: Waiting for streams to catchup",
 		func(_, _, _ []byte) (step, bool) { return step{kind: KindWaitCatchup, name: "wait_catchup"}, true }},
+	catchup("waiting for keyspace:shard: ", "wait_position", "wrangler/traffic_switcher.go waitForCatchup, v8–v12: waiting for keyspace:shard: %v:%v, position %v"),
+	catchup("Waiting for keyspace:shard: ", "wait_position", "stream_migrator.go: Waiting for keyspace:shard: %v:%v, position %v"),
+	catchup("Before Catchup: waiting for keyspace:shard: ", "wait_position", "traffic_switcher.go waitForCatchup, v13+: Before Catchup: waiting for keyspace:shard: %v:%v to reach source position %v, uid %d"),
+	catchup("position for keyspace:shard: ", "position_reached", "wrangler/traffic_switcher.go waitForCatchup, v8–v12: position for keyspace:shard: %v:%v reached"),
+	catchup("Position for keyspace:shard: ", "position_reached", "stream_migrator.go: Position for keyspace:shard: %v:%v reached"),
+	catchup("After catchup: position for keyspace:shard: ", "position_reached", "traffic_switcher.go waitForCatchup, v13+: After catchup: position for keyspace:shard: %v:%v reached, uid %d"),
 	{"cancelMigration (", "traffic_switcher.go cancelMigration, v22+: cancelMigration (%v): …",
 		func(rest, _, _ []byte) (step, bool) {
 			wf, what, _ := strings.Cut(string(rest), "): ")
@@ -396,6 +402,21 @@ var stepTemplates = [...]stepTemplate{
 			}
 			return step{kind: KindCancelStep, name: cancelStepName(what), workflow: wf}, true
 		}},
+}
+
+// catchup is the template of a line of the wait for the target streams to
+// reach the source's position: "<prefix><keyspace>:<shard>[, position …| to
+// reach …| reached]".
+func catchup(prefix, name, source string) stepTemplate {
+	return stepTemplate{prefix, source, func(rest, _, _ []byte) (step, bool) {
+		target, _, _ := strings.Cut(string(rest), " ")
+		target = strings.TrimSuffix(target, ",")
+		ks, shard, ok := strings.Cut(target, ":")
+		if !ok {
+			return step{}, false
+		}
+		return step{kind: KindWaitCatchup, name: name, keyspace: ks, shard: shard}, true
+	}}
 }
 
 // switchDone is the template of a "… done for workflow <keyspace>.<workflow>" line.

@@ -389,3 +389,27 @@ func TestVtctldNoAllocation(t *testing.T) {
 		t.Errorf("%v allocations for %d lines without events", allocs, len(noise))
 	}
 }
+
+// The wait for the target's streams to reach the source's position, in the
+// wording of each release: v8's wrangler (vitessio/vitess#6951), the stream
+// migrator's, and v13+'s "Before Catchup".
+func TestCatchupLines(t *testing.T) {
+	in := readField(t, "vtctld-6951-switch-writes-v8.log") + lines(
+		"I1023 20:38:51.100000   27771 traffic_switcher.go:745] position for keyspace:shard: profiles:0 reached",
+		"I0611 09:10:00.000000       1 stream_migrator.go:520] Waiting for keyspace:shard: customer:-80, position MySQL56/5c2e9a7a-0001:1-7734",
+		"I0611 09:10:01.000000       1 stream_migrator.go:525] Position for keyspace:shard: customer:-80 reached",
+		"I0611 09:10:02.000000       1 traffic_switcher.go:1090] Before Catchup: waiting for keyspace:shard: customer:80- to reach source position MySQL56/5c2e9a7a-0001:1-7734, uid 1",
+		"I0611 09:10:02.100000       1 traffic_switcher.go:1097] After catchup: position for keyspace:shard: customer:80- reached, uid 1",
+	)
+	check(t, VtctldLogFormat, forensics.Origin{Name: "vtctld.INFO", ModTime: time.Date(2020, 10, 24, 0, 0, 0, 0, time.UTC)}, in, []want{
+		{kind: KindSwitchStart, line: 1, keyspace: "sharded_by_profile"},
+		{kind: KindSwitchStart, line: 2, keyspace: "profiles"},
+		{kind: KindSwitchStart, line: 3},
+		{kind: KindWaitCatchup, line: 8, keyspace: "profiles", shard: "0", attrs: a{"step": "wait_position"}},
+		{kind: KindWaitCatchup, line: 9, keyspace: "profiles", shard: "0", attrs: a{"step": "position_reached"}},
+		{kind: KindWaitCatchup, line: 10, keyspace: "customer", shard: "-80", attrs: a{"step": "wait_position"}},
+		{kind: KindWaitCatchup, line: 11, keyspace: "customer", shard: "-80", attrs: a{"step": "position_reached"}},
+		{kind: KindWaitCatchup, line: 12, keyspace: "customer", shard: "80-", attrs: a{"step": "wait_position"}},
+		{kind: KindWaitCatchup, line: 13, keyspace: "customer", shard: "80-", attrs: a{"step": "position_reached"}},
+	})
+}
