@@ -48,6 +48,9 @@ func detectSnapshot(name string, head []byte) int {
 		if prose {
 			continue
 		}
+		if isShellComment(line) {
+			continue // a session's own notes: "# Workflow is gone" before the command
+		}
 		if line[0] == '{' || line[0] == '[' {
 			return docScore(name, head[start:], cmd)
 		}
@@ -65,6 +68,13 @@ func detectSnapshot(name string, head []byte) int {
 		cmd = c
 	}
 	return 0
+}
+
+// isShellComment reports whether line is a shell comment of a session
+// transcript, "# Expected to be empty", as the Vitess guides print them
+// before each command.
+func isShellComment(line []byte) bool {
+	return len(line) > 2 && line[0] == '#' && line[1] == ' '
 }
 
 // strongKeys are field names only vtctldclient topology documents among our
@@ -107,7 +117,7 @@ func shapeScore(name string, v any, cmd command) int {
 	switch v := v.(type) {
 	case []any:
 		if len(v) == 0 {
-			if cmd.known() {
+			if cmd.known() || WorkflowListKeyspace(name) != "" {
 				return 60
 			}
 			return 0
@@ -182,6 +192,9 @@ func shapeScore(name string, v any, cmd command) int {
 		// GetSrvKeyspaces (cell → SrvKeyspace), GetSrvVSchemas (cell →
 		// SrvVSchema), FindAllShardsInKeyspace (shard → Shard).
 		if len(o) == 0 {
+			if cmd.is("GetWorkflows") || WorkflowListKeyspace(name) != "" {
+				return 60 // GetWorkflows of a keyspace without workflows
+			}
 			return 0
 		}
 		for _, e := range o {

@@ -284,6 +284,12 @@ func (p *snapshotParser) document(doc any, raw []byte, line int64, cmd command, 
 		p.srvKeyspaces(map[string]SrvKeyspace{"": k}, cmd, line, text, emit)
 		return nil
 	}
+	if len(o) == 0 {
+		if cmd.is("GetWorkflows") || WorkflowListKeyspace(p.origin.Name) != "" {
+			p.workflowList([]string{}, cmd, line, text, emit) // GetWorkflows of a keyspace without workflows
+		}
+		return nil
+	}
 	return p.dataMap(o, line, text, cmd, emit)
 }
 
@@ -356,7 +362,7 @@ func (p *snapshotParser) list(l []any, line int64, text string, cmd command, emi
 		if cmd.is("GetKeyspaces") {
 			p.keyspaces(nil, line, text, emit)
 		}
-		if cmd.is("Workflow") {
+		if cmd.is("Workflow") || WorkflowListKeyspace(p.origin.Name) != "" {
 			p.workflowList([]string{}, cmd, line, text, emit)
 		}
 		return nil // GetKeyspaces or GetSrvVSchemas with nothing to list
@@ -626,12 +632,7 @@ func (p *snapshotParser) workflowList(names []string, cmd command, line int64, t
 	case cmd.is("GetWorkflows") && len(cmd.args) > 0:
 		d.Keyspace = cmd.args[0]
 	default:
-		base := baseName(p.origin.Name)
-		for _, pre := range []string{"workflow_list_", "workflows_", "workflow-list-"} {
-			if ks, ok := strings.CutPrefix(base, pre); ok && ks != "" {
-				d.Keyspace = ks
-			}
-		}
+		d.Keyspace = WorkflowListKeyspace(p.origin.Name)
 	}
 	if len(names) == 0 && d.Keyspace == "" {
 		return // an empty list that names no keyspace says nothing
@@ -641,6 +642,21 @@ func (p *snapshotParser) workflowList(names []string, cmd command, line int64, t
 	set(ev, AttrKeyspace, d.Keyspace)
 	set(ev, AttrWorkflows, strings.Join(names, ","))
 	p.finish(ev, d, emit)
+}
+
+// WorkflowListKeyspace returns the keyspace a file of a snapshot is named
+// after when it holds what `Workflow --keyspace <ks> list` or `GetWorkflows
+// <ks>` printed (workflow_list_<ks>.json, workflows_<ks>.json,
+// workflow-list-<ks>.json), or "". An empty output ([], {}, {"workflows":
+// []}) says which keyspace has no workflow only through that name.
+func WorkflowListKeyspace(name string) string {
+	base := baseName(name)
+	for _, pre := range []string{"workflow_list_", "workflows_", "workflow-list-"} {
+		if ks, ok := strings.CutPrefix(base, pre); ok && ks != "" {
+			return ks
+		}
+	}
+	return ""
 }
 
 // versionOf reads the release from what `vtctldclient --version` prints

@@ -101,3 +101,22 @@ func TestEntries(t *testing.T) {
 		}
 	}
 }
+
+// The empty outputs of the 22.0 MoveTables guide (vitessio/website
+// user-guides/migration/move-tables.md: `Workflow --keyspace commerce list`
+// printing []), saved under the names a snapshot gives them, say "no
+// workflow in commerce" as the echoed command does; so do an empty
+// GetWorkflows ({} or {"workflows": []}). Left denied tables are orphans.
+func TestEmptyOutputsNamedByKeyspace(t *testing.T) {
+	for name, list := range map[string]ruletest.File{
+		"[] in workflow_list_commerce.json":                file("workflow_list_commerce.json", "[]\n"),
+		"{} in workflows_commerce.json":                    file("workflows_commerce.json", "{}\n"),
+		`{"workflows": []} in workflow-list-commerce.json`: file("workflow-list-commerce.json", `{"workflows": []}`+"\n"),
+	} {
+		tl := ruletest.Read(t, formats, file("shard_commerce_0.json", shard("commerce", "0", "corder", "customer")), list)
+		got := ruletest.Run(t, Rule, tl)
+		if len(got) != 1 || got[0].Subject.Keyspace != "commerce" {
+			t.Errorf("%s: %d findings", name, len(got))
+		}
+	}
+}
