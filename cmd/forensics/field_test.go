@@ -65,6 +65,11 @@ var fieldCases = []struct {
 		"workflow_list_customer.json": {format: "vitess-topo", events: 1},
 		"workflow_list_commerce.json": {format: "vitess-topo", events: 1},
 	}},
+	{dir: "vitess/tablets-and-vschema", files: map[string]fieldFile{
+		"get_tablets.txt":           {format: "vitess-topo", events: 1},
+		"get_tablets_grpc.json":     {format: "vitess-topo", events: 1},
+		"lookup-vindex-session.txt": {format: "vitess-topo", events: 2},
+	}},
 	{dir: "notes", files: map[string]fieldFile{
 		"sync_gateway-2514-comment.md": {skipped: "Markdown page"},
 		"cockroach-136932-comment.md":  {skipped: "Markdown page"},

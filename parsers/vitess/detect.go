@@ -51,6 +51,9 @@ func detectSnapshot(name string, head []byte) int {
 		if isShellComment(line) {
 			continue // a session's own notes: "# Workflow is gone" before the command
 		}
+		if _, ok := tabletLine(line); ok {
+			return 90 // GetTablets' text
+		}
 		if line[0] == '{' || line[0] == '[' {
 			return docScore(name, head[start:], cmd)
 		}
@@ -143,11 +146,23 @@ func shapeScore(name string, v any, cmd command) int {
 			return 60 // GetKeyspaces of keyspaces with nothing set
 		case names == len(v) && (cmd.is("Workflow") || cmd.is("GetWorkflows") || strings.Contains(strings.ToLower(name), "workflow")):
 			return 60 // Workflow list: the names of the keyspace's workflows
+		case isTabletRecord(v[0]):
+			return 90 // GetTablets --format json
 		}
 		return 0
 	case map[string]any:
 		o := object(v)
 		switch {
+		case has(o, "tablets"):
+			if l, ok := o.get("tablets").([]any); ok && len(l) > 0 && isTabletRecord(l[0]) {
+				return 90 // GetTablets over gRPC, {"tablets": […]}
+			}
+			return 0
+		case isVSchema(o):
+			if cmd.is("GetVSchema") || vschemaKeyspace(cmd, name) != "" {
+				return 90
+			}
+			return 60
 		case has(o, "rules"):
 			l, ok := o.get("rules").([]any)
 			if !ok {

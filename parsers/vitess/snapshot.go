@@ -206,6 +206,23 @@ func (p *snapshotParser) document(doc any, raw []byte, line int64, cmd command, 
 		return err
 	}
 	switch {
+	case has(o, "tablets"):
+		l, err := o.list("tablets", "$")
+		if err != nil {
+			return err
+		}
+		if len(l) == 0 {
+			return nil
+		}
+		return p.list(l, line, text, cmd, emit)
+	case isVSchema(o):
+		v, err := decode(doc, "$", readVSchema)
+		if err != nil {
+			return err
+		}
+		v.Keyspace = vschemaKeyspace(cmd, p.origin.Name)
+		p.vschema(v, line, text, emit)
+		return nil
 	case has(o, "rules"):
 		return p.rules(o, line, text, cmd, emit)
 	case has(o, "workflows"):
@@ -369,6 +386,18 @@ func (p *snapshotParser) list(l []any, line int64, text string, cmd command, emi
 	}
 	if names, ok := stringList(l); ok {
 		p.workflowList(names, cmd, line, text, emit)
+		return nil
+	}
+	if isTabletRecord(l[0]) {
+		ts := make([]Tablet, 0, len(l))
+		for i, e := range l {
+			t, err := decode(e, fmt.Sprintf("$[%d]", i), readTablet)
+			if err != nil {
+				return err
+			}
+			ts = append(ts, t)
+		}
+		p.tablets(ts, line, text, emit)
 		return nil
 	}
 	kss := make([]Keyspace, 0, len(l))

@@ -101,6 +101,20 @@ func parseCommand(line []byte) (command, bool) {
 // utils.go OutputStatusResponse). It returns where reading resumes.
 func (p *snapshotParser) textBlock(s *lineIndex, pos int, cmd command, emit forensics.Emit) (int, bool) {
 	end := lineEnd(p.buf, pos)
+	if t, ok := tabletLine(p.buf[pos:end]); ok {
+		// GetTablets' text: one tablet a line, to the first line that is not.
+		ts, last, next := []Tablet{t}, end, end+1
+		for next < len(p.buf) {
+			e := lineEnd(p.buf, next)
+			t, ok := tabletLine(p.buf[next:e])
+			if !ok {
+				break
+			}
+			ts, last, next = append(ts, t), e, e+1
+		}
+		p.tablets(ts, s.lineOf(pos), string(p.buf[pos:last]), emit)
+		return min(last+1, len(p.buf)), true
+	}
 	first := string(bytes.TrimSpace(p.buf[pos:end]))
 	if command, ks, wf, dry, ok := parseSummary(first); ok && strings.HasPrefix(first, command+" ") {
 		r := SwitchResult{Command: command, Keyspace: ks, Workflow: wf, Summary: first, DryRun: dry}
