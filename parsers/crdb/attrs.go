@@ -64,6 +64,23 @@ const (
 	AttrMaxSeenSeq       forensics.AttrKey = "max_seen_seq"
 	AttrOffsetMS         forensics.AttrKey = "offset_ms"
 	AttrPrevLeaseExp     forensics.AttrKey = "prev_lease_exp"
+
+	// Admission control, changefeeds, transaction waits and decommissions.
+	AttrAdmitting   forensics.AttrKey = "admitting"
+	AttrAttempt     forensics.AttrKey = "attempt"
+	AttrBackoff     forensics.AttrKey = "backoff"
+	AttrFiles       forensics.AttrKey = "files"
+	AttrJob         forensics.AttrKey = "job"
+	AttrOverload    forensics.AttrKey = "overload"
+	AttrPushee      forensics.AttrKey = "pushee"
+	AttrPusher      forensics.AttrKey = "pusher"
+	AttrReplicaID   forensics.AttrKey = "replica_id"
+	AttrRequester   forensics.AttrKey = "requester"
+	AttrScore       forensics.AttrKey = "score"
+	AttrSpan        forensics.AttrKey = "span"
+	AttrSublevels   forensics.AttrKey = "sublevels"
+	AttrThrottled   forensics.AttrKey = "throttled"
+	AttrWriteStalls forensics.AttrKey = "write_stalls"
 )
 
 // attrs says what each key holds; each kind's doc lists the keys it carries.
@@ -126,4 +143,19 @@ var attrs = forensics.AttrDocs{
 	{Key: AttrTxn, Type: forensics.AttrText, Doc: "the transaction id from the log tags (txn=…)"},
 	{Key: AttrUnavailable, Type: forensics.AttrBool, Doc: "true when the message says the range is unavailable"},
 	{Key: AttrUncertainty, Type: forensics.AttrDuration, Doc: "the uncertainty of the measured clock offset"},
+	{Key: AttrAdmitting, Type: forensics.AttrText, Doc: "what admission control admits to the store for the next 15s, as logged: all, elastic 63 KiB, or 691 MiB"},
+	{Key: AttrAttempt, Type: forensics.AttrInt, Doc: "the changefeed's retry attempt ((attempt N), v23.2+)"},
+	{Key: AttrBackoff, Type: forensics.AttrDuration, Doc: "how long the changefeed waits before it retries ((approx backoff: …), v25.4+)"},
+	{Key: AttrFiles, Type: forensics.AttrInt, Doc: "the store's L0 files (ssts)"},
+	{Key: AttrJob, Type: forensics.AttrText, Doc: "the job id"},
+	{Key: AttrOverload, Type: forensics.AttrBool, Doc: "true when the score is over 1 ([L0-overload]): the store is overloaded by admission control's own measure"},
+	{Key: AttrPushee, Type: forensics.AttrText, Doc: "the transaction waited on: the first 8 hex digits of its id"},
+	{Key: AttrPusher, Type: forensics.AttrText, Doc: "the transaction that waits: the first 8 hex digits of its id"},
+	{Key: AttrReplicaID, Type: forensics.AttrInt, Doc: "the replica id within its range"},
+	{Key: AttrRequester, Type: forensics.AttrText, Doc: "the node that asked for the change (RequestingNodeID), as nN"},
+	{Key: AttrScore, Type: forensics.AttrNumber, Doc: "admission control's IO overload score of the store: the larger of L0 files/1000 and L0 sub-levels/20 (by default); 1 is overload"},
+	{Key: AttrSpan, Type: forensics.AttrText, Doc: "the key span of the range, from the log tags (/Table/106/1/4{00-50})"},
+	{Key: AttrSublevels, Type: forensics.AttrInt, Doc: "the store's L0 sub-levels"},
+	{Key: AttrThrottled, Type: forensics.AttrBool, Doc: "true when regular writes to the store get a token budget (admitting N, not all or elastic only)"},
+	{Key: AttrWriteStalls, Type: forensics.AttrInt, Doc: "how many times Pebble stalled writes in the interval"},
 }

@@ -32,7 +32,7 @@ var LogFormat = forensics.Format{
 	Component: "cockroach",
 	Detect:    detectLog,
 	New:       newLogParser,
-	Kinds:     append(docs(distSenderKinds...), healthDocs...),
+	Kinds:     logKinds(),
 }
 
 // JSONLogFormat reads node logs in the JSON formats (json, json-compact,
@@ -42,7 +42,7 @@ var JSONLogFormat = forensics.Format{
 	Component: "cockroach",
 	Detect:    detectJSONLog,
 	New:       newJSONParser,
-	Kinds:     append(docs(distSenderKinds...), healthDocs...),
+	Kinds:     logKinds(),
 }
 
 // RequestsFormat reads a saved /debug/requests page, as HTML, as text
@@ -66,6 +66,17 @@ var TraceFormat = forensics.Format{
 	Detect:    detectTrace,
 	New:       newTraceParser,
 	Kinds:     docs(append([]forensics.Kind{KindTraceStart}, distSenderKinds...)...),
+}
+
+// logKinds are the kinds of the node log formats: DistSender's, and the
+// messages of a node's health and of the operations support meets most
+// (admission control, changefeeds, transaction waits, decommissions).
+func logKinds() []forensics.KindDoc {
+	out := docs(distSenderKinds...)
+	for _, d := range [][]forensics.KindDoc{healthDocs, admissionDocs, changefeedDocs, txnwaitDocs, decommissionDocs} {
+		out = append(out, d...)
+	}
+	return out
 }
 
 // Formats is every format of this package.

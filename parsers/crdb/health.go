@@ -62,6 +62,11 @@ const (
 	hProposalFinished
 	hBreakerTripped
 	hBreakerReset
+	hIOOverload
+	hChangefeed
+	hPush
+	hDecommissionStall
+	hReplicaLeft
 )
 
 // Message prefixes, with the upstream file (cockroachdb/cockroach) that logs
@@ -183,6 +188,26 @@ func healthCandidate(msg []byte) healthTmpl {
 			return hBreakerTripped
 		case scan.HasPrefix(msg, preBreakerReset):
 			return hBreakerReset
+		}
+	case 'I':
+		if scan.HasPrefix(msg, preIOOverload) {
+			return hIOOverload
+		}
+	case 'C', 'W':
+		if scan.HasPrefix(msg, preCFRetryOld) || scan.HasPrefix(msg, preCFTransient) ||
+			scan.HasPrefix(msg, preCFRetryWarning) || scan.HasPrefix(msg, preCFShutdown) {
+			return hChangefeed
+		}
+	case 'p':
+		switch {
+		case scan.HasPrefix(msg, prePusher):
+			return hPush
+		case scan.HasPrefix(msg, preDecommissionStall):
+			return hDecommissionStall
+		}
+	case 'n':
+		if scan.IsDigit(msg[1]) {
+			return hReplicaLeft
 		}
 	}
 	return hNone
@@ -350,6 +375,12 @@ var healthReads = [...]func(ev *forensics.Event, msg []byte, tg healthTags) bool
 	hProposalFinished: readProposalFinished,
 	hBreakerTripped:   readBreakerTripped,
 	hBreakerReset:     readBreakerReset,
+
+	hIOOverload:        readIOOverload,
+	hChangefeed:        readChangefeed,
+	hPush:              readPush,
+	hDecommissionStall: readDecommissionStall,
+	hReplicaLeft:       readReplicaLeft,
 }
 
 // readClockFatal reads preClockFatal: the clock offset that stops a node.
@@ -683,6 +714,7 @@ func firstWord(b []byte) []byte {
 // context, the remote node (rnode=2).
 type healthTags struct {
 	node, store, peer []byte
+	span              []byte // the range's key span after "r12/3:", markers and all
 	rng               int64
 }
 
@@ -707,6 +739,9 @@ func readHealthTags(tags []byte) healthTags {
 		case 'r':
 			if d := digits(tag[1:]); d > 0 && (d == len(tag)-1 || tag[1+d] == '/') {
 				t.rng = atoi(tag[1 : 1+d])
+				if _, span, ok := bytes.Cut(tag[1+d:], []byte(":")); ok && len(span) > 0 {
+					t.span = span
+				}
 			}
 			if v, ok := bytes.CutPrefix(tag, []byte("rnode=")); ok && digits(v) == len(v) {
 				t.peer = v

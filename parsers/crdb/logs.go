@@ -168,8 +168,12 @@ func (p *logParser) Line(n int64, b []byte, emit forensics.Emit) (forensics.Stam
 		return forensics.Stamp{}, err
 	}
 	switch h.cont {
-	case '+', '|', '!', '=':
-		// The rest of an entry, a stack or a structured event.
+	case '=':
+		// A structured event: a decommission's, or else a plain line.
+		p.hl.structured(n, b, &h, p.ds.origin, emit)
+		return h.stamp, nil
+	case '+', '|', '!':
+		// The rest of an entry or a stack.
 		p.id.continued(h.msg)
 		p.hl.continued(n, b, h.msg, h.stamp, emit)
 		return h.stamp, nil
@@ -177,6 +181,12 @@ func (p *logParser) Line(n int64, b []byte, emit forensics.Emit) (forensics.Stam
 	p.id.line(&p.ds, h.tags, h.msg)
 	t := candidate(h.msg)
 	if t == tmplNone {
+		if m, ok := bytes.CutPrefix(h.msg, []byte(structuredEntryPrefix)); ok {
+			// crdb-v1's form of a structured event.
+			h.msg = m
+			p.hl.structured(n, b, &h, p.ds.origin, emit)
+			return h.stamp, nil
+		}
 		p.hl.text(n, b, &h, p.ds.origin, emit)
 		return h.stamp, nil
 	}
