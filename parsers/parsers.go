@@ -37,7 +37,7 @@ import (
 // that is surest about each file.
 var All = append([]forensics.Format{
 	memcached.Format, memcached.BreakpadFormat,
-	nsserver.Format, nsserver.DiagFormat, nsserver.EventLogFormat, nsserver.MasterEventsFormat,
+	nsserver.Format, nsserver.DiagFormat, nsserver.EventLogFormat, nsserver.MasterEventsFormat, nsserver.RebalanceReportFormat,
 	indexer.Format,
 	projector.Format,
 	oslog.CouchbaseLogFormat, oslog.SyslogFormat,

@@ -31,12 +31,18 @@ var fieldCases = []struct {
 	findings []string // rules, in order
 }{
 	{dir: "couchbase/fluent-bit-test-logs", files: map[string]fieldFile{
-		"debug.log":            {format: "nsserver", node: "ns_1@cb-example-0000.cb-example.default.svc", events: -1},
-		"metakv.log":           {format: "nsserver", node: "ns_1@cb-example-0000.cb-example.default.svc", events: -1},
-		"mapreduce_errors.log": {format: "nsserver", node: "ns_1@cb.local", events: -1},
-		"ns_couchdb.log":       {format: "nsserver", node: "ns_1@cb.local", events: -1},
-		"babysitter.log":       {format: "nsserver", node: "ns_1@cb.local", events: -1},
-		"audit.log":            {format: "cbaudit", events: 3},
+		"debug.log":                {format: "nsserver", node: "ns_1@cb-example-0000.cb-example.default.svc", events: -1},
+		"metakv.log":               {format: "nsserver", node: "ns_1@cb-example-0000.cb-example.default.svc", events: -1},
+		"mapreduce_errors.log":     {format: "nsserver", node: "ns_1@cb.local", events: -1},
+		"ns_couchdb.log":           {format: "nsserver", node: "ns_1@cb.local", events: -1},
+		"babysitter.log":           {format: "nsserver", node: "ns_1@cb.local", events: -1},
+		"couchdb.log":              {format: "nsserver", node: "ns_1@cb.local", events: -1},
+		"json_rpc.log":             {format: "nsserver", node: "ns_1@cb-example-0000.cb-example.default.svc", events: -1},
+		"reports.log":              {format: "nsserver", node: "ns_1@cb.local", events: -1},
+		"audit.log":                {format: "cbaudit", events: 3},
+		"memcached.log.000000.txt": {format: "memcached", release: "6.6.0-7909", events: 8},
+		"rebalance_report_2021-03-09T17:33:43Z.json": {format: "nsserver-rebalance-report", node: "ns_1@cb-example-0000.cb-example.default.svc", events: 1},
+		"rebalance_report_2021-03-09T20:23:16Z.json": {format: "nsserver-rebalance-report", node: "ns_1@cb-example-0000.cb-example.default.svc", events: 1},
 	}},
 	{dir: "couchbase/cbmultimanager-rebalance", files: map[string]fieldFile{
 		"ns_server.info.log": {format: "nsserver", node: "ns_1@10.144.210.101", events: 4},

@@ -30,7 +30,7 @@ const (
 var alertKindDocs = map[forensics.Kind]forensics.KindDoc{
 	AutoFailoverRefused: {Category: forensics.CategoryError, Label: "autofailover refused", Doc: "auto-failover decided not to fail a node over, with the reason (auto_failover: Could not auto-failover …)", Attrs: attrs.Of(AttrComponent, AttrDescription, AttrDownNode, AttrEventID, AttrName, AttrNode, AttrNodes, AttrReason, AttrSeverity, AttrVia)},
 	RebalanceStart:      {Category: forensics.CategoryOther, Label: "rebalance start", Doc: "a rebalance started, with the nodes kept and ejected (ns_orchestrator: Starting rebalance, KeepNodes = …; master events rebalanceStart, also with the failed and delta-recovered nodes)", Attrs: attrs.Of(AttrDeltaNodes, AttrEjectNodes, AttrFailedNodes, AttrKeepNodes, AttrOperationID, AttrPID, AttrVia)},
-	RebalanceEnd:        {Category: forensics.CategoryOther, Label: "rebalance end", Doc: "a rebalance ended: result completed, failed (with the exit reason as logged and its leading atom as reason_tag), stopped or interrupted (ns_orchestrator; master events rebalanceEnd: completed, stopped for the exit reason {shutdown,stop}, or failed)", Attrs: attrs.Of(AttrComponent, AttrDescription, AttrDownNode, AttrEventID, AttrName, AttrNode, AttrOperationID, AttrPID, AttrReason, AttrReasonNodes, AttrReasonTag, AttrResult, AttrSeverity, AttrVia)},
+	RebalanceEnd:        {Category: forensics.CategoryOther, Label: "rebalance end", Doc: "a rebalance ended: result completed, failed (with the exit reason as logged and its leading atom as reason_tag), stopped or interrupted (ns_orchestrator; master events rebalanceEnd: completed, stopped for the exit reason {shutdown,stop}, or failed; a rebalance report's completion message, with its master node and time taken, interrupted when the janitor stopped it)", Attrs: attrs.Of(AttrComponent, AttrDescription, AttrDownNode, AttrEventID, AttrMasterNode, AttrName, AttrNode, AttrOperationID, AttrPID, AttrReason, AttrReasonNodes, AttrReasonTag, AttrResult, AttrSeverity, AttrTimeTaken, AttrVia)},
 	RebalanceStuck:      {Category: forensics.CategoryOther, Label: "rebalance stuck", Doc: "the stuck-rebalance alert of 7.6+: no progress for a service for a number of seconds (menelaus_web_alerts_srv)", Attrs: attrs.Of(AttrOperationID, AttrSeconds, AttrService)},
 	DiskAlert:           {Category: forensics.CategoryOther, Label: "disk alert", Doc: "the approaching-full-disk alert: a disk (path) of a node is used above the threshold, percent as logged (menelaus_web_alerts_srv)", Attrs: attrs.Of(AttrAlertHost, AttrPath, AttrPercent, AttrVia)},
 	WriteCommitFailed:   {Category: forensics.CategoryError, Label: "write commit failed", Doc: "the Write Commit Failure alert: the data service failed to persist items of a bucket on a node (menelaus_web_alerts_srv, ep_item_commit_failed)", Attrs: attrs.Of(AttrAlertHost, AttrVia)},
@@ -189,6 +189,10 @@ func rebalanceEnd(r []byte, ev *forensics.Event, out found) bool {
 		result = "completed"
 	case scan.HasPrefix(r, "stopped by user."):
 		result = "stopped"
+	case scan.HasPrefix(r, "stopped by janitor."):
+		// ns_janitor reset the status of a rebalance that was no longer
+		// running (the report's message, maybe_reset_rebalance_status/0).
+		result = "interrupted"
 	case scan.HasPrefix(r, "interrupted due to auto-failover of nodes "):
 		result = "interrupted"
 		if nodes, _, _, ok := list(r[len("interrupted due to auto-failover of nodes "):]); ok {

@@ -115,9 +115,9 @@ var attrs = forensics.AttrDocs{
 	{Key: AttrState, Type: forensics.AttrText, Doc: "the vbucket's state after the change"},
 	{Key: AttrStatus, Type: forensics.AttrInt, Doc: "the exit status of the service or process"},
 	{Key: AttrThresholdMS, Type: forensics.AttrInt, Doc: "the clock drift threshold of the alert, in milliseconds"},
-	{Key: AttrTimeTaken, Type: forensics.AttrInt, Doc: "how long the operation took, in milliseconds, from the event log"},
+	{Key: AttrTimeTaken, Type: forensics.AttrInt, Doc: "how long the operation took, in milliseconds, from the event log or the rebalance report"},
 	{Key: AttrUnreadyNode, Type: forensics.AttrText, Doc: "the node on which ns_doctor saw the buckets stop being ready"},
 	{Key: AttrVBNode, Type: forensics.AttrText, Doc: "the vbucket's node, as ns_1@host"},
-	{Key: AttrVia, Type: forensics.AttrText, Doc: "which record the event was read from: diag, event_log, master_events, info"},
+	{Key: AttrVia, Type: forensics.AttrText, Doc: "which record the event was read from: diag, event_log, master_events, info, rebalance_report"},
 	{Key: AttrWarmupTime, Type: forensics.AttrInt, Doc: "how long the bucket's warmup took, in seconds, from the event log"},
 }

@@ -12,6 +12,7 @@ import (
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(diagInput))
 	f.Add([]byte(masterInput))
+	f.Add([]byte(failedReport))
 	f.Add(debugLog(4 << 10))
 	f.Add([]byte("[user:info,2022-07-21T17:39:12.120-07:00,ns_1@172.23.100.15:<0.2271.0>:ns_log:consume_log:76]Service 'memcached' exited with status 137. Restarting. Messages:\n2022-07-21T17:39:11.998812-07:00 WARNING (test3) x\n"))
 	f.Add([]byte("[ns_server:info,2022-07-21T17:39:18.910-07:00,ns_1@172.23.100.16:<0.4410.0>:ns_memcached:do_handle_call:591]Changed vbucket state \n[{140,active,{[{topology,[[<<\"ns_1@172.23.100.16\">>,null]]}]}},\n {512,replica,undefined}]\n"))
@@ -20,7 +21,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"timestamp":"2022-07-22T00:39:21.004Z","event_id":8199,"component":"data","description":"Bucket online","severity":"info","node":"172.23.100.15","otp_node":"ns_1@172.23.100.15","uuid":"3f2d7c1b","extra_attributes":{"bucket":"test3","warmup_time":8}}` + "\n"))
 	f.Add([]byte("[ns_server:info,2022-07-21T17:39:99.120-07:00,x]\n[a:info,\n\xff\xfe[user:info,2022-07-21T17:39:12.120Z,n:<0.1.0>:m:f:1]Node ('n\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, fm := range []forensics.Format{Format, DiagFormat, EventLogFormat, MasterEventsFormat} {
+		for _, fm := range []forensics.Format{Format, DiagFormat, EventLogFormat, MasterEventsFormat, RebalanceReportFormat} {
 			parsertest.Check(t, fm, origin15, data)
 		}
 	})

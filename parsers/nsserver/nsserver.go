@@ -1,7 +1,8 @@
 // Package nsserver reads the logs of Couchbase's cluster manager, ns_server
 // (7.x): its ale log files (ns_server.debug.log, info.log, babysitter.log,
 // …), diag.log with the user-visible log and the event log, the event log
-// as JSON lines on its own, and master_events.log.
+// as JSON lines on its own, master_events.log, and the reports it keeps of
+// its last rebalances and failovers (rebalance_report_*.json).
 //
 // The events are the ones that tell when a node's memcached died, when a
 // bucket became usable again (traffic enabled, not merely loaded), and when

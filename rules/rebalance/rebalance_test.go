@@ -127,3 +127,29 @@ func TestBucketAndStepFromTheSteps(t *testing.T) {
 		t.Errorf("a stopped rebalance gave %d findings", len(fs))
 	}
 }
+
+// A rebalance report (rebalance_report_*.json) ends a rebalance as
+// ns_orchestrator's log does: alone it is enough for the finding, next to
+// the log it is the same rebalance, and stopped it is no failure.
+func TestRebalanceReport(t *testing.T) {
+	const reason = `{pre_rebalance_janitor_run_failed,"travel-sample",{error,wait_for_memcached_failed,['ns_1@cb2.dc1.example.com']}}`
+	report := func(result string) forensics.Event {
+		e := end(42.3, "result", result, "reason", reason, "reason_tag", "pre_rebalance_janitor_run_failed",
+			"reason_nodes", "ns_1@cb2.dc1.example.com", "operation_id", "8a1c", "via", "rebalance_report")
+		e.Bucket = "travel-sample"
+		e.Path = "cbcollect_info_ns_1@cb2.dc1.example.com_20250611-101500/rebalance_report_20250611T100142Z.json"
+		return e
+	}
+	if fs := ruletest.Run(t, Rule, []forensics.Event{report("failed")}); len(fs) != 1 || fs[0].Subject.Bucket != "travel-sample" {
+		t.Errorf("a failed report alone: %d findings (%+v), want one for travel-sample", len(fs), fs)
+	}
+	logged := ruletest.Event(nsRebalanceEnd, orch, at(42), "result", "failed", "reason", reason, "reason_tag", "pre_rebalance_janitor_run_failed",
+		"reason_nodes", "ns_1@cb2.dc1.example.com", "operation_id", "8a1c")
+	logged.Bucket = "travel-sample"
+	if fs := ruletest.Run(t, Rule, []forensics.Event{logged, report("failed")}); len(fs) != 1 {
+		t.Errorf("the log and the report of one rebalance: %d findings, want one", len(fs))
+	}
+	if fs := ruletest.Run(t, Rule, []forensics.Event{report("stopped")}); len(fs) != 0 {
+		t.Errorf("a stopped report: %d findings, want none", len(fs))
+	}
+}
