@@ -43,6 +43,16 @@ var fieldCases = []struct {
 		"memcached.log.000000.txt": {format: "memcached", release: "6.6.0-7909", events: 8},
 		"rebalance_report_2021-03-09T17:33:43Z.json": {format: "nsserver-rebalance-report", node: "ns_1@cb-example-0000.cb-example.default.svc", events: 1},
 		"rebalance_report_2021-03-09T20:23:16Z.json": {format: "nsserver-rebalance-report", node: "ns_1@cb-example-0000.cb-example.default.svc", events: 1},
+		// The services' own logs carry no node; each is plain under its component.
+		"analytics_info.log":       {format: "couchbase-analytics", events: 0},
+		"eventing.log":             {format: "couchbase-eventing", events: 0},
+		"fts.log":                  {format: "couchbase-fts", events: 0},
+		"goxdcr.log":               {format: "couchbase-xdcr", events: 0},
+		"http_access_internal.log": {format: "couchbase-http-access", events: 0},
+		"indexer.log":              {format: "indexer", events: 0},
+		"projector.log":            {format: "projector", events: 0},
+		"prometheus.log":           {format: "couchbase-prometheus", events: 0},
+		"query.log":                {format: "couchbase-query", events: 0},
 	}},
 	{dir: "couchbase/cbmultimanager-rebalance", files: map[string]fieldFile{
 		"ns_server.info.log": {format: "nsserver", node: "ns_1@10.144.210.101", events: 4},
