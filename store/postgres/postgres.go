@@ -15,6 +15,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"runtime/debug"
 	"sync"
 
@@ -135,10 +136,21 @@ func (db *DB) Close() error {
 	return nil
 }
 
-// OpenReader opens a second pool on the same database for the rules.
+// OpenReader opens a second pool on the same database for the rules. It
+// knows the incidents of the runs this one made: the rules ask for their
+// run's findings and sources at once, and on Citus each lookup of a run
+// by its id alone goes to every shard of forensics.runs (16 of them at
+// once cost 3 s of a 16 MiB analyze's 8 s on the bench).
 func (db *DB) OpenReader() (store.Reader, error) {
 	db.refreshStatistics(context.Background())
-	return OpenReadOnly(context.Background(), db.dsn)
+	r, err := OpenReadOnly(context.Background(), db.dsn)
+	if err != nil {
+		return nil, err
+	}
+	db.mu.Lock()
+	maps.Copy(r.runs, db.runs)
+	db.mu.Unlock()
+	return r, nil
 }
 
 // refreshStatistics gives the planner statistics of the events just loaded

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"maps"
 	"strconv"
 	"strings"
 	"time"
@@ -264,7 +265,7 @@ func (db *DB) AllFindings(ctx context.Context) ([]store.StoredFinding, error) {
 
 // Incidents lists the incidents of the timeline, the latest last.
 func (db *DB) Incidents(ctx context.Context) ([]store.Incident, error) {
-	rows, err := db.pool.Query(ctx, `SELECT r.id, r.started, r.args, i.name,
+	rows, err := db.pool.Query(ctx, `SELECT r.id, r.started, r.args, i.name, r.incident_id,
 		(SELECT count(*) FROM forensics.run_sources rs WHERE rs.incident_id = r.incident_id AND rs.run_id = r.id),
 		(SELECT count(*) FROM forensics.findings f WHERE f.incident_id = r.incident_id AND f.run_id = r.id)
 		FROM forensics.runs r JOIN forensics.incidents i ON i.incident_id = r.incident_id ORDER BY r.id`)
@@ -273,17 +274,24 @@ func (db *DB) Incidents(ctx context.Context) ([]store.Incident, error) {
 	}
 	defer rows.Close()
 	var runs store.IncidentRuns
+	incidents := map[int64]int64{}
 	for rows.Next() {
-		var id, sources, findings int64
+		var id, incident, sources, findings int64
 		var started time.Time
 		var args, name string
-		if err := rows.Scan(&id, &started, &args, &name, &sources, &findings); err != nil {
+		if err := rows.Scan(&id, &started, &args, &name, &incident, &sources, &findings); err != nil {
 			return nil, db.fail("read incidents", err)
 		}
 		runs.Add(id, name, started, args, int(sources), int(findings))
+		incidents[id] = incident
 	}
 	if err := rows.Err(); err != nil {
 		return nil, db.fail("read incidents", err)
 	}
+	// What the fleet commands ask next is by run: on Citus, a run looked
+	// up by its id alone is a question to every shard.
+	db.mu.Lock()
+	maps.Copy(db.runs, incidents)
+	db.mu.Unlock()
 	return runs.List(), nil
 }
