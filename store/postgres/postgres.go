@@ -175,9 +175,11 @@ func (db *DB) refreshStatistics(ctx context.Context) {
 	var tuples float64
 	q := `SELECT reltuples FROM pg_class WHERE oid = 'forensics.events'::regclass`
 	if db.engine == engineCitus {
-		// The coordinator's table holds no rows: its shards do, and
-		// ANALYZE on the coordinator analyses each of them.
-		q = `SELECT coalesce(sum(greatest(result::float8, 0)), 0) FROM run_command_on_shards('forensics.events', $$SELECT reltuples FROM pg_class WHERE oid = '%s'::regclass$$)`
+		// The coordinator's table holds no rows: its shards do
+		// (events_<shard id> on each node), and ANALYZE on the
+		// coordinator analyses each of them. One question per node, not
+		// per shard: run_command_on_shards took 1.5 s for 32 shards.
+		q = `SELECT coalesce(sum(result::float8), 0) FROM run_command_on_all_nodes($$SELECT coalesce(sum(greatest(reltuples, 0)), 0) FROM pg_class WHERE relnamespace = 'forensics'::regnamespace AND relname ~ '^events_[0-9]+$'$$) WHERE success`
 	}
 	if err := db.pool.QueryRow(ctx, q).Scan(&tuples); err != nil {
 		return
