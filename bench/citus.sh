@@ -8,15 +8,15 @@
 # comparison, kill -9 mid-load, the roles, concurrent analyses), then
 # bench/fleet.sh on both in one run, and stops every server it started.
 #
-# usage: bench/citus.sh [--no-build] [--no-tests] [--no-bench] [--size SIZE] [--incidents N] [--bundles N] SRC [WORKDIR]
+# usage: bench/citus.sh [--no-build] [--no-tests] [--no-bench] [--size SIZE] [--incidents N] [--bundles N] [--shards N] SRC [WORKDIR]
 #
 #   SRC         a Citus source tree (git clone https://github.com/citusdata/citus,
 #               a tag such as v12.1.12, or a release tarball) that supports the
 #               PostgreSQL installed; it is configured and built in place
 #   WORKDIR     where fleet.sh keeps its bundle and binaries (default bench/out)
 #   --no-build  use the Citus already installed into that PostgreSQL
-#   --size, --incidents, --bundles: passed to bench/fleet.sh (default here:
-#               1GiB, 1000, 10)
+#   --size, --incidents, --bundles, --shards: passed to bench/fleet.sh
+#               (default here: 1GiB, 1000, 10, and Citus' 32 shards)
 #
 # The servers run as user postgres when the script runs as root (initdb
 # refuses root), with fsync off, under a temporary folder that is removed
@@ -33,7 +33,7 @@ while [[ $# -gt 0 ]]; do
 	--no-build) build=0; shift ;;
 	--no-tests) tests=0; shift ;;
 	--no-bench) bench=0; shift ;;
-	--size | --incidents | --bundles) fleet+=("$1" "$2"); shift 2 ;;
+	--size | --incidents | --bundles | --shards) fleet+=("$1" "$2"); shift 2 ;;
 	-h | --help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) break ;;
 	esac

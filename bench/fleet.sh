@@ -7,7 +7,7 @@
 # where the rows went: shards, rows and bytes per worker. It prints
 # Markdown tables.
 #
-# usage: FORENSICS_BENCH_POSTGRES='postgres://… [postgres://…]' bench/fleet.sh [--size SIZE] [--incidents N] [--bundles N] [WORKDIR]
+# usage: FORENSICS_BENCH_POSTGRES='postgres://… [postgres://…]' bench/fleet.sh [--size SIZE] [--incidents N] [--bundles N] [--shards N] [WORKDIR]
 #
 #   FORENSICS_BENCH_POSTGRES  servers, separated by spaces, where the role
 #               may create databases; the bench creates (and drops first)
@@ -24,15 +24,18 @@
 #               (default 10): the bundle analysed that many times, under
 #               as many incident names, each time after the same analyze
 #               into a new SQLite file
+#   --shards    on Citus, the shards of each distributed table (default:
+#               the cluster's citus.shard_count, 32 unless set)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-size=256MiB incidents=1000 bundles=10
+size=256MiB incidents=1000 bundles=10 shards=
 while [[ $# -gt 0 ]]; do
 	case $1 in
 	--size) size=$2; shift 2 ;;
 	--incidents) incidents=$2; shift 2 ;;
 	--bundles) bundles=$2; shift 2 ;;
+	--shards) shards=$2; shift 2 ;;
 	*) break ;;
 	esac
 done
@@ -87,10 +90,11 @@ benchDB() {
 	done
 	coordinator=$(q "$server" -c "SELECT format('%L, %s', nodename, nodeport) FROM pg_dist_node WHERE groupid = 0")
 	q "$dsn" -c 'CREATE EXTENSION citus' -c "SELECT citus_set_coordinator_host($coordinator)" > /dev/null
+	[[ -z $shards ]] || q "$dsn" -c "ALTER DATABASE forensics_bench SET citus.shard_count = $shards"
 	for w in "${workers[@]}"; do
 		q "$dsn" -c "SELECT citus_add_node('${w%:*}', ${w##*:})" > /dev/null
 	done
-	engine="Citus $(q "$dsn" -c "SELECT extversion FROM pg_extension WHERE extname = 'citus'"), ${#workers[@]} workers"
+	engine="Citus $(q "$dsn" -c "SELECT extversion FROM pg_extension WHERE extname = 'citus'"), ${#workers[@]} workers, $(q "$dsn" -c 'SHOW citus.shard_count') shards"
 }
 
 # measure LABEL COMMAND… runs the command once and prints a row: label,
@@ -167,10 +171,20 @@ SQL
 
 	bytes=$(q "$dsn" -c 'SELECT sum(bytes) FROM forensics.sources WHERE complete')
 	blocks=$(q "$dsn" -c 'SELECT pg_size_pretty(sum(length(data))) FROM forensics.blocks')
-	measure "fleet grep 'no-such-text-anywhere' ($bundles bundles: $((bytes / 1048576)) MiB of lines, $blocks of blocks)" "$f" fleet grep --db "$dsn" 'no-such-text-anywhere'
+	names=$(seq -f 'bundle-%g' -s, "$bundles")
+	measure "fleet grep 'no-such-text-anywhere' --incident bundle-1,… ($bundles bundles: $((bytes / 1048576)) MiB of lines, $blocks of blocks)" "$f" fleet grep --db "$dsn" --incident "$names" 'no-such-text-anywhere'
 	grepwall=$wall
+	measure "fleet grep 'no-such-text-anywhere', every incident ($stored)" "$f" fleet grep --db "$dsn" 'no-such-text-anywhere'
 	measure "fleet grep --rule cb-dcp-rollback-to-zero (the windows of its findings)" "$f" fleet grep --db "$dsn" --rule cb-dcp-rollback-to-zero 'no-such-text-anywhere'
+
+	# The server's side of fleet findings: planning and execution of its
+	# query (store/postgres fleetQuery, no filter), and on Citus how many
+	# tasks (shards) it fans out to.
+	plan=$(q "$dsn" -c "EXPLAIN (ANALYZE, COSTS OFF) SELECT i.name, f.run_id, f.body FROM forensics.findings f
+		JOIN (SELECT incident_id, max(id) AS run FROM forensics.runs GROUP BY incident_id) l ON l.incident_id = f.incident_id AND l.run = f.run_id
+		JOIN forensics.incidents i ON i.incident_id = f.incident_id ORDER BY f.start_ns, f.rule, f.id, i.name" | awk '/Task Count/ { tasks = "; " $1 " " $2 " " $3 } /^ *Planning Time/ { p = $3 } /^ *Execution Time/ { e = $3 } END { printf "planning %s ms, execution %s ms%s", p, e, tasks }')
 	echo
+	echo "fleet findings' query on the server: $plan"
 	echo "analyze ÷ SQLite, $bundles pairs: median $(median "${ratios[@]}")×, $(python3 -c 'import sys; v=sorted(map(float, sys.argv[1:])); print("%.2f–%.2f×" % (v[0], v[-1]))' "${ratios[@]}")"
 	echo "fleet grep throughput: $(python3 -c "print(round($bytes / 1048576 / $grepwall))") MiB/s of stored lines"
 
