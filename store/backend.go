@@ -54,6 +54,13 @@ type Reader interface {
 	// body returns.
 	Lines(ctx context.Context, f LineFilter) iter.Seq2[*Line, error]
 
+	// Search calls fn with a page of the lines a search selects (those
+	// its LineFilter selects, in the order Lines gives them) from after
+	// s.After, at most s.Limit of them, until fn returns false. It says
+	// where the next page starts and how it read the timeline. The line
+	// is reused once fn returns.
+	Search(ctx context.Context, s Search, fn func(*Line) bool) (SearchResult, error)
+
 	// LatestRun returns the id of the most recent analysis run, or 0 when there is none.
 	LatestRun(ctx context.Context) (int64, error)
 
@@ -270,6 +277,7 @@ type LineFilter struct {
 	Paths      []string       // source path contains any of these
 	Components []string       // the source was written by one of these components
 	Text       string         // the line contains this
+	Fold       bool           // Text in letters of either case (Unicode's simple folding, as (?i) in a regexp)
 	Regexp     *regexp.Regexp // the line matches this
 	NoKinds    bool           // Line.Kinds is left empty: the caller does not read it, and finding them costs
 }
@@ -291,4 +299,26 @@ type runTimeline struct {
 
 func (t runTimeline) Events(ctx context.Context, q forensics.Query) iter.Seq2[*forensics.Event, error] {
 	return t.r.Events(ctx, EventFilter{Query: q, Run: t.run})
+}
+
+// Reindexer is a timeline open for writing that can index the blocks of
+// lines written before it kept the index of blocks (forensics timeline
+// reindex): searches read those blocks whatever they look for.
+type Reindexer interface {
+	// Reindex indexes every block of lines the index does not cover
+	// (written before it, or by a build whose index differs), a
+	// transaction a thousand blocks at a time, and says what it did.
+	Reindex(ctx context.Context) (Reindexed, error)
+}
+
+// Reindexed is what Reindex did.
+type Reindexed struct {
+	Blocks int   // blocks of lines indexed now
+	Total  int   // blocks of lines in the timeline
+	Bytes  int64 // bytes of index written
+	// Skipped counts the blocks that do not decode, left out of the
+	// index (a search reads them and says why they fail); Problem is
+	// the first one's error.
+	Skipped int
+	Problem error
 }

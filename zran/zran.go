@@ -220,8 +220,25 @@ type resetter interface {
 // Decode decodes len(dst) bytes of output into dst, from compressed bytes
 // in that begin at a point with the given bit offset and window.
 func Decode(dst, in []byte, bit uint8, window []byte) error {
+	d, err := Stream(in, bit, window)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	_, err = io.ReadFull(d, dst)
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return ErrShort
+	}
+	return err
+}
+
+// Stream returns the output of compressed bytes in that begin at a point
+// with the given bit offset and window, decoded as it is read: a reader
+// that holds a few lines at a time holds the decoder's 32 KiB and not the
+// whole output. Close gives the decoder back for reuse.
+func Stream(in []byte, bit uint8, window []byte) (io.ReadCloser, error) {
 	if bit > 7 || len(window) > WindowSize {
-		return errors.New("zran: not a point")
+		return nil, errors.New("zran: not a point")
 	}
 	cp := flate.InflateCheckpoint{BitOffset: bit, Window: window}
 	// A *bytes.Reader takes the decoder's fastest path.
@@ -230,12 +247,25 @@ func Decode(dst, in []byte, bit uint8, window []byte) error {
 	if d == nil {
 		d = flate.NewReaderOpts(src, flate.WithResumeFrom(cp)).(resetter)
 	} else if err := d.ResetCP(src, cp); err != nil {
-		return err
+		decoders.Put(d)
+		return nil, err
 	}
-	defer decoders.Put(d)
-	_, err := io.ReadFull(d, dst)
-	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-		return ErrShort
+	return &stream{d: d}, nil
+}
+
+type stream struct{ d resetter }
+
+func (s *stream) Read(p []byte) (int, error) {
+	if s.d == nil {
+		return 0, io.ErrClosedPipe
 	}
-	return err
+	return s.d.Read(p)
+}
+
+func (s *stream) Close() error {
+	if s.d != nil {
+		decoders.Put(s.d)
+		s.d = nil
+	}
+	return nil
 }

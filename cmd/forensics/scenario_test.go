@@ -41,6 +41,7 @@ func TestScenarios(t *testing.T) {
 		db := filepath.Join(t.TempDir(), "timeline.db")
 		out := analyzeJSON(t, db, inputs...)
 		golden(t, "want.json", out)
+		searchAgreesWithScan(t, db)
 
 		var rep report.Report
 		if err := json.Unmarshal(out, &rep); err != nil {

@@ -28,7 +28,7 @@ func newTimelineCmd() *cobra.Command {
 of every file analyze read, merged across nodes by UTC time, with the lines
 forensics recognised stored as events.`,
 	}
-	cmd.AddCommand(newTimelineQueryCmd(), newTimelineKindsCmd(), newTimelineSchemaCmd(), newTimelineExportCmd())
+	cmd.AddCommand(newTimelineQueryCmd(), newTimelineKindsCmd(), newTimelineSchemaCmd(), newTimelineExportCmd(), newTimelineReindexCmd())
 	return cmd
 }
 
@@ -45,6 +45,8 @@ type queryOptions struct {
 	around     string
 	grep       string
 	regex      string
+	ignoreCase bool
+	verbose    bool
 	bucket     string
 	vb         optionalInt
 	rangeID    int64
@@ -78,6 +80,11 @@ Times: --since/--until take RFC 3339 times (2022-07-22T00:39:12Z,
 --window W selects T-W to T+W. --around FINDING selects the finding's window
 widened by --window on each side, with the finding's evidence marked '*'.
 
+--grep TEXT and --regex REGEXP search every line (-i: letters in either
+case). The timeline keeps an index of its blocks of lines, and a search
+reads only the blocks that may hold the strings every match contains (4
+bytes or more); -v says which strings, and how many blocks were read.
+
 --sql runs a query of your own over the views (see 'forensics timeline
 schema') on a read-only connection: nothing can change the timeline.`,
 		Example: `  forensics timeline query --node ns_1@172.23.100.15 \
@@ -107,6 +114,8 @@ schema') on a read-only connection: nothing can change the timeline.`,
 	cmd.RegisterFlagCompletionFunc("around", completeFindings)
 	f.StringVar(&opts.grep, "grep", "", "only lines containing this `TEXT`")
 	f.StringVar(&opts.regex, "regex", "", "only lines matching this `REGEXP` (RE2 syntax)")
+	f.BoolVarP(&opts.ignoreCase, "ignore-case", "i", false, "--grep and --regex match letters in either case")
+	f.BoolVarP(&opts.verbose, "verbose", "v", false, "say on stderr how a --grep or --regex read the timeline: the strings every match contains, the blocks of lines the index kept")
 	f.StringVar(&opts.bucket, "bucket", "", "only events about this Couchbase `BUCKET`")
 	f.Var(&opts.vb, "vb", "only events about this vbucket")
 	f.Int64Var(&opts.rangeID, "range", 0, "only events about this CockroachDB range (`ID`)")
@@ -131,7 +140,11 @@ func runTimelineQuery(cmd *cobra.Command, opts *queryOptions) error {
 	}
 	var re *regexp.Regexp
 	if opts.regex != "" {
-		if re, err = regexp.Compile(opts.regex); err != nil {
+		pattern := opts.regex
+		if opts.ignoreCase {
+			pattern = "(?i)" + pattern
+		}
+		if re, err = regexp.Compile(pattern); err != nil {
 			return usageErrorf("--regex: %v", err)
 		}
 	}
@@ -178,6 +191,10 @@ func runTimelineQuery(cmd *cobra.Command, opts *queryOptions) error {
 		opts.keyspace != "" || opts.table != "" || opts.eventsOnly
 	if eventQuery {
 		f := store.EventFilter{Paths: opts.sources, Components: opts.systems, Text: opts.grep, Run: sc.run}
+		var fold *regexp.Regexp // --grep in either case, matched here: the stores' text filter is exact
+		if opts.ignoreCase && opts.grep != "" {
+			f.Text, fold = "", regexp.MustCompile("(?i)"+regexp.QuoteMeta(opts.grep))
+		}
 		f.Nodes, f.Since, f.Until = opts.nodes, since, until
 		for _, k := range opts.kinds {
 			f.Kinds = append(f.Kinds, forensics.Kind(k))
@@ -188,7 +205,7 @@ func runTimelineQuery(cmd *cobra.Command, opts *queryOptions) error {
 			f.VB = &vb
 		}
 		err = each(db.Events(ctx, f), func(e *forensics.Event) error {
-			if re != nil && !re.MatchString(e.Text) {
+			if re != nil && !re.MatchString(e.Text) || fold != nil && !fold.MatchString(e.Text) {
 				return nil
 			}
 			r := eventRow(e, stamps)
@@ -197,18 +214,26 @@ func runTimelineQuery(cmd *cobra.Command, opts *queryOptions) error {
 		})
 	} else {
 		raw := opts.format.String() == "raw"
-		f := store.LineFilter{Run: sc.run, Since: since, Until: until, Nodes: opts.nodes, Paths: opts.sources, Components: opts.systems, Text: opts.grep, Regexp: re, NoKinds: raw}
-		err = each(db.Lines(ctx, f), func(l *store.Line) error {
+		s := store.Search{LineFilter: store.LineFilter{Run: sc.run, Since: since, Until: until, Nodes: opts.nodes, Paths: opts.sources,
+			Components: opts.systems, Text: opts.grep, Fold: opts.ignoreCase, Regexp: re, NoKinds: raw}, Limit: opts.limit}
+		var werr error
+		var res store.SearchResult
+		res, err = db.Search(ctx, s, func(l *store.Line) bool {
 			if raw { // the text alone: no row to build
-				if opts.limit > 0 && out.Rows() >= opts.limit {
-					return errLimit
-				}
-				return out.Raw(l.Text)
+				werr = out.Raw(l.Text)
+			} else {
+				r := lineRow(l, stamps)
+				r.Evidence = evidence[evidenceKey{l.Path, l.N}]
+				werr = out.Write(&r)
 			}
-			r := lineRow(l, stamps)
-			r.Evidence = evidence[evidenceKey{l.Path, l.N}]
-			return show(&r)
+			return werr == nil
 		})
+		if err == nil {
+			err = werr
+		}
+		if opts.verbose && (opts.grep != "" || re != nil) {
+			writeSearchStats(cmd.ErrOrStderr(), res.Stats)
+		}
 	}
 	if err != nil && err != errLimit {
 		return err

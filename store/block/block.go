@@ -6,8 +6,6 @@ package block
 
 import (
 	"encoding/binary"
-	"errors"
-	"fmt"
 	"sync"
 
 	"github.com/klauspost/compress/s2"
@@ -73,6 +71,7 @@ type Block struct {
 	TMin      int64 // unix ns
 	TMax      int64
 	Data      []byte // S2 of the encoded records, or a deflate span (below)
+	Sketch    Sketch // the slots of its lines' 4-grams (grams.go), when the builder indexes
 }
 
 // A block of lines read from a deflate stream that has a zran.Trail keeps
@@ -118,6 +117,8 @@ type Builder struct {
 	end   int64       // end of the line before, in the output
 	hi    int64       // the furthest end of a line
 	meta  []byte      // the S2 of raw
+
+	sketch *sketcher // of the lines added, when the blocks are indexed
 }
 
 // NewBuilder returns an empty builder.
@@ -125,8 +126,18 @@ func NewBuilder() *Builder {
 	return &Builder{raw: make([]byte, 0, Size+4096)}
 }
 
-// Release lets go of the builder's buffer. The builder must not be used after.
-func (b *Builder) Release() { b.raw = nil }
+// Release lets go of the builder's buffers. The builder must not be used after.
+func (b *Builder) Release() {
+	b.raw = nil
+	if b.sketch != nil {
+		putSketcher(b.sketch)
+		b.sketch = nil
+	}
+}
+
+// Index makes the builder sketch each block's lines for the index of
+// blocks (grams.go). The builder must be empty.
+func (b *Builder) Index() { b.sketch = getSketcher() }
 
 // Follow says that the lines added from now on are read from the output
 // of t (nil: from a stream without one). The builder must be empty.
@@ -163,6 +174,9 @@ func (b *Builder) Add(n int64, t int64, offset int32, flags store.LineFlags, tex
 		b.hi = max(b.hi, b.end)
 	} else {
 		b.raw = append(b.raw, text...)
+	}
+	if b.sketch != nil {
+		b.sketch.add(text)
 	}
 	b.prev = t
 	b.tmin = min(b.tmin, t)
@@ -202,6 +216,10 @@ func (b *Builder) Finish() Block {
 	} else {
 		blk.Data = s2.Encode(getBuf(s2.MaxEncodedLen(len(b.raw))), b.raw)
 	}
+	if b.sketch != nil {
+		blk.Sketch = getSketch()
+		b.sketch.sketch(blk.Sketch)
+	}
 	b.raw = b.raw[:0]
 	b.n = 0
 	return blk
@@ -218,201 +236,43 @@ func getBuf(n int) []byte {
 	return make([]byte, n, max(n, s2.MaxEncodedLen(Size+64<<10)))
 }
 
-// Release returns the block's buffer for reuse; the block must not be used after.
+// Release returns the block's buffers for reuse; the block must not be used after.
 func (b *Block) Release() {
 	if b.Data != nil {
 		d := b.Data[:0]
 		bufPool.Put(&d)
 		b.Data = nil
 	}
+	if b.Sketch != nil {
+		putSketch(b.Sketch)
+		b.Sketch = nil
+	}
 }
 
-// Line is one line read back from a block.
-type Line struct {
-	N      int64
-	Time   int64 // unix ns
-	Offset int32
-	Flags  store.LineFlags
-	Text   []byte // valid until the next block is decoded
+// A sketch is 16 KiB, made for each block of an indexed timeline, and a
+// sketcher 128 KiB, for each source.
+var sketchPool, sketcherPool sync.Pool
+
+func getSketcher() *sketcher {
+	if s, ok := sketcherPool.Get().(*sketcher); ok {
+		return s
+	}
+	return new(sketcher)
 }
 
-// ErrCorrupt means a block does not decode.
-var ErrCorrupt = errors.New("corrupt block")
-
-// Decode decompresses a block into buf and calls fn for each line in
-// order, stopping at the first error fn returns. It returns the buffer for reuse.
-func Decode(firstLine int64, data []byte, buf []byte, fn func(*Line) error) ([]byte, error) {
-	return DecodeSearch(firstLine, data, buf, Search{}, fn)
+func putSketcher(s *sketcher) {
+	clear(s.seen[:])
+	sketcherPool.Put(s)
 }
 
-// DecodeSearch is Decode for a search: fn is called for no line of a block
-// that s rules out.
-func DecodeSearch(firstLine int64, data []byte, buf []byte, s Search, fn func(*Line) error) ([]byte, error) {
-	if len(data) >= 2 && [2]byte(data[:2]) == zranMagic {
-		return decodeSpan(firstLine, data, buf, s, fn)
+func getSketch() Sketch {
+	if p, ok := sketchPool.Get().(*Sketch); ok {
+		return *p
 	}
-	raw, err := decompress(data, buf)
-	if err != nil || !s.May(raw) {
-		return raw, err
-	}
-	l := Line{N: firstLine}
-	for i := 0; i < len(raw); {
-		n, size, err := l.record(raw[i:])
-		if err != nil {
-			return raw, err
-		}
-		i += n
-		if size > len(raw)-i {
-			return raw, ErrCorrupt
-		}
-		l.Text = raw[i : i+size]
-		i += size
-		if err := l.yield(fn); err != nil {
-			return raw, err
-		}
-	}
-	return raw, nil
+	return newSketch()
 }
 
-// record reads the head of a record into l (time, flags, offset) and
-// returns the bytes it took and the length of the line's text.
-func (l *Line) record(raw []byte) (int, int, error) {
-	dt, k := binary.Varint(raw)
-	if k <= 0 || k >= len(raw) {
-		return 0, 0, ErrCorrupt
-	}
-	i := k
-	l.Time += dt
-	fb := raw[i]
-	i++
-	l.Offset = 0
-	if fb&flagHasOffset != 0 {
-		off, k := binary.Varint(raw[i:])
-		if k <= 0 {
-			return 0, 0, ErrCorrupt
-		}
-		l.Offset = int32(off)
-		i += k
-	}
-	size, k := binary.Uvarint(raw[i:])
-	if k <= 0 || size > maxSpan {
-		return 0, 0, ErrCorrupt
-	}
-	l.Flags = flagsOf(fb)
-	return i + k, int(size), nil
-}
-
-// yield calls fn for l, then moves on to the next line number.
-func (l *Line) yield(fn func(*Line) error) error {
-	if err := fn(l); err != nil {
-		return err
-	}
-	if !l.Flags.Cut {
-		l.N++
-	}
-	return nil
-}
-
-// maxSpan bounds the output a block of a deflate span decodes to: a cut
-// line's piece (64 MiB), a block's size and a deflate block before it.
-const maxSpan = 80 << 20
-
-// decodeSpan decodes a block of a deflate span (see zranMagic).
-func decodeSpan(firstLine int64, data []byte, buf []byte, s Search, fn func(*Line) error) ([]byte, error) {
-	i := len(zranMagic)
-	metaLen, k := binary.Uvarint(data[i:])
-	if k <= 0 || metaLen > uint64(len(data)-i-k) {
-		return buf, ErrCorrupt
-	}
-	i += k
-	metaData := data[i : i+int(metaLen)]
-	i += int(metaLen)
-	if i >= len(data) {
-		return buf, ErrCorrupt
-	}
-	bit := data[i]
-	i++
-	skip, k := binary.Uvarint(data[i:])
-	if k <= 0 || skip > maxSpan {
-		return buf, ErrCorrupt
-	}
-	i += k
-	span, k := binary.Uvarint(data[i:])
-	if k <= 0 || span > maxSpan {
-		return buf, ErrCorrupt
-	}
-	i += k
-	in := data[i:]
-	metaSize, err := s2.DecodedLen(metaData)
-	if err != nil || metaSize > maxSpan {
-		return buf, ErrCorrupt
-	}
-	// One buffer: the records, then the output from the point, which
-	// deflate's longest matches (258 bytes in under 2 bits) bound.
-	out := int(skip + span)
-	if out > 1100*len(in)+64 {
-		return buf, ErrCorrupt
-	}
-	if cap(buf) < metaSize+out {
-		buf = make([]byte, metaSize+out)
-	}
-	buf = buf[:metaSize+out]
-	meta, err := s2.Decode(buf[:metaSize], metaData)
-	if err != nil {
-		return buf, fmt.Errorf("%w: %v", ErrCorrupt, err)
-	}
-	wlen, k := binary.Uvarint(meta)
-	if k <= 0 || wlen > uint64(len(meta)-k) {
-		return buf, ErrCorrupt
-	}
-	window := meta[k : k+int(wlen)]
-	recs := meta[k+int(wlen):]
-	text := buf[metaSize:]
-	if err := zran.Decode(text, in, bit, window); err != nil {
-		return buf, fmt.Errorf("%w: %v", ErrCorrupt, err)
-	}
-	if !s.May(text[skip:]) {
-		return buf, nil
-	}
-	l := Line{N: firstLine}
-	at := int64(skip) // where the line before ended
-	for j := 0; j < len(recs); {
-		n, size, err := l.record(recs[j:])
-		if err != nil {
-			return buf, err
-		}
-		j += n
-		gap, k := binary.Varint(recs[j:])
-		if k <= 0 {
-			return buf, ErrCorrupt
-		}
-		j += k
-		start := at + gap
-		if start < 0 || start > int64(out) || int64(size) > int64(out)-start {
-			return buf, ErrCorrupt
-		}
-		at = start + int64(size)
-		l.Text = text[start:at]
-		if err := l.yield(fn); err != nil {
-			return buf, err
-		}
-	}
-	return buf, nil
-}
-
-// decompress decompresses a block's data into buf, grown if it is too
-// small, and returns the decoded bytes (or buf, on an error).
-func decompress(data, buf []byte) ([]byte, error) {
-	n, err := s2.DecodedLen(data)
-	if err != nil {
-		return buf, fmt.Errorf("%w: %v", ErrCorrupt, err)
-	}
-	if cap(buf) < n {
-		buf = make([]byte, n)
-	}
-	raw, err := s2.Decode(buf[:n], data)
-	if err != nil {
-		return buf, fmt.Errorf("%w: %v", ErrCorrupt, err)
-	}
-	return raw, nil
+func putSketch(sk Sketch) {
+	clear(sk)
+	sketchPool.Put(&sk)
 }

@@ -36,7 +36,7 @@ func TestBlockRoundTrip(t *testing.T) {
 		t.Fatalf("block header = %+v", blk)
 	}
 	var got []rec
-	_, err := Decode(blk.FirstLine, blk.Data, nil, func(l *Line) error {
+	err := Decode(blk.FirstLine, blk.Data, func(l *Line) error {
 		got = append(got, rec{l.N, l.Time, l.Offset, l.Flags, string(l.Text)})
 		return nil
 	})
@@ -46,7 +46,7 @@ func TestBlockRoundTrip(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(recs) {
 		t.Errorf("decoded\n%v\nwant\n%v", got, recs)
 	}
-	if _, err := Decode(1, blk.Data[:len(blk.Data)/2], nil, func(*Line) error { return nil }); err == nil {
+	if err := Decode(1, blk.Data[:len(blk.Data)/2], func(*Line) error { return nil }); err == nil {
 		t.Error("a truncated block decoded without error")
 	}
 }

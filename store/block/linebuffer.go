@@ -14,8 +14,15 @@ type LineBuffer struct {
 }
 
 // NewLineBuffer returns a buffer whose blocks keep a deflate member's bytes
-// for their lines when spans is set.
-func NewLineBuffer(spans bool) *LineBuffer { return &LineBuffer{b: NewBuilder(), spans: spans} }
+// for their lines when spans is set, and carry their sketch for the index
+// of blocks when index is.
+func NewLineBuffer(spans, index bool) *LineBuffer {
+	b := NewBuilder()
+	if index {
+		b.Index()
+	}
+	return &LineBuffer{b: b, spans: spans}
+}
 
 func (lb *LineBuffer) Add(l *store.NewLine) {
 	lb.b.Add(l.N, l.Stamp.Time.UnixNano(), l.Stamp.Offset, l.Flags, l.Text, l.Pos)

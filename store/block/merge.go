@@ -5,17 +5,20 @@ import (
 	"container/heap"
 	"context"
 	"fmt"
-	"iter"
+	"math"
+	"regexp"
 	"runtime"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"forensics"
 	"forensics/store"
+	"forensics/store/search"
 )
 
-// Stored is a backend that keeps lines in blocks, as MergeLines reads them.
+// Stored is a backend that keeps lines in blocks, as a Merge reads them.
 // Both may be called from several goroutines at once.
 type Stored interface {
 	// Block returns the stored bytes of a block of src, in dst when it
@@ -34,37 +37,27 @@ type Source struct {
 	Blocks     []Ref // in line order
 }
 
-// Ref names a stored block: its key in the backend, its first line, and
-// the earliest time of its lines (unix ns).
+// Ref names a stored block: its key in the backend, its first line, the
+// earliest and latest times of its lines (unix ns), and its segment of the
+// index of blocks and its place in it (Segment 0: the block is not indexed).
 type Ref struct {
-	Key, FirstLine, TMin int64
+	Key, FirstLine, TMin, TMax int64
+	Segment                    int64
+	Place                      int
 }
 
-// Lines is a backend's Lines: a cursor over the merge of the blocks find
-// picks for f (MergeLines), which yields an error once and ends.
-func Lines(ctx context.Context, st Stored, f store.LineFilter, find func(context.Context, store.LineFilter) ([]Source, error)) iter.Seq2[*store.Line, error] {
-	return func(yield func(*store.Line, error) bool) {
-		srcs, err := find(ctx, f)
-		if err == nil {
-			err = MergeLines(ctx, st, srcs, f, func(l *store.Line) bool { return yield(l, nil) })
-		}
-		if err != nil {
-			yield(nil, err)
-		}
-	}
-}
-
-// ScanBlocks reads rows of (block key, first line, earliest time, source
-// id, path, node), with the source's incident before its id when incident
-// is set, ordered by source: the blocks a backend picked for a filter.
+// ScanBlocks reads rows of (block key, first line, earliest and latest
+// time, segment, place, source id, path, node), with the source's incident
+// before its id when incident is set, ordered by source: the blocks a
+// backend picked for a filter.
 func ScanBlocks(rows store.Rows, incident bool) ([]Source, error) {
 	var srcs []Source
 	for rows.Next() {
 		var b Ref
 		var s Source
-		dest := []any{&b.Key, &b.FirstLine, &b.TMin, &s.ID, &s.Path, &s.Node}
+		dest := []any{&b.Key, &b.FirstLine, &b.TMin, &b.TMax, &b.Segment, &b.Place, &s.ID, &s.Path, &s.Node}
 		if incident {
-			dest = []any{&b.Key, &b.FirstLine, &b.TMin, &s.Incident, &s.ID, &s.Path, &s.Node}
+			dest = []any{&b.Key, &b.FirstLine, &b.TMin, &b.TMax, &b.Segment, &b.Place, &s.Incident, &s.ID, &s.Path, &s.Node}
 		}
 		if err := rows.Scan(dest...); err != nil {
 			return nil, err
@@ -93,20 +86,69 @@ func ScanKinds(rows store.Rows) (map[int64][]forensics.Kind, error) {
 	return kinds, rows.Err()
 }
 
-// MergeLines calls fn with the lines of srcs' blocks that f selects, merged
-// in timeline order, until fn returns false. In a window (Since and Until
-// both set) every line is in time order; without one, lines stream and keep
-// their file's order where its clock went backwards. The line is reused
+// A Merge reads the lines of blocks of several sources, merged in
+// timeline order. In a window (Filter's Since and Until both set) every
+// line is in time order; without one, lines stream and keep their file's
+// order where its clock went backwards.
+type Merge struct {
+	Stored  Stored
+	Sources []Source
+	Filter  store.LineFilter
+	Query   *search.Query // what every line the filter's Text and Regexp select contains (nil: Plan's)
+	After   *store.Mark   // only the lines after this place
+	Stats   *store.SearchStats
+}
+
+// MergeLines calls fn with the lines of srcs' blocks that f selects,
+// merged in timeline order, until fn returns false. The line is reused
 // once fn returns.
 func MergeLines(ctx context.Context, st Stored, srcs []Source, f store.LineFilter, fn func(*store.Line) bool) error {
-	search := NewSearch(f.Text, f.Regexp)
-	var spare []byte // the decoded block: lines are copied out of it, so sources take turns
-	its := make([]*sourceLines, len(srcs))
-	for i := range srcs {
-		its[i] = &sourceLines{st: st, ctx: ctx, src: &srcs[i], blocks: srcs[i].Blocks, filter: &f, text: []byte(f.Text), search: search, spare: &spare}
+	m := Merge{Stored: st, Sources: srcs, Filter: f}
+	return m.Lines(ctx, func(l *store.Line, _ store.Mark) bool { return fn(l) })
+}
+
+// Lines calls fn with each line the merge selects and its place, in
+// order, until fn returns false. The line is reused once fn returns.
+func (m *Merge) Lines(ctx context.Context, fn func(*store.Line, store.Mark) bool) error {
+	f := &m.Filter
+	q := m.Query
+	if q == nil {
+		q = search.Plan(f.Text, f.Fold, f.Regexp)
 	}
+	match := &matcher{text: []byte(f.Text), re: f.Regexp}
+	if f.Fold && f.Text != "" {
+		match.text, match.fold = nil, regexp.MustCompile(`(?i)`+regexp.QuoteMeta(f.Text))
+	}
+	if !q.Scan() {
+		match.q = q
+	}
+	if !f.Since.IsZero() {
+		match.since = f.Since.UnixNano()
+	}
+	if !f.Until.IsZero() {
+		match.until = f.Until.UnixNano()
+	}
+	stats := m.Stats
+	if stats == nil {
+		stats = &store.SearchStats{}
+	}
+	var read atomic.Int64 // blocks read line by line, on the read-ahead's goroutines too
+	defer func() { stats.Read += int(read.Load()) }()
 	window := !f.Since.IsZero() && !f.Until.IsZero()
-	readAhead := (f.Text != "" || f.Regexp != nil) && !window && len(its) > 1
+	searching := f.Text != "" || f.Regexp != nil
+	readAhead := searching && !window && len(m.Sources) > 1
+	shared := &Reader{} // the one reader of whole blocks: their lines are copied out, so sources take turns
+	its := make([]*sourceLines, len(m.Sources))
+	for i := range m.Sources {
+		src := &m.Sources[i]
+		it := &sourceLines{st: m.Stored, ctx: ctx, src: src, blocks: src.Blocks, match: match, noKinds: f.NoKinds, read: &read, whole: shared}
+		if m.After != nil {
+			it.after = m.After
+			it.blocks = skipBefore(it.blocks, m.After.Time)
+		}
+		it.lazy = !window && !readAhead && !searching
+		its[i] = it
+	}
 	if readAhead {
 		ra := newReadAhead()
 		defer ra.stop()
@@ -134,14 +176,24 @@ func MergeLines(ctx context.Context, st Stored, srcs []Source, f store.LineFilte
 			heap.Push(h, it)
 		}
 	}
+	defer func() {
+		for _, it := range its {
+			if it.r != nil {
+				it.r.Close()
+			}
+		}
+	}()
 	for h.Len() > 0 {
 		it := (*h)[0]
 		if it.unread {
 			// Its place in the heap was its first block's earliest time,
 			// no later than any of its lines.
 			it.unread = false
-		} else if !fn(&it.cur) {
-			return nil
+		} else {
+			stats.Lines++
+			if !fn(&it.cur, it.mark) {
+				return nil
+			}
 		}
 		ok, err := it.next()
 		if err != nil {
@@ -156,22 +208,69 @@ func MergeLines(ctx context.Context, st Stored, srcs []Source, f store.LineFilte
 	return nil
 }
 
+// skipBefore drops the blocks at the start of a source whose lines are all
+// earlier than t: a page that resumes there has given them already.
+func skipBefore(blocks []Ref, t int64) []Ref {
+	for len(blocks) > 0 && blocks[0].TMax < t {
+		blocks = blocks[1:]
+	}
+	return blocks
+}
+
+// matcher is what a line must be to be selected.
+type matcher struct {
+	since, until int64 // unix ns; 0: unbounded
+	text         []byte
+	fold         *regexp.Regexp // the text in letters of either case
+	re           *regexp.Regexp
+	q            *search.Query // nil: no block is ruled out by its text
+}
+
+func (m *matcher) line(l *Line) bool {
+	if m.since != 0 && l.Time < m.since || m.until != 0 && l.Time >= m.until {
+		return false
+	}
+	if len(m.text) > 0 && !bytes.Contains(l.Text, m.text) {
+		return false
+	}
+	// The query's strings first: far cheaper than a regexp.
+	if (m.re != nil || m.fold != nil) && m.q != nil && !m.q.In(l.Text) {
+		return false
+	}
+	return (m.fold == nil || m.fold.Match(l.Text)) && (m.re == nil || m.re.Match(l.Text))
+}
+
 // sourceLines iterates over the selected lines of one source.
 type sourceLines struct {
 	st      Stored
 	ctx     context.Context
 	src     *Source
 	blocks  []Ref
-	filter  *store.LineFilter
-	text    []byte
-	lines   []store.Line // decoded lines of the current block that pass the filter
+	match   *matcher
+	noKinds bool
+	read    *atomic.Int64 // blocks read line by line
+	after   *store.Mark   // the lines up to this place are skipped
+
+	cur  store.Line
+	mark store.Mark // cur's place: the latest place of the source's lines up to it
+
+	// Lazy: the lines of the block being read are decoded as they are
+	// taken, from r (a dump of the whole timeline holds a block of each
+	// source it has reached). Otherwise blocks are decoded whole, by the
+	// merge's shared reader, and their selected lines copied to lines.
+	lazy    bool
+	r       *Reader
+	reading bool // r has lines left
+	ref     Ref
+	last    int64                      // no line of the block is after this one: the next block's first line comes after
+	kinds   map[int64][]forensics.Kind // of the lazy block's lines, read with its first selected line
+	kinded  bool
+	whole   *Reader
+	lines   []store.Line
 	pos     int
-	cur     store.Line
+
 	data    []byte       // the stored block
-	buf     []byte       // the block decompressed
 	decoded chan decoded // with read-ahead: the blocks' lines, in order, instead of blocks
-	search  Search       // the blocks that can hold no line of the filter
-	spare   *[]byte      // the merge's one buffer for decoded blocks (read-ahead has its own)
 	unread  bool         // cur only places the source by its first block's time
 }
 
@@ -187,21 +286,21 @@ type decoded struct {
 // gigabytes of blocks that hold no match, and one source at a time left the
 // other cores idle. Each source holds at most one block's lines ahead.
 type readAhead struct {
-	slots chan struct{}
-	done  chan struct{}
-	wg    sync.WaitGroup
-	bufs  chan []byte // decompressed blocks: one a slot, not one a source
+	slots   chan struct{}
+	done    chan struct{}
+	wg      sync.WaitGroup
+	readers chan *Reader // one a slot, not one a source
 }
 
 func newReadAhead() *readAhead {
 	n := runtime.GOMAXPROCS(0)
-	return &readAhead{slots: make(chan struct{}, n), bufs: make(chan []byte, n), done: make(chan struct{})}
+	return &readAhead{slots: make(chan struct{}, n), readers: make(chan *Reader, n), done: make(chan struct{})}
 }
 
 // start hands its blocks to a goroutine, which sends their lines to it.decoded.
 func (ra *readAhead) start(it *sourceLines) {
 	ch := make(chan decoded)
-	r := &sourceLines{st: it.st, ctx: it.ctx, src: it.src, filter: it.filter, text: it.text, search: it.search}
+	r := &sourceLines{st: it.st, ctx: it.ctx, src: it.src, match: it.match, noKinds: it.noKinds, read: it.read}
 	blocks := it.blocks
 	it.blocks, it.decoded = nil, ch
 	ra.wg.Add(1)
@@ -215,12 +314,13 @@ func (ra *readAhead) start(it *sourceLines) {
 				return
 			}
 			select {
-			case r.buf = <-ra.bufs:
+			case r.whole = <-ra.readers:
 			default:
+				r.whole = &Reader{}
 			}
 			err := r.load(b)
-			ra.bufs <- r.buf // never blocks: a slot holds at most one
-			r.buf = nil
+			ra.readers <- r.whole // never blocks: a slot holds at most one
+			r.whole = nil
 			<-ra.slots
 			if err == nil && len(r.lines) == 0 {
 				continue
@@ -244,8 +344,30 @@ func (ra *readAhead) stop() {
 	ra.wg.Wait()
 }
 
+// next moves cur to the next line the source gives after the merge's
+// After, and reports whether there is one.
 func (it *sourceLines) next() (bool, error) {
-	if !it.filter.Since.IsZero() && !it.filter.Until.IsZero() && len(it.blocks) > 0 {
+	for {
+		ok, err := it.step()
+		if !ok || err != nil {
+			return ok, err
+		}
+		// The merge gives a source's lines in its file's order when they
+		// are its earliest: a line's place is its own, but no earlier than
+		// the latest time of the source's lines before it.
+		it.mark = store.Mark{Time: max(it.mark.Time, it.cur.Time.UnixNano()), Path: it.src.Path, Line: it.cur.N, Incident: it.src.Incident, Source: it.src.ID}
+		if it.after == nil || it.mark.Compare(*it.after) > 0 {
+			return true, nil
+		}
+	}
+}
+
+// step moves cur to the next selected line of the source.
+func (it *sourceLines) step() (bool, error) {
+	if it.lazy {
+		return it.nextLazy()
+	}
+	if it.match.since != 0 && it.match.until != 0 && len(it.blocks) > 0 {
 		if err := it.loadWindow(); err != nil {
 			return false, err
 		}
@@ -275,6 +397,79 @@ func (it *sourceLines) next() (bool, error) {
 	return true, nil
 }
 
+// nextLazy moves cur to the next selected line of the block being read,
+// opening the next block at the end of one.
+func (it *sourceLines) nextLazy() (bool, error) {
+	for {
+		if !it.reading {
+			if len(it.blocks) == 0 {
+				return false, nil
+			}
+			if err := it.open(it.blocks[0]); err != nil {
+				return false, err
+			}
+			it.blocks = it.blocks[1:]
+		}
+		l, err := it.r.Next()
+		if err != nil {
+			return false, fmt.Errorf("read block %d of %s: %w", it.ref.Key, it.src.Path, err)
+		}
+		if l == nil {
+			it.reading = false
+			continue
+		}
+		if !it.match.line(l) {
+			continue
+		}
+		it.cur = it.line(l)
+		if !it.noKinds {
+			if !it.kinded {
+				// The lines of a block are in line order: their kinds come
+				// from the first selected line to the block's last.
+				if it.kinds, err = it.st.Kinds(it.ctx, it.src, l.N, it.last); err != nil {
+					return false, err
+				}
+				it.kinded = true
+			}
+			it.cur.Kinds = it.kinds[l.N]
+		}
+		return true, nil
+	}
+}
+
+// open starts reading a block lazily.
+func (it *sourceLines) open(b Ref) error {
+	var err error
+	if it.data, err = it.st.Block(it.ctx, it.src, b, it.data); err != nil {
+		return err
+	}
+	if it.r == nil {
+		it.r = &Reader{}
+	}
+	it.ref, it.kinds, it.kinded = b, nil, false
+	it.last = math.MaxInt64
+	if len(it.blocks) > 1 {
+		it.last = it.blocks[1].FirstLine - 1
+	}
+	it.read.Add(1)
+	if err := it.r.Open(b.FirstLine, it.data, false); err != nil {
+		return fmt.Errorf("read block %d of %s: %w", b.Key, it.src.Path, err)
+	}
+	if !it.r.span {
+		it.data = nil // decompressed whole: the stored bytes are not read again
+	}
+	it.reading = true
+	return nil
+}
+
+// line returns the stored line l of the source.
+func (it *sourceLines) line(l *Line) store.Line {
+	return store.Line{
+		SourceID: it.src.ID, Path: it.src.Path, Node: it.src.Node,
+		N: l.N, Time: time.Unix(0, l.Time).UTC(), Offset: l.Offset, Flags: l.Flags, Text: string(l.Text),
+	}
+}
+
 // loadWindow reads every selected line of the source in a bounded window
 // and puts them in time order: a file whose clock goes back (diag.log's event
 // log after its ns_log section, a rotated log appended to another) would
@@ -294,45 +489,36 @@ func (it *sourceLines) loadWindow() error {
 	return nil
 }
 
-// load decodes a block into it.lines, those of its lines the filter selects.
+// load decodes a whole block into it.lines, those of its lines the filter
+// selects.
 func (it *sourceLines) load(b Ref) error {
 	var err error
 	if it.data, err = it.st.Block(it.ctx, it.src, b, it.data); err != nil {
 		return err
 	}
-	f := it.filter
 	it.lines, it.pos = it.lines[:0], 0
-	if it.spare != nil {
-		it.buf, *it.spare = *it.spare, nil
-		defer func() { *it.spare, it.buf = it.buf, nil }()
-	}
-	var since, until int64
-	if !f.Since.IsZero() {
-		since = f.Since.UnixNano()
-	}
-	if !f.Until.IsZero() {
-		until = f.Until.UnixNano()
-	}
-	it.buf, err = DecodeSearch(b.FirstLine, it.data, it.buf, it.search, func(l *Line) error {
-		if since != 0 && l.Time < since || until != 0 && l.Time >= until {
-			return nil
-		}
-		if len(it.text) > 0 && !bytes.Contains(l.Text, it.text) {
-			return nil
-		}
-		if f.Regexp != nil && (!it.search.May(l.Text) || !f.Regexp.Match(l.Text)) { // the needles first: far cheaper than the regexp
-			return nil
-		}
-		it.lines = append(it.lines, store.Line{
-			SourceID: it.src.ID, Path: it.src.Path, Node: it.src.Node,
-			N: l.N, Time: time.Unix(0, l.Time).UTC(), Offset: l.Offset, Flags: l.Flags, Text: string(l.Text),
-		})
-		return nil
-	})
-	if err != nil {
+	r := it.whole
+	if err := r.Open(b.FirstLine, it.data, true); err != nil {
 		return fmt.Errorf("read block %d of %s: %w", b.Key, it.src.Path, err)
 	}
-	if len(it.lines) == 0 || f.NoKinds {
+	defer r.Close()
+	if q := it.match.q; q != nil && !q.In(r.Text()) {
+		return nil
+	}
+	it.read.Add(1)
+	for {
+		l, err := r.Next()
+		if err != nil {
+			return fmt.Errorf("read block %d of %s: %w", b.Key, it.src.Path, err)
+		}
+		if l == nil {
+			break
+		}
+		if it.match.line(l) {
+			it.lines = append(it.lines, it.line(l))
+		}
+	}
+	if len(it.lines) == 0 || it.noKinds {
 		return nil
 	}
 	// The lines of a block are in line order.
@@ -350,7 +536,13 @@ type lineHeap []*sourceLines
 
 func (h lineHeap) Len() int { return len(h) }
 func (h lineHeap) Less(i, j int) bool {
-	return h[i].cur.Position().Compare(h[j].cur.Position()) < 0
+	if c := h[i].cur.Position().Compare(h[j].cur.Position()); c != 0 {
+		return c < 0
+	}
+	// Two sources of the same path (runs of a file that changed between
+	// them): a fixed order, so that a page of a search resumes where it ended.
+	a, b := h[i].src, h[j].src
+	return a.Incident < b.Incident || a.Incident == b.Incident && a.ID < b.ID
 }
 func (h lineHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
 func (h *lineHeap) Push(x any)   { *h = append(*h, x.(*sourceLines)) }

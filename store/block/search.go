@@ -1,183 +1,142 @@
 package block
 
 import (
-	"bytes"
-	"regexp"
-	"regexp/syntax"
-	"strings"
-	"unicode/utf8"
+	"context"
+	"fmt"
+	"iter"
+	"slices"
+
+	"forensics/store"
+	"forensics/store/search"
 )
 
-// Search is what a search for lines asks of the text of a block: a block
-// whose bytes hold none of its needles holds no line it selects, and need
-// not be read line by line. A block's bytes are its lines' texts with small
-// records between them, so a needle found there may be in no one line (the
-// lines are then read), but one in a line is always found.
-type Search struct {
-	needles []needle // none: any block may hold a line the search selects
-}
+// Find picks the blocks of the sources and window a filter selects, and
+// of those, with an index, the blocks that may hold a line q selects. It
+// counts in stats the blocks it picked by the filter and those it kept.
+type Find func(ctx context.Context, f store.LineFilter, q *search.Query, stats *store.SearchStats) ([]Source, error)
 
-// needle is a string every match may contain, as it is or, when fold is
-// set, in ASCII letters of either case (text is then in lower case).
-type needle struct {
-	text []byte
-	fold bool
-}
-
-// NewSearch is the search for lines that contain text (when it is not
-// empty) and match re (when it is not nil).
-func NewSearch(text string, re *regexp.Regexp) Search {
-	if text != "" {
-		return Search{needles: []needle{{text: []byte(text)}}}
-	}
-	if re == nil {
-		return Search{}
-	}
-	parsed, err := syntax.Parse(re.String(), syntax.Perl)
-	if err != nil {
-		return Search{}
-	}
-	lits, ok := required(parsed.Simplify())
-	if !ok {
-		return Search{}
-	}
-	for _, l := range lits {
-		// A U+FFFD in the pattern also matches bytes that are not UTF-8,
-		// which its encoding is not.
-		if len(l.text) == 0 || bytes.ContainsRune(l.text, utf8.RuneError) {
-			return Search{}
-		}
-	}
-	return Search{needles: lits}
-}
-
-// May reports whether raw, a block's decoded bytes, may hold a line the
-// search selects.
-func (s Search) May(raw []byte) bool {
-	if len(s.needles) == 0 {
-		return true
-	}
-	for _, n := range s.needles {
-		if n.fold && containsFold(raw, n.text) || !n.fold && bytes.Contains(raw, n.text) {
-			return true
-		}
-	}
-	return false
-}
-
-// Two letters outside ASCII fold to ASCII ones: the Kelvin sign to k and
-// the long s to s. A block that holds either may match a folded needle with
-// k or s that no ASCII comparison finds.
-var (
-	kelvin = []byte("\u212a")
-	longS  = []byte("\u017f")
-)
-
-// containsFold reports whether raw contains n (lower case ASCII) in either
-// case, as a case-folding regexp would find it.
-func containsFold(raw, n []byte) bool {
-	if bytes.ContainsAny(n, "ks") && (bytes.Contains(raw, kelvin) || bytes.Contains(raw, longS)) {
-		return true
-	}
-	lo, up := n[0], n[0]
-	if 'a' <= lo && lo <= 'z' {
-		up = lo - 'a' + 'A'
-	}
-	// The next place of the first letter in each case, found once each.
-	next := func(c byte, from int) int {
-		if i := bytes.IndexByte(raw[from:], c); i >= 0 {
-			return from + i
-		}
-		return len(raw)
-	}
-	il, iu := next(lo, 0), next(up, 0)
-	for {
-		i := min(il, iu)
-		if i+len(n) > len(raw) {
-			return false
-		}
-		if equalFoldASCII(raw[i:i+len(n)], n) {
-			return true
-		}
-		if il == i {
-			il = next(lo, i+1)
-		}
-		if iu == i {
-			iu = next(up, i+1)
+// Lines is a backend's Lines: a cursor over the lines of a search that
+// takes every line the filter selects, which yields an error once and ends.
+func Lines(ctx context.Context, st Stored, f store.LineFilter, find Find) iter.Seq2[*store.Line, error] {
+	return func(yield func(*store.Line, error) bool) {
+		_, err := Search(ctx, st, store.Search{LineFilter: f}, find, func(l *store.Line) bool { return yield(l, nil) })
+		if err != nil {
+			yield(nil, err)
 		}
 	}
 }
 
-// equalFoldASCII reports whether b is lower, with ASCII letters of either case.
-func equalFoldASCII(b, lower []byte) bool {
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != lower[i] {
-			return false
-		}
+// Search is a backend's Search: it reads the blocks find picks and calls
+// fn with the lines of the search from after s.After, at most s.Limit of
+// them, until fn returns false.
+func Search(ctx context.Context, st Stored, s store.Search, find Find, fn func(*store.Line) bool) (store.SearchResult, error) {
+	q := search.Plan(s.Text, s.Fold, s.Regexp)
+	var res store.SearchResult
+	if !q.Scan() {
+		res.Stats.Query = q.String()
 	}
-	return true
+	m := Merge{Stored: st, Filter: s.LineFilter, Query: q, Stats: &res.Stats}
+	if s.After != "" {
+		after, err := store.ParseMark(s.After)
+		if err != nil {
+			return res, err
+		}
+		m.After = &after
+	}
+	var err error
+	if m.Sources, err = find(ctx, s.LineFilter, q, &res.Stats); err != nil {
+		return res, err
+	}
+	n := 0
+	stopped := false
+	var last store.Mark
+	err = m.Lines(ctx, func(l *store.Line, at store.Mark) bool {
+		n++
+		last = at
+		stopped = !fn(l) || s.Limit > 0 && n >= s.Limit
+		return !stopped
+	})
+	if stopped {
+		res.Next = last.String()
+	}
+	return res, err
 }
 
-// required returns strings one of which every match of re contains, or
-// false when it finds none: only literals, joined by concatenation,
-// alternation, groups and repetitions of at least one, count.
-func required(re *syntax.Regexp) ([]needle, bool) {
-	switch re.Op {
-	case syntax.OpLiteral:
-		s := string(re.Rune)
-		if re.Flags&syntax.FoldCase == 0 {
-			return []needle{{text: []byte(s)}}, true
-		}
-		for _, r := range re.Rune {
-			if r >= utf8.RuneSelf {
-				return nil, false // Unicode folding: left to the regexp
-			}
-		}
-		return []needle{{text: []byte(strings.ToLower(s)), fold: true}}, true
-	case syntax.OpCapture, syntax.OpPlus:
-		return required(re.Sub[0])
-	case syntax.OpRepeat:
-		if re.Min < 1 {
-			return nil, false
-		}
-		return required(re.Sub[0])
-	case syntax.OpConcat:
-		// The child whose shortest string is longest rules out the most.
-		var best []needle
-		bestLen := 0
-		for _, sub := range re.Sub {
-			lits, ok := required(sub)
-			if !ok {
-				continue
-			}
-			if n := shortest(lits); n > bestLen {
-				best, bestLen = lits, n
-			}
-		}
-		return best, best != nil
-	case syntax.OpAlternate:
-		var all []needle
-		for _, sub := range re.Sub {
-			lits, ok := required(sub)
-			if !ok {
-				return nil, false
-			}
-			all = append(all, lits...)
-		}
-		return all, true
-	}
-	return nil, false
-}
-
-func shortest(ns []needle) int {
-	n := -1
-	for _, s := range ns {
-		if n < 0 || len(s.text) < n {
-			n = len(s.text)
-		}
+// Count returns how many blocks srcs have.
+func Count(srcs []Source) int {
+	n := 0
+	for _, s := range srcs {
+		n += len(s.Blocks)
 	}
 	return n
+}
+
+// SegmentParts is what a backend read of a segment of the index: how many
+// blocks it holds, the version of its sketches, and its parts by number.
+type SegmentParts struct {
+	Blocks, Version int
+	Parts           map[int][]byte
+}
+
+// ReadGrams reads, of the given segments of the incidents (0: a store of
+// one), the parts named.
+type ReadGrams func(ctx context.Context, incidents, segments []int64, parts []int) (map[int64]*SegmentParts, error)
+
+// Choose drops from srcs the blocks the index rules out for q and counts
+// in stats what it kept: a block of a segment whose words say it holds no
+// 4-gram of a string the search needs. Blocks not indexed are kept.
+func Choose(ctx context.Context, srcs []Source, q *search.Query, stats *store.SearchStats, read ReadGrams) ([]Source, error) {
+	stats.Blocks = Count(srcs)
+	stats.Chosen = stats.Blocks
+	var segs, incidents []int64
+	seen := map[int64]bool{}
+	for _, src := range srcs {
+		for _, b := range src.Blocks {
+			if b.Segment == 0 {
+				stats.Unindexed++
+			} else if !seen[b.Segment] {
+				seen[b.Segment] = true
+				segs = append(segs, b.Segment)
+			}
+		}
+		if !slices.Contains(incidents, src.Incident) {
+			incidents = append(incidents, src.Incident)
+		}
+	}
+	g := NewGrams(q)
+	if g == nil || len(segs) == 0 {
+		return srcs, nil
+	}
+	stored, err := read(ctx, incidents, segs, g.Parts())
+	if err != nil {
+		return nil, err
+	}
+	masks := make(map[int64]uint64, len(stored))
+	for id, sp := range stored {
+		if sp.Version != GramsVersion || sp.Blocks < 1 || sp.Blocks > SegmentBlocks {
+			continue // another build's sketches: its blocks are read
+		}
+		parts, err := DecodeParts(sp.Parts)
+		if err != nil {
+			return nil, fmt.Errorf("the index of lines, segment %d: %w", id, err)
+		}
+		masks[id] = g.Match(sp.Blocks, parts)
+	}
+	stats.Indexed = true
+	stats.Chosen = 0
+	out := srcs[:0]
+	for _, src := range srcs {
+		kept := src.Blocks[:0]
+		for _, b := range src.Blocks {
+			if m, ok := masks[b.Segment]; !ok || b.Place < 0 || b.Place >= SegmentBlocks || m&(1<<b.Place) != 0 {
+				kept = append(kept, b)
+			}
+		}
+		stats.Chosen += len(kept)
+		if len(kept) > 0 {
+			src.Blocks = kept
+			out = append(out, src)
+		}
+	}
+	return out, nil
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand"
+	"slices"
 	"testing"
 
 	"forensics/lines"
@@ -88,29 +89,26 @@ func TestSpanBlocks(t *testing.T) {
 	text := spanText(1)
 	for _, traced := range []bool{false, true} {
 		blocks, want := buildBlocks(t, text, traced)
-		var got []storedLine
-		var buf []byte
 		spans, size := 0, 0
 		for _, blk := range blocks {
 			if bytes.HasPrefix(blk.Data, zranMagic[:]) {
 				spans++
 			}
 			size += len(blk.Data)
-			var err error
-			buf, err = Decode(blk.FirstLine, blk.Data, buf, func(l *Line) error {
-				got = append(got, storedLine{l.N, l.Time, l.Flags, string(l.Text)})
-				return nil
-			})
+		}
+		// Whole, as a search reads a block, and lazily, as a dump does.
+		for _, whole := range []bool{true, false} {
+			got, err := readBlocks(blocks, whole)
 			if err != nil {
-				t.Fatalf("traced %v: block at line %d: %v", traced, blk.FirstLine, err)
+				t.Fatalf("traced %v, whole %v: %v", traced, whole, err)
 			}
-		}
-		if len(got) != len(want) {
-			t.Fatalf("traced %v: %d lines back of %d", traced, len(got), len(want))
-		}
-		for i := range want {
-			if got[i] != want[i] {
-				t.Fatalf("traced %v: line %d is\n%+v\nwant\n%+v", traced, i, got[i], want[i])
+			if len(got) != len(want) {
+				t.Fatalf("traced %v, whole %v: %d lines back of %d", traced, whole, len(got), len(want))
+			}
+			for i := range want {
+				if got[i] != want[i] {
+					t.Fatalf("traced %v, whole %v: line %d is\n%+v\nwant\n%+v", traced, whole, i, got[i], want[i])
+				}
 			}
 		}
 		switch {
@@ -123,6 +121,28 @@ func TestSpanBlocks(t *testing.T) {
 	}
 }
 
+// readBlocks reads the lines of blocks back with one Reader.
+func readBlocks(blocks []Block, whole bool) ([]storedLine, error) {
+	var got []storedLine
+	var r Reader
+	for _, blk := range blocks {
+		if err := r.Open(blk.FirstLine, blk.Data, whole); err != nil {
+			return got, fmt.Errorf("block at line %d: %w", blk.FirstLine, err)
+		}
+		for {
+			l, err := r.Next()
+			if err != nil {
+				return got, fmt.Errorf("block at line %d: %w", blk.FirstLine, err)
+			}
+			if l == nil {
+				break
+			}
+			got = append(got, storedLine{l.N, l.Time, l.Flags, string(l.Text)})
+		}
+	}
+	return got, nil
+}
+
 // TestSpanBlockDamaged checks that a damaged block of a deflate span is an
 // error, never a panic or an allocation the size of a lie.
 func TestSpanBlockDamaged(t *testing.T) {
@@ -133,18 +153,21 @@ func TestSpanBlockDamaged(t *testing.T) {
 	// One byte is 0x00, an empty S2 block; past half, the cut may fall in
 	// the rest of the deflate block after the last line.
 	for cut := 2; cut < len(blk.Data)/2; cut += 1 + len(blk.Data)/100 {
-		if _, err := Decode(blk.FirstLine, blk.Data[:cut], nil, nop); err == nil {
+		if err := Decode(blk.FirstLine, blk.Data[:cut], nop); err == nil {
 			t.Fatalf("the block cut to %d of %d bytes decoded", cut, len(blk.Data))
 		} else if !errors.Is(err, ErrCorrupt) {
 			t.Fatalf("cut to %d: %v is not ErrCorrupt", cut, err)
 		}
 	}
-	for range 2000 {
+	for i := range 2000 {
 		d := bytes.Clone(blk.Data)
 		for range 1 + r.Intn(4) {
 			d[2+r.Intn(len(d)-2)] ^= byte(1 + r.Intn(255))
 		}
-		Decode(blk.FirstLine, d, nil, nop) // an error or other lines, not a panic
+		Decode(blk.FirstLine, d, nop) // an error or other lines, not a panic
+		if i%4 == 0 {
+			readBlocks([]Block{{FirstLine: blk.FirstLine, Data: d}}, false) // and read lazily
+		}
 	}
 }
 
@@ -173,6 +196,12 @@ func FuzzLineBlock(f *testing.F) {
 	s2b.Add(1, 5, 0, store.LineFlags{}, text, 0)
 	f.Add(s2b.Finish().Data)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		Decode(1, data, nil, func(*Line) error { return nil }) // an error or lines, never a panic
+		// An error or lines, never a panic; the same lines read whole or lazily.
+		blocks := []Block{{FirstLine: 1, Data: data}}
+		whole, werr := readBlocks(blocks, true)
+		lazy, lerr := readBlocks(blocks, false)
+		if werr == nil && lerr == nil && !slices.Equal(whole, lazy) {
+			t.Errorf("read whole: %d lines; lazily: %d lines, or others", len(whole), len(lazy))
+		}
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"forensics"
 	"forensics/store"
 	"forensics/store/block"
+	"forensics/store/search"
 )
 
 // Lines returns a cursor over the stored lines the filter selects, merged
@@ -17,11 +18,17 @@ func (db *DB) Lines(ctx context.Context, f store.LineFilter) iter.Seq2[*store.Li
 	return block.Lines(ctx, blocks{db}, f, db.candidateBlocks)
 }
 
+// Search calls fn with a page of the lines a search selects, as Lines
+// gives them.
+func (db *DB) Search(ctx context.Context, s store.Search, fn func(*store.Line) bool) (store.SearchResult, error) {
+	return block.Search(ctx, blocks{db}, s, db.candidateBlocks, fn)
+}
+
 // candidateBlocks finds the blocks that may hold lines in the window: a
 // block can only overlap it if it starts at most the longest block span
 // of the incident before it, which keeps the condition on t_min, the
 // indexed column after the incident.
-func (db *DB) candidateBlocks(ctx context.Context, f store.LineFilter) ([]block.Source, error) {
+func (db *DB) candidateBlocks(ctx context.Context, f store.LineFilter, q *search.Query, stats *store.SearchStats) ([]block.Source, error) {
 	var w where
 	inc, err := db.sources(ctx, &w, f.Run, f.Components, f.Paths)
 	if err != nil {
@@ -42,7 +49,7 @@ func (db *DB) candidateBlocks(ctx context.Context, f store.LineFilter) ([]block.
 		w.add("b.t_min >= ?", f.Since.UnixNano()-span)
 		w.add("b.t_max >= ?", f.Since.UnixNano())
 	}
-	rows, err := db.pool.Query(ctx, `SELECT b.seq, b.first_line, b.t_min, s.incident_id, s.id, s.path, s.node
+	rows, err := db.pool.Query(ctx, `SELECT b.seq, b.first_line, b.t_min, b.t_max, coalesce(b.gram_segment, 0), coalesce(b.gram_place, 0)::int, s.incident_id, s.id, s.path, s.node
 		FROM forensics.blocks b JOIN forensics.sources s ON s.incident_id = b.incident_id AND s.id = b.source_id
 		WHERE `+w.String()+` ORDER BY s.path, s.incident_id, s.id, b.seq`, w.args...)
 	if err != nil {
@@ -53,7 +60,7 @@ func (db *DB) candidateBlocks(ctx context.Context, f store.LineFilter) ([]block.
 	if err != nil {
 		return nil, db.fail("query lines", err)
 	}
-	return srcs, nil
+	return block.Choose(ctx, srcs, q, stats, db.readGrams)
 }
 
 func (db *DB) maxBlockSpan(ctx context.Context, incident int64) (int64, error) {

@@ -58,6 +58,7 @@ type Writer struct {
 	counted  int         // events written in this transaction
 	maxSpan  int64
 	seq      map[int64]int64 // next event and block number, per source
+	seg      segmentWriter   // the index of the blocks written
 }
 
 type eventRow struct {
@@ -80,6 +81,22 @@ type blockRow struct {
 	source, seq                  int64
 	firstLine, lines, tMin, tMax int64
 	off, end                     int
+	segment                      *int64 // its segment of the index of blocks, and its place in it
+	place                        *int16
+}
+
+// gramRow is a part of a segment of the index of blocks waiting for COPY:
+// its data is in the batch's data, after the blocks'.
+type gramRow struct {
+	segment  int64
+	part     int32
+	off, end int
+}
+
+// segmentRow is a segment of the index of blocks waiting for COPY.
+type segmentRow struct {
+	id     int64
+	blocks int16
 }
 
 // NewRun starts a run over the given inputs. Its row is written when the
@@ -209,6 +226,8 @@ func (w *Writer) Commit() error {
 	if w.tx == nil {
 		return nil
 	}
+	// The index of the blocks written goes with them.
+	w.seg.flush(&w.cur)
 	if err := w.flushAll(); err != nil {
 		w.Rollback()
 		return err
@@ -246,9 +265,11 @@ func (w *Writer) commitIfFull() error {
 // batch is rows on their way to the server: the writer fills one while
 // the COPY of the other runs.
 type batch struct {
-	events []eventRow
-	blocks []blockRow
-	data   []byte // the compressed lines of blocks, back to back; blockRow.off indexes it
+	events   []eventRow
+	blocks   []blockRow
+	grams    []gramRow
+	segments []segmentRow
+	data     []byte // the compressed lines of blocks and the parts of the index, back to back; their rows' off index it
 }
 
 type copied struct {
@@ -266,7 +287,7 @@ func (w *Writer) flush() error {
 	if err := w.sync(); err != nil {
 		return err
 	}
-	if len(w.cur.events) == 0 && len(w.cur.blocks) == 0 {
+	if len(w.cur.events) == 0 && len(w.cur.blocks) == 0 && len(w.cur.grams) == 0 {
 		return nil
 	}
 	b := w.cur
@@ -288,13 +309,32 @@ func (w *Writer) flush() error {
 		}
 		if len(b.blocks) > 0 && c.err == nil {
 			_, c.err = tx.CopyFrom(ctx, pgx.Identifier{"forensics", "blocks"},
-				[]string{"incident_id", "source_id", "seq", "first_line", "lines", "t_min", "t_max", "data"},
+				[]string{"incident_id", "source_id", "seq", "first_line", "lines", "t_min", "t_max", "data", "gram_segment", "gram_place"},
 				&blockSource{rows: b.blocks, data: b.data, incident: inc, pos: -1})
 			if c.err != nil {
 				c.err = w.db.fail("store lines", c.err)
 			}
 		}
-		w.returned = batch{b.events[:0], b.blocks[:0], b.data[:0]}
+		if len(b.grams) > 0 && c.err == nil {
+			_, c.err = tx.CopyFrom(ctx, pgx.Identifier{"forensics", "gram_parts"}, []string{"incident_id", "segment", "part", "data"},
+				pgx.CopyFromSlice(len(b.grams), func(i int) ([]any, error) {
+					g := &b.grams[i]
+					return []any{inc, g.segment, g.part, b.data[g.off:g.end]}, nil
+				}))
+			if c.err != nil {
+				c.err = w.db.fail("index lines", c.err)
+			}
+		}
+		if len(b.segments) > 0 && c.err == nil {
+			_, c.err = tx.CopyFrom(ctx, pgx.Identifier{"forensics", "gram_segments"}, []string{"incident_id", "id", "version", "blocks"},
+				pgx.CopyFromSlice(len(b.segments), func(i int) ([]any, error) {
+					return []any{inc, b.segments[i].id, int16(block.GramsVersion), b.segments[i].blocks}, nil
+				}))
+			if c.err != nil {
+				c.err = w.db.fail("index lines", c.err)
+			}
+		}
+		w.returned = batch{b.events[:0], b.blocks[:0], b.grams[:0], b.segments[:0], b.data[:0]}
 		done <- c
 	}()
 	return nil
@@ -344,21 +384,22 @@ type blockSource struct {
 	data     []byte
 	incident int64
 	pos      int
-	vals     [8]any
+	vals     [10]any
 }
 
 func (s *blockSource) Next() bool { s.pos++; return s.pos < len(s.rows) }
 func (s *blockSource) Err() error { return nil }
 func (s *blockSource) Values() ([]any, error) {
 	b := &s.rows[s.pos]
-	s.vals = [8]any{s.incident, b.source, b.seq, b.firstLine, b.lines, b.tMin, b.tMax, s.data[b.off:b.end]}
+	s.vals = [10]any{s.incident, b.source, b.seq, b.firstLine, b.lines, b.tMin, b.tMax, s.data[b.off:b.end], b.segment, b.place}
 	return s.vals[:], nil
 }
 
 // Rollback abandons what was written since the last commit.
 func (w *Writer) Rollback() {
 	w.sync() // the transaction is abandoned: how its last COPY went no longer matters
-	w.cur = batch{w.cur.events[:0], w.cur.blocks[:0], w.cur.data[:0]}
+	w.cur = batch{w.cur.events[:0], w.cur.blocks[:0], w.cur.grams[:0], w.cur.segments[:0], w.cur.data[:0]}
+	w.seg.abandon()
 	w.pending = 0
 	if w.tx != nil {
 		w.tx.Rollback(context.WithoutCancel(w.ctx))
@@ -441,7 +482,7 @@ func (w *Writer) BeginSource(src *forensics.Source) error {
 
 // LineBuffer returns a buffer that encodes and compresses lines into
 // blocks on the goroutine that fills it, as the SQLite backend does.
-func (w *Writer) LineBuffer() store.LineBuffer { return block.NewLineBuffer(true) }
+func (w *Writer) LineBuffer() store.LineBuffer { return block.NewLineBuffer(true, true) }
 
 // AddLines queues a block of lines of a source for COPY.
 func (w *Writer) AddLines(src int64, lb store.LineBatch) error {
@@ -453,7 +494,16 @@ func (w *Writer) AddLines(src int64, lb store.LineBatch) error {
 	c := &w.cur
 	off := len(c.data)
 	c.data = append(c.data, b.Data...)
-	c.blocks = append(c.blocks, blockRow{source: src, seq: w.next(src), firstLine: b.FirstLine, lines: b.Lines, tMin: b.TMin, tMax: b.TMax, off: off, end: len(c.data)})
+	row := blockRow{source: src, seq: w.next(src), firstLine: b.FirstLine, lines: b.Lines, tMin: b.TMin, tMax: b.TMax, off: off, end: len(c.data)}
+	if b.Sketch != nil {
+		seg, place, err := w.seg.add(w, b.Sketch)
+		if err != nil {
+			b.Release()
+			return err
+		}
+		row.segment, row.place = &seg, &place
+	}
+	c.blocks = append(c.blocks, row)
 	w.pending += int64(len(b.Data))
 	w.maxSpan = max(w.maxSpan, b.TMax-b.TMin)
 	b.Release()
@@ -554,6 +604,14 @@ func (w *Writer) AbortSource(src int64) error {
 	}
 	if err := w.exec("remove source", `DELETE FROM forensics.run_sources WHERE incident_id = $1 AND source_id = $2`, w.incident, src); err != nil {
 		return err
+	}
+	// Segments of the index whose every block went with the source.
+	for _, table := range []string{"gram_parts", "gram_segments"} {
+		col := map[string]string{"gram_parts": "segment", "gram_segments": "id"}[table]
+		if err := w.exec("remove source", `DELETE FROM forensics.`+table+` WHERE incident_id = $1 AND `+col+` NOT IN
+			(SELECT gram_segment FROM forensics.blocks WHERE incident_id = $1 AND gram_segment IS NOT NULL)`, w.incident); err != nil {
+			return err
+		}
 	}
 	delete(w.seq, src)
 	return w.exec("remove source", `DELETE FROM forensics.sources WHERE incident_id = $1 AND id = $2`, w.incident, src)

@@ -136,7 +136,7 @@ func BenchmarkWindowQuery(b *testing.B) {
 	window := store.LineFilter{Since: at, Until: at.Add(10 * time.Second), Run: 1}
 
 	span, _ := db.metaInt(ctx, "max_block_span")
-	q, args := candidateQuery(window, span)
+	q, args := candidateQuery(window, span, true)
 	var plan []string
 	db.QuerySQL(ctx, "EXPLAIN QUERY PLAN "+q, args,
 		func(_ []string, vals []any) error { plan = append(plan, fmt.Sprint(vals[3])); return nil })

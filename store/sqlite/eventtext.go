@@ -18,7 +18,6 @@ type lineTexts struct {
 	db     *DB
 	ctx    context.Context
 	blocks []*textBlock // the most recently read last
-	buf    []byte
 }
 
 // maxTextBlocks bounds the decoded blocks a cursor keeps (128 KiB each).
@@ -28,8 +27,8 @@ const maxTextBlocks = 16
 type textBlock struct {
 	src   int64
 	first int64
-	raw   []byte
-	text  [][]byte // by line - first; nil for a line cut in pieces
+	r     block.Reader // holds the text
+	text  [][]byte     // by line - first; nil for a line cut in pieces
 }
 
 func (b *textBlock) line(n int64) ([]byte, bool) {
@@ -77,16 +76,17 @@ func (lt *lineTexts) read(src, n int64) (*textBlock, error) {
 
 // decode decodes a block and keeps it, under key (a source, or a block id).
 func (lt *lineTexts) decode(key, first int64, data []byte) (*textBlock, error) {
-	b := &textBlock{src: key, first: first}
+	b := &textBlock{}
 	if len(lt.blocks) >= maxTextBlocks {
 		// The oldest block goes; its buffers decode the new one.
-		old := lt.blocks[0]
+		b = lt.blocks[0]
 		copy(lt.blocks, lt.blocks[1:])
 		lt.blocks = lt.blocks[:len(lt.blocks)-1]
-		lt.buf, b.text = old.raw, old.text[:0]
+		b.text = b.text[:0]
 	}
+	b.src, b.first = key, first
 	cut := false // the record before was a piece of a cut line: this one goes on with it
-	raw, err := block.Decode(first, data, lt.buf, func(l *block.Line) error {
+	err := b.r.Decode(first, data, func(l *block.Line) error {
 		i := l.N - first
 		for int64(len(b.text)) <= i {
 			b.text = append(b.text, nil)
@@ -99,11 +99,9 @@ func (lt *lineTexts) decode(key, first int64, data []byte) (*textBlock, error) {
 		cut = l.Flags.Cut
 		return nil
 	})
-	lt.buf = nil
 	if err != nil {
 		return nil, fmt.Errorf("read block of line %d: %w", first, err)
 	}
-	b.raw = raw
 	lt.blocks = append(lt.blocks, b)
 	return b, nil
 }

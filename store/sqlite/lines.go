@@ -10,6 +10,7 @@ import (
 	"forensics"
 	"forensics/store"
 	"forensics/store/block"
+	"forensics/store/search"
 )
 
 // Lines returns a cursor over the stored lines the filter selects, merged
@@ -21,10 +22,16 @@ func (db *DB) Lines(ctx context.Context, f store.LineFilter) iter.Seq2[*store.Li
 	return block.Lines(ctx, blocks{db, &lineKinds{}}, f, db.candidateBlocks)
 }
 
+// Search calls fn with a page of the lines a search selects, as Lines
+// gives them.
+func (db *DB) Search(ctx context.Context, s store.Search, fn func(*store.Line) bool) (store.SearchResult, error) {
+	return block.Search(ctx, blocks{db, &lineKinds{}}, s, db.candidateBlocks, fn)
+}
+
 // candidateBlocks finds the blocks that may hold lines in the window,
 // using the index on t_min: a block can only overlap the window if it starts
 // at most the longest block span before it.
-func (db *DB) candidateBlocks(ctx context.Context, f store.LineFilter) ([]block.Source, error) {
+func (db *DB) candidateBlocks(ctx context.Context, f store.LineFilter, q *search.Query, stats *store.SearchStats) ([]block.Source, error) {
 	var span int64
 	if !f.Since.IsZero() {
 		var err error
@@ -32,18 +39,24 @@ func (db *DB) candidateBlocks(ctx context.Context, f store.LineFilter) ([]block.
 			return nil, err
 		}
 	}
-	q, args := candidateQuery(f, span)
-	rows, err := db.sql.QueryContext(ctx, q, args...)
+	query, args := candidateQuery(f, span, db.hasGrams)
+	rows, err := db.sql.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("query lines: %w", err)
 	}
-	defer rows.Close()
-	return block.ScanBlocks(rows, false)
+	srcs, err := block.ScanBlocks(rows, false)
+	rows.Close()
+	if err != nil {
+		return nil, fmt.Errorf("query lines: %w", err)
+	}
+	return block.Choose(ctx, srcs, q, stats, db.readGrams)
 }
 
 // candidateQuery is the query of candidateBlocks, given the longest span
-// of a block. It reads only the index of blocks (schema.sql says why).
-func candidateQuery(f store.LineFilter, span int64) (string, []any) {
+// of a block, with each block's place in the index of blocks when the
+// timeline has one. It reads only the indexes of blocks (schema.sql says
+// why).
+func candidateQuery(f store.LineFilter, span int64, grams bool) (string, []any) {
 	var w where
 	w.sources(f.Run, f.Components, f.Paths)
 	in(&w, "s.node", f.Nodes)
@@ -54,7 +67,12 @@ func candidateQuery(f store.LineFilter, span int64) (string, []any) {
 		w.add("b.t_min >= ?", f.Since.UnixNano()-span)
 		w.add("b.t_max >= ?", f.Since.UnixNano())
 	}
-	return `SELECT b.id, b.first_line, b.t_min, s.id, s.path, s.node FROM main.blocks b JOIN main.sources s ON s.id = b.source_id
+	if !grams {
+		return `SELECT b.id, b.first_line, b.t_min, b.t_max, 0, 0, s.id, s.path, s.node FROM main.blocks b JOIN main.sources s ON s.id = b.source_id
+		WHERE ` + w.String() + ` ORDER BY s.path, s.id, b.first_line`, w.args
+	}
+	return `SELECT b.id, b.first_line, b.t_min, b.t_max, coalesce(g.segment, 0), coalesce(g.place, 0), s.id, s.path, s.node
+		FROM main.blocks b JOIN main.sources s ON s.id = b.source_id LEFT JOIN main.block_grams g ON g.block_id = b.id
 		WHERE ` + w.String() + ` ORDER BY s.path, s.id, b.first_line`, w.args
 }
 

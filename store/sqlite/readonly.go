@@ -92,7 +92,7 @@ func refuseWritingPragmas(op int, arg1, arg2, _ string) int {
 func blockLinesJSON(data []byte, firstLine int64) (string, error) {
 	type row [5]any
 	var rows []row
-	_, err := block.Decode(firstLine, data, nil, func(l *block.Line) error {
+	err := block.Decode(firstLine, data, func(l *block.Line) error {
 		rows = append(rows, row{l.N, l.Time, l.Offset, int(l.Flags.Zone), string(l.Text)})
 		return nil
 	})

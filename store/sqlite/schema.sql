@@ -98,6 +98,29 @@ CREATE TABLE IF NOT EXISTS blocks (
 CREATE INDEX IF NOT EXISTS blocks_t ON blocks(t_min, t_max, source_id, first_line);
 CREATE INDEX IF NOT EXISTS blocks_source ON blocks(source_id, first_line, t_min, t_max);
 
+-- The index of blocks of lines (store/block/grams.go): the 4-grams of the
+-- lines of up to 64 blocks written together, a segment, slot by slot, in
+-- parts of 256 slots; and for each block indexed, its segment and its
+-- place, its bit in the segment's words. A block with no row was written
+-- before the timeline had the index, and every search reads it
+-- (forensics timeline reindex indexes it).
+CREATE TABLE IF NOT EXISTS gram_segments (
+	id      INTEGER PRIMARY KEY,
+	version INTEGER NOT NULL, -- block.GramsVersion of the sketches
+	blocks  INTEGER NOT NULL  -- how many blocks it holds
+);
+CREATE TABLE IF NOT EXISTS gram_parts (
+	segment INTEGER NOT NULL REFERENCES gram_segments(id) ON DELETE CASCADE,
+	part    INTEGER NOT NULL,
+	data    BLOB NOT NULL, -- S2 of 256 words, one a slot: bit i set when the segment's block i has it
+	PRIMARY KEY (segment, part)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS block_grams (
+	block_id INTEGER PRIMARY KEY REFERENCES blocks(id) ON DELETE CASCADE,
+	segment  INTEGER NOT NULL,
+	place    INTEGER NOT NULL
+);
+
 CREATE TABLE IF NOT EXISTS runs (
 	id        INTEGER PRIMARY KEY,
 	started   TEXT NOT NULL,

@@ -54,6 +54,7 @@ type DB struct {
 	readOnly   bool
 	release    func() // the writer lock, for a database open for writing
 	hasRelease bool   // sources has the release column (timelines written before it do not)
+	hasGrams   bool   // the timeline has the tables of the index of blocks (grams.go)
 	schema     int    // the file's schema version
 
 	sideOnce sync.Once // the read-only connection of a timeline open for writing (blockReader)
@@ -219,6 +220,9 @@ func (db *DB) migrate() error {
 	if err := db.addRelease(ctx); err != nil {
 		return fmt.Errorf("add the release column: %w", err)
 	}
+	// schema.sql made the tables of the index of blocks, in a timeline
+	// written before them too: the blocks written from now on are indexed.
+	db.hasGrams = true
 	var v string
 	err := db.sql.QueryRowContext(ctx, `SELECT value FROM main.meta WHERE key = 'schema'`).Scan(&v)
 	switch {
@@ -287,7 +291,10 @@ func (db *DB) checkVersion() error {
 	if db.schema = readsVersions[v]; db.schema == 0 {
 		return fmt.Errorf("timeline schema version %s, this forensics reads versions 1 to %s", v, schemaVersion)
 	}
-	db.hasRelease, err = hasReleaseColumn(db.sql.QueryContext)
+	if db.hasRelease, err = hasReleaseColumn(db.sql.QueryContext); err != nil {
+		return err
+	}
+	db.hasGrams, err = hasGramsTables(context.Background(), db.sql)
 	return err
 }
 

@@ -352,7 +352,7 @@ func TestLineQueriesReadOnlyTheIndex(t *testing.T) {
 		"until, of a source": {Until: until, Paths: []string{"diag"}},
 		"every line":         {},
 	} {
-		q, args := candidateQuery(f, int64(time.Hour))
+		q, args := candidateQuery(f, int64(time.Hour), true)
 		rows, err := db.sql.Query("EXPLAIN QUERY PLAN "+q, args...)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)

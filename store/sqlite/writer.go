@@ -58,6 +58,7 @@ type Writer struct {
 	maxSpan   int64 // longest block time span written, kept in meta for window queries
 	maxEvSpan int64 // the same for blocks of events
 	attrs     []byte
+	grams     gramWriter // the index of the blocks written
 }
 
 // NewRun records an analysis run over the given inputs and returns a writer for it.
@@ -68,6 +69,10 @@ func (db *DB) NewRun(ctx context.Context, inputs []string) (store.Writer, error)
 	// Sources left incomplete by an interrupted run are removed; their
 	// content is read again when the same input is analysed.
 	if _, err := db.sql.ExecContext(ctx, `DELETE FROM main.sources WHERE complete = 0`); err != nil {
+		return nil, fmt.Errorf("remove incomplete sources: %w", err)
+	}
+	// Segments of the index whose every block went with them.
+	if _, err := db.sql.ExecContext(ctx, `DELETE FROM main.gram_segments WHERE id NOT IN (SELECT segment FROM main.block_grams)`); err != nil {
 		return nil, fmt.Errorf("remove incomplete sources: %w", err)
 	}
 	args, _ := json.Marshal(inputs)
@@ -128,6 +133,7 @@ func (w *Writer) begin() error {
 
 // closeStmts closes the statements of the transaction, those that were prepared.
 func (w *Writer) closeStmts() {
+	w.grams.end()
 	for _, st := range []**sql.Stmt{&w.insBlock, &w.insEvBlk, &w.insEvKind} {
 		if *st != nil {
 			(*st).Close()
@@ -157,6 +163,11 @@ func (w *Writer) commitIfFull() error {
 func (w *Writer) Commit() error {
 	if w.tx == nil {
 		return nil
+	}
+	// The index of the blocks written goes with them.
+	if err := w.grams.flush(w.ctx, w.tx); err != nil {
+		w.Rollback()
+		return fmt.Errorf("commit: index lines: %w", describe(err))
 	}
 	w.closeStmts()
 	if _, err := w.tx.ExecContext(w.ctx, `INSERT INTO main.meta(key, value) VALUES ('max_block_span', ?)
@@ -240,7 +251,7 @@ func (w *Writer) insert(query string, args ...any) (sql.Result, error) {
 // LineBuffer returns a buffer that encodes and compresses lines into
 // blocks on the goroutine that fills it.
 func (w *Writer) LineBuffer() store.LineBuffer {
-	return block.NewLineBuffer(w.db.schema >= 4)
+	return block.NewLineBuffer(w.db.schema >= 4, w.db.hasGrams)
 }
 
 // AddLines stores a block of lines of a source, and releases it.
@@ -250,8 +261,15 @@ func (w *Writer) AddLines(src int64, lb store.LineBatch) error {
 	if err := w.begin(); err != nil {
 		return err
 	}
-	if _, err := w.insBlock.ExecContext(noCancel, src, b.FirstLine, b.Lines, b.TMin, b.TMax, b.Data); err != nil {
+	res, err := w.insBlock.ExecContext(noCancel, src, b.FirstLine, b.Lines, b.TMin, b.TMax, b.Data)
+	if err != nil {
 		return fmt.Errorf("store lines: %w", describe(err))
+	}
+	if b.Sketch != nil {
+		id, _ := res.LastInsertId()
+		if err := w.grams.add(w.ctx, w.tx, id, b.Sketch); err != nil {
+			return fmt.Errorf("index lines: %w", describe(err))
+		}
 	}
 	w.bytes += int64(len(b.Data))
 	w.maxSpan = max(w.maxSpan, b.TMax-b.TMin)

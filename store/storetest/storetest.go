@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -39,6 +40,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Backend, opts Options) {
 		defer db.Close()
 		Queries(t, func(t *testing.T, evs []forensics.Event) forensics.Timeline { return storedTimeline(t, db, evs) })
 	})
+	t.Run("SearchPages", func(t *testing.T) { testSearchPages(t, open(t)) })
 }
 
 var base = time.Date(2022, 7, 22, 0, 0, 0, 0, time.UTC)
@@ -488,4 +490,138 @@ func testFindings(t *testing.T, db store.Backend) {
 	if err != nil || len(all) != 1 {
 		t.Errorf("all findings = %+v, %v", all, err)
 	}
+}
+
+// writeLines writes one run of one source with the given lines, the n-th
+// logged at times[n] seconds from base.
+func writeLines(t *testing.T, db store.Backend, path string, texts []string, secs []float64) {
+	t.Helper()
+	w, src := begin(t, db, path)
+	b := w.LineBuffer()
+	defer b.Release()
+	for i, text := range texts {
+		st := forensics.Stamp{Time: base.Add(time.Duration(secs[i] * float64(time.Second))), Zone: forensics.ZoneUTC}
+		b.Add(&store.NewLine{N: int64(i + 1), Stamp: st, Flags: store.LineFlags{Zone: forensics.ZoneUTC, Backwards: i > 0 && secs[i] < secs[i-1]}, Text: []byte(text)})
+		if b.Full() || i%50 == 49 {
+			if err := w.AddLines(src.ID, b.Batch()); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if !b.Empty() {
+		if err := w.AddLines(src.ID, b.Batch()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src.Lines, src.Plain = int64(len(texts)), int64(len(texts))
+	src.First, src.Last = base, base.Add(time.Hour)
+	end(t, w, src)
+}
+
+// A search read a page at a time gives the lines one search gives, in the
+// same order, whatever the page's size: across sources, with a clock that
+// goes back, and in a window.
+func testSearchPages(t *testing.T, db store.Backend) {
+	defer db.Close()
+	for f, path := range []string{"a.log", "b.log", "c.log"} {
+		var texts []string
+		var secs []float64
+		for i := range 400 {
+			sec := float64(i) + float64(f)/4
+			if f == 2 && i >= 200 && i < 260 {
+				sec -= 150 // the clock went back for a while
+			}
+			word := "quiet"
+			if i%3 == f%3 || i%17 == 0 {
+				word = "Stream request requires rollback"
+			}
+			texts = append(texts, fmt.Sprintf("%s %d %s to seqno:%d", path, i, word, i*7))
+			secs = append(secs, sec)
+		}
+		writeLines(t, db, path, texts, secs)
+	}
+	ctx := context.Background()
+	ro := reader(t, db)
+	for _, f := range []store.LineFilter{
+		{Text: "requires rollback"},
+		{Text: "requires rollback", Nodes: []string{"n1"}},
+		{Regexp: regexp.MustCompile(`(?i)ROLLBACK to seqno:\d*7$`)},
+		{Text: "rollback", Since: base.Add(100 * time.Second), Until: base.Add(300 * time.Second)},
+		{Text: "rollback", Since: base.Add(100 * time.Second)},
+	} {
+		var all []string
+		res, err := ro.Search(ctx, store.Search{LineFilter: f}, func(l *store.Line) bool {
+			all = append(all, l.Text)
+			return true
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Next != "" || len(all) < 40 || res.Stats.Lines != len(all) {
+			t.Fatalf("%+v: %d lines, next %q, stats %+v", f, len(all), res.Next, res.Stats)
+		}
+		var want []string
+		for l, err := range ro.Lines(ctx, f) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, l.Text)
+		}
+		if !slices.Equal(all, want) {
+			t.Fatalf("%+v: Search and Lines differ", f)
+		}
+		for _, limit := range []int{1, 7, 100} {
+			var paged []string
+			after := ""
+			for pages := 0; ; pages++ {
+				if pages > len(all)+1 {
+					t.Fatalf("%+v, %d a page: the pages do not end", f, limit)
+				}
+				n := 0
+				res, err := ro.Search(ctx, store.Search{LineFilter: f, After: after, Limit: limit}, func(l *store.Line) bool {
+					paged = append(paged, l.Text)
+					n++
+					return true
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if n > limit {
+					t.Fatalf("%+v: a page of %d lines, limit %d", f, n, limit)
+				}
+				if res.Next == "" {
+					break
+				}
+				after = res.Next
+			}
+			if !slices.Equal(paged, all) {
+				t.Errorf("%+v, %d a page: %d lines paged, %d searched; first difference at %d", f, limit, len(paged), len(all), firstDiff(paged, all))
+			}
+		}
+	}
+	// A rare string: the index of blocks keeps the block that holds it,
+	// and few others.
+	var found []string
+	res, err := ro.Search(ctx, store.Search{LineFilter: store.LineFilter{Text: "c.log 333 "}}, func(l *store.Line) bool {
+		found = append(found, l.Text)
+		return true
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found) != 1 || !res.Stats.Indexed || res.Stats.Chosen > res.Stats.Blocks/4 || res.Stats.Unindexed > 0 {
+		t.Errorf("search for one line: %q, stats %+v; want the line, from the index", found, res.Stats)
+	}
+	if _, err := ro.Search(ctx, store.Search{LineFilter: store.LineFilter{Text: "x"}, After: "%%"}, func(*store.Line) bool { return true }); !errors.Is(err, store.ErrBadMark) {
+		t.Errorf("a search after a place no search gave: %v, want ErrBadMark", err)
+	}
+}
+
+func firstDiff(a, b []string) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
 }
