@@ -40,10 +40,14 @@ type Source struct {
 // Ref names a stored block: its key in the backend, its first line, the
 // earliest and latest times of its lines (unix ns), and its segment of the
 // index of blocks and its place in it (Segment 0: the block is not indexed).
+// Prior is the latest time of the lines of the source's blocks picked
+// before it: a merge places a line by the latest time of its source up to
+// it, and a search does not read every block (ScanBlocks sets it).
 type Ref struct {
 	Key, FirstLine, TMin, TMax int64
 	Segment                    int64
 	Place                      int
+	Prior                      int64
 }
 
 // ScanBlocks reads rows of (block key, first line, earliest and latest
@@ -66,6 +70,9 @@ func ScanBlocks(rows store.Rows, incident bool) ([]Source, error) {
 			srcs = append(srcs, s)
 		}
 		last := &srcs[len(srcs)-1]
+		if n := len(last.Blocks); n > 0 {
+			b.Prior = max(last.Blocks[n-1].Prior, last.Blocks[n-1].TMax)
+		}
 		last.Blocks = append(last.Blocks, b)
 	}
 	return srcs, rows.Err()
@@ -164,6 +171,7 @@ func (m *Merge) Lines(ctx context.Context, fn func(*store.Line, store.Mark) bool
 			// the blocks of the sources that overlap, not of every source.
 			b := it.blocks[0]
 			it.cur = store.Line{Path: it.src.Path, N: b.FirstLine, Time: time.Unix(0, b.TMin).UTC()}
+			it.mark = store.Mark{Time: max(b.Prior, b.TMin), Path: it.src.Path, Line: b.FirstLine, Incident: it.src.Incident, Source: it.src.ID}
 			it.unread = true
 			heap.Push(h, it)
 			continue
@@ -251,8 +259,10 @@ type sourceLines struct {
 	read    *atomic.Int64 // blocks read line by line
 	after   *store.Mark   // the lines up to this place are skipped
 
-	cur  store.Line
-	mark store.Mark // cur's place: the latest place of the source's lines up to it
+	cur     store.Line
+	mark    store.Mark // cur's place: the latest place of the source's lines up to it
+	curMark int64      // the latest time of the source's lines up to cur, selected or not
+	latest  int64      // the same up to the last line read
 
 	// Lazy: the lines of the block being read are decoded as they are
 	// taken, from r (a dump of the whole timeline holds a block of each
@@ -267,6 +277,7 @@ type sourceLines struct {
 	kinded  bool
 	whole   *Reader
 	lines   []store.Line
+	marks   []int64 // of lines: each one's curMark
 	pos     int
 
 	data    []byte       // the stored block
@@ -274,9 +285,11 @@ type sourceLines struct {
 	unread  bool         // cur only places the source by its first block's time
 }
 
-// decoded is the lines of a block that pass the filter, or why it did not read.
+// decoded is the lines of a block that pass the filter and their marks,
+// or why it did not read.
 type decoded struct {
 	lines []store.Line
+	marks []int64
 	err   error
 }
 
@@ -326,14 +339,14 @@ func (ra *readAhead) start(it *sourceLines) {
 				continue
 			}
 			select {
-			case ch <- decoded{r.lines, err}:
+			case ch <- decoded{r.lines, r.marks, err}:
 			case <-ra.done:
 				return
 			}
 			if err != nil {
 				return
 			}
-			r.lines = nil // the merge has them
+			r.lines, r.marks = nil, nil // the merge has them
 		}
 	}()
 }
@@ -352,10 +365,11 @@ func (it *sourceLines) next() (bool, error) {
 		if !ok || err != nil {
 			return ok, err
 		}
-		// The merge gives a source's lines in its file's order when they
-		// are its earliest: a line's place is its own, but no earlier than
-		// the latest time of the source's lines before it.
-		it.mark = store.Mark{Time: max(it.mark.Time, it.cur.Time.UnixNano()), Path: it.src.Path, Line: it.cur.N, Incident: it.src.Incident, Source: it.src.ID}
+		// The merge gives a source's lines in its file's order: a line's
+		// place is its own time, or the latest time of the source's lines
+		// before it, selected or not, when that is later (curMark). A
+		// search's lines are thus in the order of the whole timeline's.
+		it.mark = store.Mark{Time: max(it.mark.Time, it.curMark), Path: it.src.Path, Line: it.cur.N, Incident: it.src.Incident, Source: it.src.ID}
 		if it.after == nil || it.mark.Compare(*it.after) > 0 {
 			return true, nil
 		}
@@ -381,7 +395,7 @@ func (it *sourceLines) step() (bool, error) {
 			if d.err != nil {
 				return false, d.err
 			}
-			it.lines, it.pos = d.lines, 0
+			it.lines, it.marks, it.pos = d.lines, d.marks, 0
 			continue
 		}
 		if len(it.blocks) == 0 {
@@ -392,7 +406,7 @@ func (it *sourceLines) step() (bool, error) {
 		}
 		it.blocks = it.blocks[1:]
 	}
-	it.cur = it.lines[it.pos]
+	it.cur, it.curMark = it.lines[it.pos], it.marks[it.pos]
 	it.pos++
 	return true, nil
 }
@@ -418,10 +432,11 @@ func (it *sourceLines) nextLazy() (bool, error) {
 			it.reading = false
 			continue
 		}
+		it.latest = max(it.latest, l.Time)
 		if !it.match.line(l) {
 			continue
 		}
-		it.cur = it.line(l)
+		it.cur, it.curMark = it.line(l), it.latest
 		if !it.noKinds {
 			if !it.kinded {
 				// The lines of a block are in line order: their kinds come
@@ -447,6 +462,7 @@ func (it *sourceLines) open(b Ref) error {
 		it.r = &Reader{}
 	}
 	it.ref, it.kinds, it.kinded = b, nil, false
+	it.latest = max(it.latest, b.Prior)
 	it.last = math.MaxInt64
 	if len(it.blocks) > 1 {
 		it.last = it.blocks[1].FirstLine - 1
@@ -485,6 +501,11 @@ func (it *sourceLines) loadWindow() error {
 	}
 	it.blocks = nil
 	sort.SliceStable(all, func(i, j int) bool { return all[i].Time.Before(all[j].Time) })
+	// In time order, each line's place is its own time.
+	it.marks = it.marks[:0]
+	for i := range all {
+		it.marks = append(it.marks, all[i].Time.UnixNano())
+	}
 	it.lines, it.pos = all, 0
 	return nil
 }
@@ -496,7 +517,8 @@ func (it *sourceLines) load(b Ref) error {
 	if it.data, err = it.st.Block(it.ctx, it.src, b, it.data); err != nil {
 		return err
 	}
-	it.lines, it.pos = it.lines[:0], 0
+	it.lines, it.marks, it.pos = it.lines[:0], it.marks[:0], 0
+	it.latest = max(it.latest, b.Prior)
 	r := it.whole
 	if err := r.Open(b.FirstLine, it.data, true); err != nil {
 		return fmt.Errorf("read block %d of %s: %w", b.Key, it.src.Path, err)
@@ -514,8 +536,10 @@ func (it *sourceLines) load(b Ref) error {
 		if l == nil {
 			break
 		}
+		it.latest = max(it.latest, l.Time)
 		if it.match.line(l) {
 			it.lines = append(it.lines, it.line(l))
+			it.marks = append(it.marks, it.latest)
 		}
 	}
 	if len(it.lines) == 0 || it.noKinds {
@@ -536,13 +560,10 @@ type lineHeap []*sourceLines
 
 func (h lineHeap) Len() int { return len(h) }
 func (h lineHeap) Less(i, j int) bool {
-	if c := h[i].cur.Position().Compare(h[j].cur.Position()); c != 0 {
-		return c < 0
-	}
 	// Two sources of the same path (runs of a file that changed between
-	// them): a fixed order, so that a page of a search resumes where it ended.
-	a, b := h[i].src, h[j].src
-	return a.Incident < b.Incident || a.Incident == b.Incident && a.ID < b.ID
+	// them) are ordered by their keys, so that a page of a search resumes
+	// where it ended.
+	return h[i].mark.Compare(h[j].mark) < 0
 }
 func (h lineHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
 func (h *lineHeap) Push(x any)   { *h = append(*h, x.(*sourceLines)) }
