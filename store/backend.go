@@ -109,6 +109,13 @@ type Backend interface {
 	// OpenReader opens a read-only view of the same timeline for the rules,
 	// which read side by side while the writer stays open.
 	OpenReader() (Reader, error)
+
+	// Reindex indexes every block of lines the index of blocks does not
+	// cover (written before it, or by a build whose index differs), a
+	// thousand blocks a transaction, and says what it did (forensics
+	// timeline reindex). Until then searches read those blocks whatever
+	// they look for.
+	Reindex(ctx context.Context) (Reindexed, error)
 }
 
 // Writer adds one run's sources, events, lines and findings. It is used by
@@ -299,16 +306,6 @@ type runTimeline struct {
 
 func (t runTimeline) Events(ctx context.Context, q forensics.Query) iter.Seq2[*forensics.Event, error] {
 	return t.r.Events(ctx, EventFilter{Query: q, Run: t.run})
-}
-
-// Reindexer is a timeline open for writing that can index the blocks of
-// lines written before it kept the index of blocks (forensics timeline
-// reindex): searches read those blocks whatever they look for.
-type Reindexer interface {
-	// Reindex indexes every block of lines the index does not cover
-	// (written before it, or by a build whose index differs), a
-	// transaction a thousand blocks at a time, and says what it did.
-	Reindex(ctx context.Context) (Reindexed, error)
 }
 
 // Reindexed is what Reindex did.

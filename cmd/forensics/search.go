@@ -62,11 +62,7 @@ needed.`,
 				return err
 			}
 			defer db.Close()
-			ri, ok := db.(store.Reindexer)
-			if !ok {
-				return fmt.Errorf("%s: this store keeps no index of its blocks of lines", db.Name())
-			}
-			done, err := ri.Reindex(cmd.Context())
+			done, err := db.Reindex(cmd.Context())
 			if err != nil {
 				return &exitError{exitFailed, err}
 			}

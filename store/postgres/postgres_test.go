@@ -574,13 +574,32 @@ func must[T any](v T, err error) T {
 func TestSuite(t *testing.T) { onEngines(t, testSuite) }
 
 func testSuite(t *testing.T, eng pgtest.Engine) {
+	dsns := map[store.Backend]string{}
 	storetest.Run(t, func(t *testing.T) store.Backend {
-		db, err := postgres.Open(context.Background(), eng.Database(t))
+		dsn := eng.Database(t)
+		db, err := postgres.Open(context.Background(), dsn)
 		if err != nil {
 			t.Fatal(err)
 		}
+		dsns[db] = dsn
 		return db
-	}, storetest.Options{NoViews: []string{"lines"}})
+	}, storetest.Options{NoViews: []string{"lines"}, Unindex: func(t *testing.T, db store.Backend) {
+		ctx := context.Background()
+		conn, err := pgx.Connect(ctx, dsns[db])
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close(ctx)
+		for _, q := range []string{
+			`UPDATE forensics.blocks SET gram_segment = NULL, gram_place = NULL WHERE incident_id IS NOT NULL`,
+			`DELETE FROM forensics.gram_parts WHERE incident_id IS NOT NULL`,
+			`DELETE FROM forensics.gram_segments WHERE incident_id IS NOT NULL`,
+		} {
+			if _, err := conn.Exec(ctx, q); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}})
 }
 
 // Blocks are compressed by store/block; the server must not compress them

@@ -84,7 +84,13 @@ func TestSuite(t *testing.T) {
 			t.Fatal(err)
 		}
 		return db
-	}, storetest.Options{})
+	}, storetest.Options{Unindex: func(t *testing.T, b store.Backend) {
+		for _, q := range []string{`DELETE FROM main.block_grams`, `DELETE FROM main.gram_parts`, `DELETE FROM main.gram_segments`} {
+			if _, err := b.(*DB).sql.Exec(q); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}})
 }
 
 // The views in SQLite's own SQL: lines decoded from their blocks with their

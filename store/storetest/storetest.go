@@ -22,6 +22,9 @@ type Options struct {
 	// NoViews names documented views the backend cannot serve to --sql
 	// (PostgreSQL cannot decode line blocks in SQL: it has no lines view).
 	NoViews []string
+	// Unindex forgets the index of blocks of lines, as in a timeline
+	// written before the backend kept one.
+	Unindex func(t *testing.T, db store.Backend)
 }
 
 // Run runs the suite. open returns a new, empty timeline open for writing;
@@ -41,6 +44,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Backend, opts Options) {
 		Queries(t, func(t *testing.T, evs []forensics.Event) forensics.Timeline { return storedTimeline(t, db, evs) })
 	})
 	t.Run("SearchPages", func(t *testing.T) { testSearchPages(t, open(t)) })
+	t.Run("Reindex", func(t *testing.T) { testReindex(t, open(t), opts) })
 }
 
 var base = time.Date(2022, 7, 22, 0, 0, 0, 0, time.UTC)
@@ -624,4 +628,73 @@ func firstDiff(a, b []string) int {
 		}
 	}
 	return min(len(a), len(b))
+}
+
+// A timeline without the index of blocks searches by reading every block;
+// Reindex indexes them all, after which the same searches give the same
+// lines from the blocks the index keeps; a second Reindex has nothing to do.
+func testReindex(t *testing.T, db store.Backend, opts Options) {
+	defer db.Close()
+	for f, path := range []string{"a.log", "b.log"} {
+		var texts []string
+		var secs []float64
+		for i := range 600 {
+			texts = append(texts, fmt.Sprintf("%s %d vb:%d seqno:%d uuid:%08x", path, i, i%1024, i*7, uint32(i*2654435761+f)))
+			secs = append(secs, float64(i))
+		}
+		writeLines(t, db, path, texts, secs)
+	}
+	ctx := context.Background()
+	search := func(f store.LineFilter) ([]string, store.SearchStats) {
+		t.Helper()
+		ro := reader(t, db)
+		var out []string
+		res, err := ro.Search(ctx, store.Search{LineFilter: f}, func(l *store.Line) bool {
+			out = append(out, fmt.Sprintf("%s:%d %s", l.Path, l.N, l.Text))
+			return true
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out, res.Stats
+	}
+	filters := []store.LineFilter{
+		{Text: "b.log 333 "},
+		{Text: "UUID:000", Fold: true},
+		{Regexp: regexp.MustCompile(`seqno:\d+1 uuid`)},
+	}
+	var before [][]string
+	for _, f := range filters {
+		lines, st := search(f)
+		if !st.Indexed || st.Unindexed != 0 {
+			t.Fatalf("%+v on a timeline written with the index: %+v", f, st)
+		}
+		before = append(before, lines)
+	}
+	opts.Unindex(t, db)
+	for i, f := range filters {
+		lines, st := search(f)
+		if !slices.Equal(lines, before[i]) || st.Unindexed != st.Blocks || st.Chosen != st.Blocks {
+			t.Errorf("%+v without the index: %d lines (want %d), %+v", f, len(lines), len(before[i]), st)
+		}
+	}
+	done, err := db.Reindex(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if done.Blocks == 0 || done.Blocks != done.Total || done.Bytes == 0 || done.Skipped != 0 {
+		t.Errorf("reindex: %+v", done)
+	}
+	for i, f := range filters {
+		lines, st := search(f)
+		if !slices.Equal(lines, before[i]) || !st.Indexed || st.Unindexed != 0 {
+			t.Errorf("%+v after reindex: %d lines (want %d), %+v", f, len(lines), len(before[i]), st)
+		}
+		if i == 0 && (len(lines) != 1 || st.Chosen > st.Blocks/4) {
+			t.Errorf("%+v after reindex: the index kept %d of %d blocks for one line", f, st.Chosen, st.Blocks)
+		}
+	}
+	if again, err := db.Reindex(ctx); err != nil || again.Blocks != 0 || again.Total != done.Total {
+		t.Errorf("reindex again: %+v, %v", again, err)
+	}
 }
