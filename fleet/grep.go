@@ -16,6 +16,9 @@ type GrepFilter struct {
 	Until     time.Time
 	Incidents []string // incident names; all when empty
 	Rules     []string // only the windows of the findings of these rules
+	// Stats, when set, adds up how the searches read the store: the
+	// blocks of lines the index of blocks kept and those read.
+	Stats *store.SearchStats
 }
 
 // Grep calls fn with each line that matches, incident by incident (the
@@ -56,14 +59,17 @@ func Grep(ctx context.Context, r store.Reader, f GrepFilter, fn func(incident st
 			ws = windows[inc.Name]
 		}
 		for _, w := range ws {
-			lf := store.LineFilter{Run: inc.Latest, Since: w.since, Until: w.until, Regexp: f.Regexp}
-			for l, err := range r.Lines(ctx, lf) {
-				if err != nil {
-					return err
-				}
-				if !fn(inc.Name, l) {
-					return nil
-				}
+			lf := store.LineFilter{Run: inc.Latest, Since: w.since, Until: w.until, Regexp: f.Regexp, NoKinds: true}
+			stopped := false
+			res, err := r.Search(ctx, store.Search{LineFilter: lf}, func(l *store.Line) bool {
+				stopped = !fn(inc.Name, l)
+				return !stopped
+			})
+			if f.Stats != nil {
+				f.Stats.Add(res.Stats)
+			}
+			if err != nil || stopped {
+				return err
 			}
 		}
 	}

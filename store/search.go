@@ -39,6 +39,20 @@ type SearchStats struct {
 	Unindexed int
 }
 
+// Add adds the counts of another search's stats to st: a search made of
+// several (one an incident, one a window).
+func (st *SearchStats) Add(o SearchStats) {
+	if st.Query == "" {
+		st.Query = o.Query
+	}
+	st.Indexed = st.Indexed || o.Indexed
+	st.Blocks += o.Blocks
+	st.Chosen += o.Chosen
+	st.Read += o.Read
+	st.Lines += o.Lines
+	st.Unindexed += o.Unindexed
+}
+
 // Mark is a place in the order a search gives its lines. Within a source
 // the order is the file's, which keeps a line whose clock went back after
 // the line before it; a merge takes the sources' lines by their times, so

@@ -18,6 +18,7 @@ func newFleetGrepCmd() *cobra.Command {
 	var dbPath, since, until string
 	var f fleet.GrepFilter
 	var limit int
+	var ignoreCase, verbose bool
 	format := newFormatFlag("table", "table", "json")
 	cmd := &cobra.Command{
 		Use:   "grep PATTERN",
@@ -28,14 +29,24 @@ timeline order. --since and --until (RFC 3339) bound the time, --incident
 the incidents, and --rule both: only incidents with a finding of that rule,
 and of each only the time windows of those findings (start to end). All of
 them choose the stored blocks of lines before any is read. The count and
-the time taken go to stderr.`,
+the time taken go to stderr. The store keeps an index of its blocks of
+lines: the search reads only the blocks that may hold the strings every
+match contains (-v says which).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			re, err := regexp.Compile(args[0])
+			pattern := args[0]
+			if ignoreCase {
+				pattern = "(?i)" + pattern
+			}
+			re, err := regexp.Compile(pattern)
 			if err != nil {
 				return usageErrorf("PATTERN: %v", err)
 			}
 			f.Regexp = re
+			var stats store.SearchStats
+			if verbose {
+				f.Stats = &stats
+			}
 			if f.Since, err = parseFleetTime("--since", since); err != nil {
 				return err
 			}
@@ -69,6 +80,9 @@ the time taken go to stderr.`,
 				return err
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "%d lines in %s\n", n, time.Since(start).Round(time.Millisecond))
+			if verbose {
+				writeSearchStats(cmd.ErrOrStderr(), stats)
+			}
 			return nil
 		},
 	}
@@ -78,6 +92,8 @@ the time taken go to stderr.`,
 	cmd.Flags().StringSliceVar(&f.Incidents, "incident", nil, "only this `INCIDENT`")
 	cmd.Flags().StringSliceVar(&f.Rules, "rule", nil, "only the time windows of the findings of this `RULE`")
 	cmd.Flags().IntVar(&limit, "limit", 0, "stop after `N` lines (0: all)")
+	cmd.Flags().BoolVarP(&ignoreCase, "ignore-case", "i", false, "PATTERN matches letters in either case")
+	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "say on stderr how the search read the store: the strings every match contains, the blocks of lines the index kept")
 	format.register(cmd)
 	return cmd
 }

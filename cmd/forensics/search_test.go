@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -15,6 +16,7 @@ import (
 
 	"forensics/store"
 	"forensics/store/backends"
+	"forensics/store/postgres/pgtest"
 )
 
 // searchAgreesWithScan checks, on a timeline analyze wrote, that searches
@@ -286,4 +288,19 @@ func TestSearchScanSaysWhy(t *testing.T) {
 	if code != exitOK || !strings.Contains(stderr, "the index of blocks kept 0 of the") {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
+}
+
+// fleet grep searches each incident of a shared store through its index of
+// blocks, in either case with -i, and -v says how.
+func TestFleetGrepIndexed(t *testing.T) {
+	check := func(t *testing.T, store string) {
+		runOK(t, "analyze", "--store", store, "-q", "../../testdata/couchbase/seed")
+		code, out, stderr := runCmd(t, "fleet", "grep", "--store", store, "-i", "-v", "stream request REQUIRES rollback")
+		if code != exitOK || strings.Count(out, "\n") != 12 || !regexp.MustCompile(`the index of blocks kept [1-9]\d* of the \d+ blocks`).MatchString(stderr) {
+			t.Fatalf("exit %d\n%s%s", code, out, stderr)
+		}
+		searchAgreesWithScan(t, store)
+	}
+	t.Run("sqlite", func(t *testing.T) { check(t, filepath.Join(t.TempDir(), "t.db")) })
+	onEngines(t, func(t *testing.T, eng pgtest.Engine) { check(t, eng.Database(t)) })
 }
