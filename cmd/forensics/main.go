@@ -112,7 +112,7 @@ and say what to do about it.`,
 		return &exitError{exitUsage, err}
 	})
 	addLibraryFlags(root)
-	root.AddCommand(newAnalyzeCmd(), newTimelineCmd(), newFindingsCmd(), newShowCmd(), newRulesCmd(), newTestCmd(), newReportCmd(), newVersionCmd(), newIncidentsCmd(), newExtractCmd(), newPushCmd(), newFleetCmd())
+	root.AddCommand(newAnalyzeCmd(), newTimelineCmd(), newFindingsCmd(), newShowCmd(), newRulesCmd(), newTestCmd(), newReportCmd(), newVersionCmd(), newIncidentsCmd(), newExtractCmd(), newPushCmd(), newFleetCmd(), newServeCmd())
 	withBashFallbacks(root)
 	// The help fits the terminal: the descriptions of flags and commands
 	// wrap under their own column.
