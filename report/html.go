@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"path"
 	"sort"
 	"strings"
 	"time"
@@ -401,6 +402,23 @@ func Window(f forensics.Finding, margin time.Duration) (since, until time.Time) 
 		margin = min(max(until.Sub(since)/5, 2*time.Second), 5*time.Minute)
 	}
 	return since.Add(-margin), until.Add(margin)
+}
+
+// Swimlane returns the data of a finding's swimlane as WriteHTML embeds it
+// (JSON), for another page that draws it with the report's script
+// (forensicsSwimlane in HTMLAsset("report.js")). components names the
+// component of each source path.
+func Swimlane(ctx context.Context, f forensics.Finding, components map[string]string, opts HTMLOptions) (any, error) {
+	if opts.MaxEvents <= 0 {
+		opts.MaxEvents = DefaultMaxEvents
+	}
+	return buildSwimlanes(ctx, f, components, kindDocs(opts.Kinds), opts)
+}
+
+// HTMLAsset returns the report page's script or style sheet, by name
+// (report.js, report.css).
+func HTMLAsset(name string) ([]byte, error) {
+	return htmlFiles.ReadFile("html/" + path.Base(name))
 }
 
 // buildSwimlanes reads the events in a finding's window. When there are

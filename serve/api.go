@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"forensics"
+	"forensics/report"
 	"forensics/store"
 )
 
@@ -379,13 +380,17 @@ func (s *Server) finding(ctx context.Context, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errNotFound, err)
 	}
-	out := findingPage{Finding: f.Finding}
-	if s.opts.Swimlane != nil {
-		if out.Swimlane, err = s.opts.Swimlane(ctx, f.Finding); err != nil {
-			return nil, err
-		}
+	srcs, err := s.db.Sources(ctx, inc.Latest)
+	if err != nil {
+		return nil, err
 	}
-	return out, nil
+	components := map[string]string{}
+	for _, src := range srcs {
+		components[src.Path] = src.Component
+	}
+	out := findingPage{Finding: f.Finding}
+	out.Swimlane, err = report.Swimlane(ctx, f.Finding, components, report.HTMLOptions{Timeline: store.Timeline(s.db, inc.Latest), Kinds: s.opts.Kinds})
+	return out, err
 }
 
 var findingID = regexp.MustCompile(`^[0-9a-f]{4,12}$`)

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"forensics"
+	"forensics/report"
 	"forensics/store"
 )
 
@@ -34,9 +35,6 @@ type Options struct {
 	Timeout time.Duration
 	// Kinds documents the event kinds (category, label) for the page.
 	Kinds []forensics.KindDoc
-	// Swimlane builds the data of a finding's swimlane, as the HTML report
-	// draws it; nil leaves the finding's page without one.
-	Swimlane func(ctx context.Context, f forensics.Finding) (any, error)
 }
 
 // Server answers the explorer's page and its JSON endpoints over one timeline.
@@ -55,6 +53,8 @@ func New(db store.Reader, opts Options) *Server {
 	assets, _ := fs.Sub(web, "web")
 	files := http.FileServerFS(assets)
 	s.mux.Handle("/", files)
+	s.mux.HandleFunc("/swimlane.js", swimlaneScript)
+	s.mux.HandleFunc("/swimlane.css", swimlaneStyle)
 	s.mux.HandleFunc("/api/incidents", s.api(s.incidents))
 	s.mux.HandleFunc("/api/summary", s.api(s.summary))
 	s.mux.HandleFunc("/api/histogram", s.api(s.histogram))
@@ -123,6 +123,30 @@ func loopbackHost(hostport string) bool {
 	}
 	ip := net.ParseIP(strings.Trim(host, "[]"))
 	return ip != nil && ip.IsLoopback()
+}
+
+// swimlaneScript is the HTML report's script, which draws a finding's
+// swimlane here as it does in the report (window.forensicsSwimlane).
+func swimlaneScript(w http.ResponseWriter, r *http.Request) {
+	js, err := report.HTMLAsset("report.js")
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
+	w.Write(js)
+}
+
+// swimlaneStyle is the HTML report's style sheet, scoped to the finding's
+// swimlane so that the report's page layout leaves the explorer's alone.
+func swimlaneStyle(w http.ResponseWriter, r *http.Request) {
+	css, err := report.HTMLAsset("report.css")
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/css; charset=utf-8")
+	fmt.Fprintf(w, "@scope (#fswim) {\n%s\n}\n", strings.ReplaceAll(string(css), ":root", ":scope"))
 }
 
 // badRequest is an error in what the client asked for: a 400, said as is.

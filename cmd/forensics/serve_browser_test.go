@@ -107,6 +107,11 @@ func exploreSeed(t *testing.T, bin, dsn string) {
 			if title := b.str(`document.getElementById("ftitle").textContent`); title == "" {
 				t.Error("the finding's page has no title")
 			}
+			// The report's swimlane, drawn by the report's own script.
+			b.wait(`document.querySelectorAll("#fswim svg.lanes g.lane").length > 0`)
+			if n := b.num(`document.querySelectorAll("#fswim svg.lanes [data-evidence]").length`); n == 0 {
+				t.Error("the finding's swimlane marks no evidence")
+			}
 			if n := b.num(`document.querySelectorAll("#ffixes pre button").length`); n == 0 {
 				t.Error("the finding's fixes have no copy button")
 			}

@@ -14,11 +14,12 @@
 
   var errors = document.getElementById('errors');
   function fail(msg) {
+    if (!errors) throw new Error(msg);
     errors.hidden = false;
     errors.textContent += msg + '\n';
     document.body.setAttribute('data-rendered', 'error');
   }
-  window.addEventListener('error', function (e) { fail('script error: ' + e.message); });
+  if (errors) window.addEventListener('error', function (e) { fail('script error: ' + e.message); });
 
   function el(name, attrs, parent) {
     var e = document.createElementNS(NS, name);
@@ -571,8 +572,16 @@
     }
   });
 
+  // Another page (forensics serve) draws a finding's swimlane with the
+  // same code: forensicsSwimlane(element, data of report.Swimlane).
+  window.forensicsSwimlane = function (root, d) {
+    var c = new Chart(root, d, 0);
+    c.render();
+    return c;
+  };
+
   var charts = [];
-  try {
+  if (document.getElementById('forensics-data')) try {
     var data = JSON.parse(document.getElementById('forensics-data').textContent);
     var roots = document.querySelectorAll('.chart[data-chart]');
     for (var i = 0; i < roots.length; i++) {
