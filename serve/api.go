@@ -43,7 +43,7 @@ type summary struct {
 	Files      []count            `json:"files"`      // lines; the largest maxFiles
 	MoreFiles  int                `json:"more_files"` // files not listed
 	Kinds      []count            `json:"kinds"`      // events in the view
-	Keys       map[string][]count `json:"keys"`       // events in the view by bucket, vb, range, keyspace, shard, table
+	Keys       map[string][]count `json:"keys"`       // events in the view by bucket, vb, range, keyspace, table
 	Events     int64              `json:"events"`     // events in the view
 }
 
@@ -111,7 +111,6 @@ func (s *Server) summary(ctx context.Context, r *http.Request) (any, error) {
 			add("range", strconv.FormatInt(e.Range, 10))
 		}
 		add("keyspace", e.Keyspace)
-		add("shard", e.Shard)
 		add("table", e.Table)
 	}
 	out.Kinds = counts(kinds, 0)

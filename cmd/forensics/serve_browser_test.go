@@ -71,7 +71,6 @@ func exploreSeed(t *testing.T, bin, dsn string) {
 				t.Errorf("incident picked %q, want seed", got)
 			}
 			b.fits()
-			b.screenshot(filepath.Join(artifacts, fmt.Sprintf("serve-%d.png", width)))
 
 			// A search: every line shown holds the term, and the URL says so.
 			b.do(chromedp.SendKeys(chromedp.CSS("#q"), "rollback\n"))
@@ -123,6 +122,7 @@ func exploreSeed(t *testing.T, bin, dsn string) {
 				t.Error("the evidence's line is not in the URL")
 			}
 			b.fits()
+			b.screenshot(filepath.Join(artifacts, fmt.Sprintf("serve-%d.png", width)))
 			b.check(srv.URL)
 		})
 	}

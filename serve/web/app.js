@@ -5,7 +5,7 @@
 
 const $ = (id) => document.getElementById(id);
 const MULTI = ["node", "component", "file", "kind"];
-const SINGLE = ["incident", "q", "mode", "since", "until", "at", "hl", "finding", "tz", "by", "bucket", "vb", "range", "keyspace", "shard", "table"];
+const SINGLE = ["incident", "q", "mode", "since", "until", "at", "hl", "finding", "tz", "by", "bucket", "vb", "range", "keyspace", "table"];
 const KEYS = ["bucket", "vb", "range", "keyspace", "table"];
 const MAXROWS = 1500;
 const PAGE = 200;
