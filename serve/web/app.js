@@ -296,7 +296,12 @@ function rowOf(l) {
   r.dataset.ns = l.ns;
   const f = el("span", "f");
   f.append(el("bdi", "", `${short(l.path)}:${l.line}`));
-  r.append(el("span", "t", fmtTime(l.time, l.ns, l.offset)), el("span", "n", l.node), f, el("span", "k", (l.kinds || []).join(" ")), textSpan(l.text));
+  // The date apart, so that a narrow window shows the time of day only.
+  const when = fmtTime(l.time, l.ns, l.offset);
+  const t = el("span", "t");
+  t.append(el("span", "d", when.slice(0, 10)), document.createTextNode(when.slice(11)));
+  t.title = when;
+  r.append(t, el("span", "n", l.node), f, el("span", "k", (l.kinds || []).join(" ")), textSpan(l.text));
   r.title = `${l.path}:${l.line}`;
   r.line = l;
   r.addEventListener("click", () => toggleContext(r));
