@@ -223,6 +223,9 @@ func (p pos) after(l *line) bool {
 	return l.N < p.n
 }
 
+// is reports whether l is the line at p.
+func (p pos) is(l *line) bool { return p.path != "" && l.Path == p.path && l.N == p.n }
+
 func (p pos) compare(l *line) int {
 	return cmp.Or(cmp.Compare(p.ns, l.NS), strings.Compare(p.path, l.Path), cmp.Compare(p.n, l.N))
 }
@@ -292,11 +295,24 @@ func (s *Server) lines(ctx context.Context, r *http.Request) (any, error) {
 		srch.Since = at
 	}
 	out := &page{Lines: []line{}}
+	if from != nil {
+		srch.Limit = 0 // counted here, from the line after from
+	}
+	passed := from == nil
 	res, err := s.db.Search(ctx, srch, func(l *store.Line) bool {
-		if ln := newLine(l); from == nil || from.before(&ln) {
+		ln := newLine(l)
+		if !passed {
+			// The lines up to from itself, in the listing's order; a line
+			// later in time than from passes too, should from be gone.
+			passed = from.is(&ln) || ln.NS > from.ns
+			if from.is(&ln) {
+				return true
+			}
+		}
+		if passed {
 			out.Lines = append(out.Lines, ln)
 		}
-		return true
+		return len(out.Lines) < limit
 	})
 	if err != nil {
 		return nil, err
@@ -321,12 +337,9 @@ func (s *Server) backward(ctx context.Context, v *view, p pos, limit int) (*page
 		lower = first
 	}
 	until := time.Unix(0, p.ns+1).UTC()
-	if !v.lines.Until.IsZero() && v.lines.Until.Before(until) {
-		until = v.lines.Until
-	}
 	ring := make([]line, 0, limit)
 	for width := 10 * time.Second; ; width *= 8 {
-		since := until.Add(-width)
+		since := time.Unix(0, p.ns).Add(-width).UTC()
 		last := !since.After(lower)
 		if last {
 			since = lower
@@ -334,7 +347,7 @@ func (s *Server) backward(ctx context.Context, v *view, p pos, limit int) (*page
 		ring = ring[:0]
 		full := false
 		keep := func(l line) {
-			if !p.after(&l) {
+			if v.byEvent && !p.after(&l) {
 				return
 			}
 			if len(ring) == limit {
@@ -356,13 +369,21 @@ func (s *Server) backward(ctx context.Context, v *view, p pos, limit int) (*page
 				}
 			}
 		} else {
+			// The lines in the order a forward page gives them (a file
+			// whose clock goes back keeps its order), up to p itself.
 			f := v.lines
-			f.Since, f.Until = since, until
-			for l, err := range s.db.Lines(ctx, f) {
-				if err != nil {
-					return nil, err
+			f.Since, f.NoKinds = since, false
+			end := p.ns + int64(width)
+			_, err := s.db.Search(ctx, store.Search{LineFilter: f}, func(l *store.Line) bool {
+				ln := newLine(l)
+				if p.is(&ln) || p.path == "" && ln.NS >= p.ns || ln.NS > end {
+					return false
 				}
-				keep(newLine(l))
+				keep(ln)
+				return true
+			})
+			if err != nil {
+				return nil, err
 			}
 		}
 		if len(ring) == limit || last {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +13,7 @@ import (
 
 	"forensics/serve"
 	"forensics/store/backends"
+	"forensics/store/postgres/pgtest"
 )
 
 // The explorer only reads, and says so; with a token, nothing answers
@@ -99,5 +101,109 @@ func TestServeGuards(t *testing.T) {
 		if res.StatusCode/100 != 4 || e.Error == "" {
 			t.Errorf("%s: %d %s, want a 4xx that says why", q, res.StatusCode, body)
 		}
+	}
+}
+
+// Paging both ways gives the same lines: forward pages end to end are the
+// whole view, a page back from any line is the lines just before it, and
+// from= goes on after a line as after= does; a kind's listing pages the same
+// way and holds only that kind; a query past its time is a 504.
+func TestServePaging(t *testing.T) {
+	t.Run("sqlite", func(t *testing.T) { testServePaging(t, filepath.Join(t.TempDir(), "seed.db")) })
+	t.Run("postgresql", func(t *testing.T) { testServePaging(t, pgtest.Database(t)) })
+}
+
+func testServePaging(t *testing.T, db string) {
+	runOK(t, "analyze", "-q", "--db", db, "../../testdata/couchbase/seed")
+	r, err := backends.OpenReader(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	srv := httptest.NewServer(serve.New(r, serveOptions(time.Minute)))
+	defer srv.Close()
+	type line struct {
+		Path  string
+		Line  int64
+		Pos   string
+		Kinds []string
+	}
+	type page struct {
+		Lines []line
+		Next  string
+		More  bool
+	}
+	get := func(q string) page {
+		t.Helper()
+		res, err := http.Get(srv.URL + "/api/lines?" + q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var p page
+		if err := json.NewDecoder(res.Body).Decode(&p); err != nil || res.StatusCode != 200 {
+			t.Fatalf("%s: %d %v", q, res.StatusCode, err)
+		}
+		return p
+	}
+	for _, view := range []string{"", "&kind=memcached.stream_rollback&kind=indexer.restart_ts", "&q=rollback&mode=fold", "&node=ns_1@172.23.100.16"} {
+		var all []line
+		for next, first := "", true; first || next != ""; first = false {
+			q := "limit=37" + view
+			if next != "" {
+				q += "&after=" + next
+			}
+			p := get(q)
+			all = append(all, p.Lines...)
+			next = p.Next
+		}
+		if len(all) < 40 {
+			t.Fatalf("view %q: %d lines, too few to page", view, len(all))
+		}
+		seen := map[string]bool{}
+		for _, l := range all {
+			key := fmt.Sprintf("%s:%d", l.Path, l.Line)
+			if seen[key] && !strings.Contains(view, "kind=") {
+				t.Errorf("view %q: %s twice", view, key)
+			}
+			seen[key] = true
+			if strings.Contains(view, "kind=") && (len(l.Kinds) != 1 || !strings.Contains(view, l.Kinds[0])) {
+				t.Errorf("view %q: a line of kinds %v", view, l.Kinds)
+			}
+		}
+		for _, i := range []int{1, 20, len(all) / 2, len(all) - 1} {
+			back := get("limit=15" + view + "&before=" + all[i].Pos)
+			want := all[max(0, i-15):i]
+			if len(back.Lines) != len(want) {
+				t.Errorf("view %q: %d lines back from line %d, want %d", view, len(back.Lines), i, len(want))
+				continue
+			}
+			for j := range want {
+				if back.Lines[j].Pos != want[j].Pos {
+					t.Errorf("view %q: back from %d, line %d is %s:%d, want %s:%d", view, i, j, back.Lines[j].Path, back.Lines[j].Line, want[j].Path, want[j].Line)
+					break
+				}
+			}
+			if back.More != (i > 15) {
+				t.Errorf("view %q: back from %d says more=%v", view, i, back.More)
+			}
+			fwd := get("limit=5" + view + "&from=" + all[i].Pos)
+			for j, l := range fwd.Lines {
+				if i+1+j >= len(all) || l.Pos != all[i+1+j].Pos {
+					t.Errorf("view %q: from line %d, line %d is %s:%d", view, i, j, l.Path, l.Line)
+					break
+				}
+			}
+		}
+	}
+	slow := httptest.NewServer(serve.New(r, serveOptions(time.Nanosecond)))
+	defer slow.Close()
+	res, err := http.Get(slow.URL + "/api/summary")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusGatewayTimeout {
+		t.Errorf("a query past its time: %d, want 504", res.StatusCode)
 	}
 }
