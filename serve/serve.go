@@ -15,6 +15,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"forensics"
@@ -42,6 +43,77 @@ type Server struct {
 	db   store.Reader
 	opts Options
 	mux  *http.ServeMux
+
+	mu    sync.Mutex
+	cache map[string]*answer // the counts of the views asked lately
+}
+
+// answer is a cached answer, or one being computed (done not yet closed).
+type answer struct {
+	done  chan struct{}
+	at    time.Time
+	value any
+	err   error
+}
+
+const (
+	cacheSize = 32
+	cacheTTL  = time.Minute
+)
+
+// cached answers the same view once for everyone who asks it within a
+// minute: the counts read every event of the view, and a page asks for
+// them as it loads, again on Back, and in every tab.
+func (s *Server) cached(fn func(ctx context.Context, r *http.Request) (any, error)) func(ctx context.Context, r *http.Request) (any, error) {
+	return func(ctx context.Context, r *http.Request) (any, error) {
+		q := r.URL.Query()
+		q.Del("token")
+		key := r.URL.Path + "?" + q.Encode()
+		s.mu.Lock()
+		a, ok := s.cache[key]
+		if ok && time.Since(a.at) > cacheTTL {
+			select {
+			case <-a.done:
+				delete(s.cache, key)
+				ok = false
+			default:
+			}
+		}
+		if !ok {
+			if len(s.cache) >= cacheSize {
+				var oldest string
+				var at time.Time
+				for k, old := range s.cache { // the oldest finished one goes
+					select {
+					case <-old.done:
+						if oldest == "" || old.at.Before(at) {
+							oldest, at = k, old.at
+						}
+					default:
+					}
+				}
+				delete(s.cache, oldest)
+			}
+			a = &answer{done: make(chan struct{}), at: time.Now()}
+			s.cache[key] = a
+			s.mu.Unlock()
+			a.value, a.err = fn(ctx, r)
+			if a.err != nil { // not kept: the next ask tries again
+				s.mu.Lock()
+				delete(s.cache, key)
+				s.mu.Unlock()
+			}
+			close(a.done)
+			return a.value, a.err
+		}
+		s.mu.Unlock()
+		select {
+		case <-a.done:
+			return a.value, a.err
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
 }
 
 // New returns the explorer over db, which it only reads.
@@ -49,15 +121,15 @@ func New(db store.Reader, opts Options) *Server {
 	if opts.Timeout == 0 {
 		opts.Timeout = 30 * time.Second
 	}
-	s := &Server{db: db, opts: opts, mux: http.NewServeMux()}
+	s := &Server{db: db, opts: opts, mux: http.NewServeMux(), cache: map[string]*answer{}}
 	assets, _ := fs.Sub(web, "web")
 	files := http.FileServerFS(assets)
 	s.mux.Handle("/", files)
 	s.mux.HandleFunc("/swimlane.js", swimlaneScript)
 	s.mux.HandleFunc("/swimlane.css", swimlaneStyle)
 	s.mux.HandleFunc("/api/incidents", s.api(s.incidents))
-	s.mux.HandleFunc("/api/summary", s.api(s.summary))
-	s.mux.HandleFunc("/api/histogram", s.api(s.histogram))
+	s.mux.HandleFunc("/api/summary", s.api(s.cached(s.summary)))
+	s.mux.HandleFunc("/api/histogram", s.api(s.cached(s.histogram)))
 	s.mux.HandleFunc("/api/lines", s.api(s.lines))
 	s.mux.HandleFunc("/api/context", s.api(s.context))
 	s.mux.HandleFunc("/api/findings", s.api(s.findings))
