@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -15,8 +14,6 @@ import (
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 
-	"forensics/serve"
-	"forensics/store/backends"
 	"forensics/store/postgres/pgtest"
 )
 
@@ -47,13 +44,7 @@ func TestServeInChromium(t *testing.T) {
 }
 
 func exploreSeed(t *testing.T, bin, dsn string) {
-	db, err := backends.OpenReader(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	srv := httptest.NewServer(serve.New(db, serveOptions(time.Minute)))
-	defer srv.Close()
+	srv := explorer(t, dsn, serveOptions(time.Minute))
 
 	artifacts := os.Getenv("FORENSICS_ARTIFACTS")
 	if artifacts == "" {

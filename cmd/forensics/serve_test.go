@@ -22,17 +22,10 @@ import (
 func TestServeGuards(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "seed.db")
 	runOK(t, "analyze", "-q", "--db", db, "../../testdata/couchbase/seed")
-	r, err := backends.OpenReader(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	open := httptest.NewServer(serve.New(r, serveOptions(time.Minute)))
-	defer open.Close()
+	open := explorer(t, db, serveOptions(time.Minute))
 	opts := serveOptions(time.Minute)
 	opts.Token = "0123456789abcdef"
-	locked := httptest.NewServer(serve.New(r, opts))
-	defer locked.Close()
+	locked := explorer(t, db, opts)
 
 	do := func(method, url string, header http.Header) (*http.Response, string) {
 		t.Helper()
@@ -115,13 +108,7 @@ func TestServePaging(t *testing.T) {
 
 func testServePaging(t *testing.T, db string) {
 	runOK(t, "analyze", "-q", "--db", db, "../../testdata/couchbase/seed")
-	r, err := backends.OpenReader(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	srv := httptest.NewServer(serve.New(r, serveOptions(time.Minute)))
-	defer srv.Close()
+	srv := explorer(t, db, serveOptions(time.Minute))
 	type line struct {
 		Path  string
 		Line  int64
@@ -196,8 +183,7 @@ func testServePaging(t *testing.T, db string) {
 			}
 		}
 	}
-	slow := httptest.NewServer(serve.New(r, serveOptions(time.Nanosecond)))
-	defer slow.Close()
+	slow := explorer(t, db, serveOptions(time.Nanosecond))
 	res, err := http.Get(slow.URL + "/api/summary")
 	if err != nil {
 		t.Fatal(err)
@@ -206,4 +192,16 @@ func testServePaging(t *testing.T, db string) {
 	if res.StatusCode != http.StatusGatewayTimeout {
 		t.Errorf("a query past its time: %d, want 504", res.StatusCode)
 	}
+}
+
+// explorer serves the timeline at dsn until the test ends.
+func explorer(t *testing.T, dsn string, opts serve.Options) *httptest.Server {
+	t.Helper()
+	r, err := backends.OpenReader(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(serve.New(r, opts))
+	t.Cleanup(func() { srv.Close(); r.Close() })
+	return srv
 }
