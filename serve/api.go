@@ -79,42 +79,13 @@ func (s *Server) summary(ctx context.Context, r *http.Request) (any, error) {
 	out.Nodes, out.Components, out.Files = counts(nodes, 0), counts(comps, 0), counts(files, maxFiles)
 	out.MoreFiles = len(files) - len(out.Files)
 
-	kinds := map[string]int64{}
-	keys := map[string]map[string]int64{}
-	add := func(key, val string) {
-		if val == "" {
-			return
-		}
-		m := keys[key]
-		if m == nil {
-			m = map[string]int64{}
-			keys[key] = m
-		}
-		if _, ok := m[val]; ok || len(m) < 10*maxKeys {
-			m[val]++
-		}
+	t, err := s.tally(ctx, v, defaultBars)
+	if err != nil {
+		return nil, err
 	}
-	for e, err := range s.db.Events(ctx, v.eventFilter()) {
-		if err != nil {
-			return nil, err
-		}
-		if !v.matchEvent(e) {
-			continue
-		}
-		out.Events++
-		kinds[string(e.Kind)]++
-		add("bucket", e.Bucket)
-		if e.VB != forensics.NoVB {
-			add("vb", strconv.Itoa(e.VB))
-		}
-		if e.Range != 0 {
-			add("range", strconv.FormatInt(e.Range, 10))
-		}
-		add("keyspace", e.Keyspace)
-		add("table", e.Table)
-	}
-	out.Kinds = counts(kinds, 0)
-	for k, m := range keys {
+	out.Events = t.events
+	out.Kinds = counts(t.kinds, 0)
+	for k, m := range t.keys {
 		out.Keys[k] = counts(m, maxKeys)
 	}
 	return out, nil
@@ -188,102 +159,197 @@ func (s *Server) histogram(ctx context.Context, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	bars := 120
+	bars := defaultBars
 	if b := q.Get("bars"); b != "" {
 		if bars, err = strconv.Atoi(b); err != nil || bars < 1 || bars > 1000 {
 			return nil, bad("bars %q: 1 to 1000", b)
 		}
 	}
-	h := histogram{Of: "events", By: q.Get("by"), Bars: bars}
-	if h.By == "" {
-		h.By = "component"
-	}
+	h := histogram{Of: "events", By: cmp.Or(q.Get("by"), "component"), Bars: bars, Series: []series{}}
 	if h.By != "component" && h.By != "category" {
 		return nil, bad("by %q: component or category", h.By)
 	}
-	srcs, err := s.db.Sources(ctx, v.inc.Latest)
-	if err != nil {
-		return nil, err
-	}
-	component := map[string]string{}
-	for _, src := range srcs {
-		component[src.Path] = src.Component
-		if !src.First.IsZero() && (h.Since.IsZero() || src.First.Before(h.Since)) {
-			h.Since = src.First.UTC()
-		}
-		if src.Last.After(h.Until) {
-			h.Until = src.Last.UTC()
-		}
-	}
-	if !v.lines.Since.IsZero() {
-		h.Since = v.lines.Since
-	}
-	if !v.lines.Until.IsZero() {
-		h.Until = v.lines.Until
-	}
-	h.Until = h.Until.Add(time.Nanosecond) // the last line is in the last bar
-	span := h.Until.Sub(h.Since)
-	if span <= 0 {
-		return h, nil
-	}
-	h.Width = (int64(span) + int64(bars) - 1) / int64(bars)
-	index := map[[2]string]int{}
-	tally := func(t time.Time, node, key string) {
-		i := int(t.Sub(h.Since) / time.Duration(h.Width))
-		if i < 0 || i >= bars {
-			return
-		}
-		k := [2]string{node, key}
-		j, ok := index[k]
-		if !ok {
-			if len(h.Series) >= 2000 {
-				return
-			}
-			j = len(h.Series)
-			index[k] = j
-			h.Series = append(h.Series, series{Node: node, Key: key, Counts: make([]int64, bars)})
-		}
-		h.Series[j].Counts[i]++
-	}
-	category := map[forensics.Kind]string{}
-	for _, d := range s.opts.Kinds {
-		category[d.Kind] = string(d.Category)
-	}
-	if (v.lines.Text != "" || v.lines.Regexp != nil) && !v.byEvent {
-		h.Of, h.By = "lines", "component"
-		f := v.lines
-		f.Since, f.Until, f.NoKinds = h.Since, h.Until, true
-		_, err := s.db.Search(ctx, store.Search{LineFilter: f}, func(l *store.Line) bool {
-			tally(l.Time, l.Node, component[l.Path])
-			return true
-		})
+	if (v.lines.Text == "" && v.lines.Regexp == nil) || v.byEvent {
+		t, err := s.tally(ctx, v, bars)
 		if err != nil {
 			return nil, err
 		}
-	} else {
-		f := v.eventFilter()
-		f.Since, f.Until = h.Since, h.Until
-		for e, err := range s.db.Events(ctx, f) {
+		h.Since, h.Until, h.Width = t.since, t.until, t.width
+		if h.By == "component" {
+			h.Series = t.byComponent.series
+		} else {
+			h.Series = t.byCategory.series
+		}
+		return h, nil
+	}
+	// The lines a search matches, by component.
+	h.Of = "lines"
+	fr, err := s.frame(ctx, v, bars)
+	if err != nil || fr.width == 0 {
+		return h, err
+	}
+	h.Since, h.Until, h.Width = fr.since, fr.until, fr.width
+	b := bands{frame: fr}
+	f := v.lines
+	f.Since, f.Until, f.NoKinds = fr.since, fr.until, true
+	if _, err := s.db.Search(ctx, store.Search{LineFilter: f}, func(l *store.Line) bool {
+		b.add(l.Time, l.Node, fr.component[l.Path])
+		return true
+	}); err != nil {
+		return nil, err
+	}
+	h.Series = b.sorted()
+	return h, nil
+}
+
+const defaultBars = 120
+
+// frame is the time a histogram spans and how wide its bars are.
+type frame struct {
+	since, until time.Time
+	width        int64 // ns; 0 when the view spans no time
+	bars         int
+	component    map[string]string // of each source path
+}
+
+func (s *Server) frame(ctx context.Context, v *view, bars int) (frame, error) {
+	fr := frame{bars: bars, component: map[string]string{}}
+	srcs, err := s.db.Sources(ctx, v.inc.Latest)
+	if err != nil {
+		return fr, err
+	}
+	for _, src := range srcs {
+		fr.component[src.Path] = src.Component
+		if !src.First.IsZero() && (fr.since.IsZero() || src.First.Before(fr.since)) {
+			fr.since = src.First.UTC()
+		}
+		if src.Last.After(fr.until) {
+			fr.until = src.Last.UTC()
+		}
+	}
+	if !v.lines.Since.IsZero() {
+		fr.since = v.lines.Since
+	}
+	if !v.lines.Until.IsZero() {
+		fr.until = v.lines.Until
+	}
+	fr.until = fr.until.Add(time.Nanosecond) // the last line is in the last bar
+	if span := fr.until.Sub(fr.since); span > 0 {
+		fr.width = (int64(span) + int64(bars) - 1) / int64(bars)
+	}
+	return fr, nil
+}
+
+// bands counts into bars, one series per node and key.
+type bands struct {
+	frame
+	index  map[[2]string]int
+	series []series
+}
+
+// maxSeries bounds a histogram's series (nodes times components).
+const maxSeries = 500
+
+func (b *bands) add(t time.Time, node, key string) {
+	if b.width == 0 {
+		return
+	}
+	i := int(t.Sub(b.since) / time.Duration(b.width))
+	if i < 0 || i >= b.bars {
+		return
+	}
+	k := [2]string{node, key}
+	j, ok := b.index[k]
+	if !ok {
+		if len(b.series) >= maxSeries {
+			return
+		}
+		if b.index == nil {
+			b.index = map[[2]string]int{}
+		}
+		j = len(b.series)
+		b.index[k] = j
+		b.series = append(b.series, series{Node: node, Key: key, Counts: make([]int64, b.bars)})
+	}
+	b.series[j].Counts[i]++
+}
+
+func (b *bands) sorted() []series {
+	slices.SortFunc(b.series, func(x, y series) int {
+		return cmp.Or(strings.Compare(x.Node, y.Node), strings.Compare(x.Key, y.Key))
+	})
+	if b.series == nil {
+		b.series = []series{}
+	}
+	return b.series
+}
+
+// eventTally is one read of the events a view selects: what the filters
+// count and what the histogram draws, shared by both and by every page
+// that asks within a minute.
+type eventTally struct {
+	events                  int64
+	kinds                   map[string]int64
+	keys                    map[string]map[string]int64
+	since, until            time.Time
+	width                   int64
+	byComponent, byCategory bands
+}
+
+func (s *Server) tally(ctx context.Context, v *view, bars int) (*eventTally, error) {
+	val, err := s.once(ctx, fmt.Sprintf("tally %d %d %s", v.inc.Latest, bars, v.key), func() (any, error) {
+		fr, err := s.frame(ctx, v, bars)
+		if err != nil {
+			return nil, err
+		}
+		t := &eventTally{kinds: map[string]int64{}, keys: map[string]map[string]int64{}, since: fr.since, until: fr.until, width: fr.width,
+			byComponent: bands{frame: fr}, byCategory: bands{frame: fr}}
+		category := map[forensics.Kind]string{}
+		for _, d := range s.opts.Kinds {
+			category[d.Kind] = string(d.Category)
+		}
+		add := func(key, val string) {
+			if val == "" {
+				return
+			}
+			m := t.keys[key]
+			if m == nil {
+				m = map[string]int64{}
+				t.keys[key] = m
+			}
+			if _, ok := m[val]; ok || len(m) < 10*maxKeys {
+				m[val]++
+			}
+		}
+		for e, err := range s.db.Events(ctx, v.eventFilter()) {
 			if err != nil {
 				return nil, err
 			}
 			if !v.matchEvent(e) {
 				continue
 			}
-			key := component[e.Path]
-			if h.By == "category" {
-				key = cmp.Or(category[e.Kind], "other")
+			t.events++
+			t.kinds[string(e.Kind)]++
+			add("bucket", e.Bucket)
+			if e.VB != forensics.NoVB {
+				add("vb", strconv.Itoa(e.VB))
 			}
-			tally(e.Time, e.Node, key)
+			if e.Range != 0 {
+				add("range", strconv.FormatInt(e.Range, 10))
+			}
+			add("keyspace", e.Keyspace)
+			add("table", e.Table)
+			t.byComponent.add(e.Time, e.Node, fr.component[e.Path])
+			t.byCategory.add(e.Time, e.Node, cmp.Or(category[e.Kind], "other"))
 		}
-	}
-	slices.SortFunc(h.Series, func(a, b series) int {
-		return cmp.Or(strings.Compare(a.Node, b.Node), strings.Compare(a.Key, b.Key))
+		t.byComponent.sorted()
+		t.byCategory.sorted()
+		return t, nil
 	})
-	if h.Series == nil {
-		h.Series = []series{}
+	if err != nil {
+		return nil, err
 	}
-	return h, nil
+	return val.(*eventTally), nil
 }
 
 // context answers the lines of a line's own file around it.

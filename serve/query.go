@@ -27,7 +27,11 @@ type view struct {
 	text    string          // the search as typed
 	mode    string          // literal, fold or regexp
 	byEvent bool            // a kind or system key is chosen: only events match
+	key     string          // the view's parameters, for the cache
 }
+
+// viewParams are the parameters of a view.
+var viewParams = []string{"incident", "q", "mode", "node", "component", "file", "kind", "since", "until", "bucket", "vb", "range", "keyspace", "table"}
 
 // maxValues bounds how many values one filter takes.
 const maxValues = 200
@@ -57,6 +61,13 @@ func (s *Server) view(ctx context.Context, q url.Values) (*view, error) {
 		return nil, err
 	}
 	v := &view{inc: inc, text: q.Get("q"), mode: q.Get("mode")}
+	key := url.Values{}
+	for _, p := range viewParams {
+		if vals, ok := q[p]; ok {
+			key[p] = vals
+		}
+	}
+	v.key = key.Encode()
 	v.lines.Run = inc.Latest
 	for _, name := range []string{"node", "component", "file", "kind"} {
 		if len(q[name]) > maxValues {

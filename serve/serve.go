@@ -61,51 +61,31 @@ const (
 	cacheTTL  = time.Minute
 )
 
-// cached answers the same view once for everyone who asks it within a
-// minute: the counts read every event of the view, and a page asks for
-// them as it loads, again on Back, and in every tab.
+// cached answers the same request once for everyone who asks it within
+// a minute: counts read every event of a view, and a page asks for them as
+// it loads, again on Back, and in every tab.
 func (s *Server) cached(fn func(ctx context.Context, r *http.Request) (any, error)) func(ctx context.Context, r *http.Request) (any, error) {
 	return func(ctx context.Context, r *http.Request) (any, error) {
 		q := r.URL.Query()
 		q.Del("token")
-		key := r.URL.Path + "?" + q.Encode()
-		s.mu.Lock()
-		a, ok := s.cache[key]
-		if ok && time.Since(a.at) > cacheTTL {
-			select {
-			case <-a.done:
-				delete(s.cache, key)
-				ok = false
-			default:
-			}
+		return s.once(ctx, r.URL.Path+"?"+q.Encode(), func() (any, error) { return fn(ctx, r) })
+	}
+}
+
+// once computes the value of key, or waits for the computation under way,
+// or gives the one kept; an error is not kept.
+func (s *Server) once(ctx context.Context, key string, fn func() (any, error)) (any, error) {
+	s.mu.Lock()
+	a, ok := s.cache[key]
+	if ok && time.Since(a.at) > cacheTTL {
+		select {
+		case <-a.done:
+			delete(s.cache, key)
+			ok = false
+		default:
 		}
-		if !ok {
-			if len(s.cache) >= cacheSize {
-				var oldest string
-				var at time.Time
-				for k, old := range s.cache { // the oldest finished one goes
-					select {
-					case <-old.done:
-						if oldest == "" || old.at.Before(at) {
-							oldest, at = k, old.at
-						}
-					default:
-					}
-				}
-				delete(s.cache, oldest)
-			}
-			a = &answer{done: make(chan struct{}), at: time.Now()}
-			s.cache[key] = a
-			s.mu.Unlock()
-			a.value, a.err = fn(ctx, r)
-			if a.err != nil { // not kept: the next ask tries again
-				s.mu.Lock()
-				delete(s.cache, key)
-				s.mu.Unlock()
-			}
-			close(a.done)
-			return a.value, a.err
-		}
+	}
+	if ok {
 		s.mu.Unlock()
 		select {
 		case <-a.done:
@@ -114,6 +94,31 @@ func (s *Server) cached(fn func(ctx context.Context, r *http.Request) (any, erro
 			return nil, ctx.Err()
 		}
 	}
+	if len(s.cache) >= cacheSize {
+		var oldest string
+		var at time.Time
+		for k, old := range s.cache { // the oldest finished one goes
+			select {
+			case <-old.done:
+				if oldest == "" || old.at.Before(at) {
+					oldest, at = k, old.at
+				}
+			default:
+			}
+		}
+		delete(s.cache, oldest)
+	}
+	a = &answer{done: make(chan struct{}), at: time.Now()}
+	s.cache[key] = a
+	s.mu.Unlock()
+	a.value, a.err = fn()
+	if a.err != nil {
+		s.mu.Lock()
+		delete(s.cache, key)
+		s.mu.Unlock()
+	}
+	close(a.done)
+	return a.value, a.err
 }
 
 // New returns the explorer over db, which it only reads.
