@@ -226,7 +226,8 @@ function drawHistogram() {
   }
   // The axis: times of day when the incident is within a day, and the
   // dates beside the title.
-  const day = until - since < 86400e3;
+  const day = until - since < 86400e3 && new Date(since).toISOString().slice(0, 10) === new Date(until).toISOString().slice(0, 10);
+  document.body.classList.toggle("oneday", day && !state.tz); // in UTC, as the title
   const tickText = (t) => { const iso = new Date(t).toISOString(); return day ? iso.slice(11, 19) : iso.slice(0, 16).replace("T", " "); };
   const ticks = Math.max(1, Math.floor(plot / (day ? 90 : 150)));
   for (let i = 0; i <= ticks; i++) {
@@ -541,7 +542,7 @@ $("incident").addEventListener("change", async () => {
   await loadFindings();
   refresh();
 });
-$("tz").addEventListener("change", () => { state.tz = $("tz").value === "utc" ? "" : $("tz").value; writeURL(); loadTable(); });
+$("tz").addEventListener("change", () => { state.tz = $("tz").value === "utc" ? "" : $("tz").value; writeURL(); drawHistogram(); loadTable(); });
 $("by").addEventListener("change", () => { state.by = $("by").value === "component" ? "" : $("by").value; writeURL(); loadHistogram(); });
 $("clearrange").addEventListener("click", () => refresh({ clearRange: true }));
 window.addEventListener("popstate", () => { state = readURL(); start(); });
