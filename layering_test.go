@@ -60,7 +60,7 @@ func TestLayering(t *testing.T) {
 		return strings.HasPrefix(pkg, "forensics/rules/") &&
 			!under(pkg, "forensics/rules/driver", "forensics/rules/evidence", "forensics/rules/rulefile", "forensics/rules/ruletest")
 	}
-	upper := []string{"forensics/ingest", "forensics/analysis", "forensics/report", "forensics/extract", "forensics/export", "forensics/expect", "forensics/fleet", "forensics/profile", "forensics/cmd"}
+	upper := []string{"forensics/ingest", "forensics/analysis", "forensics/report", "forensics/extract", "forensics/export", "forensics/expect", "forensics/fleet", "forensics/profile", "forensics/serve", "forensics/cmd"}
 
 	check := func(pkg, imp, why string) { t.Errorf("%s imports %s: %s", pkg, imp, why) }
 	for pkg, imps := range imports {
