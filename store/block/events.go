@@ -3,6 +3,7 @@ package block
 import (
 	"cmp"
 	"encoding/binary"
+	"fmt"
 	"math"
 	"slices"
 	"time"
@@ -179,7 +180,7 @@ func scanEvents(raw []byte, keep func(k forensics.Kind, line, t int64) bool, fn 
 	}
 	d := decoder{raw: raw}
 	nk := d.uvarint()
-	if d.err != nil || nk > uint64(len(raw)) {
+	if d.err != nil || nk > MaxEvents {
 		return nil, ErrCorrupt
 	}
 	kinds := make([]forensics.Kind, nk)
@@ -188,6 +189,9 @@ func scanEvents(raw []byte, keep func(k forensics.Kind, line, t int64) bool, fn 
 	}
 	var line, t int64
 	for idx := 0; d.i < len(raw) && d.err == nil; idx++ {
+		if idx >= MaxEvents {
+			return nil, fmt.Errorf("%w: more than %d events", ErrCorrupt, MaxEvents)
+		}
 		k := d.uvarint()
 		line += d.varint()
 		t += d.varint()

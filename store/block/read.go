@@ -33,6 +33,7 @@ var ErrCorrupt = errors.New("corrupt block")
 type Reader struct {
 	line Line
 	read bool   // a line of the block was read: the next one takes the number after it
+	n    int    // the lines read of the block
 	recs []byte // the records not read yet
 	buf  []byte // the decompressed S2 block, or the span's records (and, whole, its output)
 
@@ -50,7 +51,7 @@ type Reader struct {
 // a deflate span is decoded at once, so that Text can give it back.
 func (r *Reader) Open(firstLine int64, data []byte, whole bool) error {
 	r.Close()
-	r.line, r.read = Line{N: firstLine}, false
+	r.line, r.read, r.n = Line{N: firstLine}, false, 0
 	if len(data) >= 2 && [2]byte(data[:2]) == zranMagic {
 		return r.openSpan(data, whole)
 	}
@@ -105,6 +106,9 @@ func (r *Reader) Next() (*Line, error) {
 		l.N++
 	}
 	r.read = true
+	if r.n++; r.n > maxRecords {
+		return nil, fmt.Errorf("%w: more than %d lines", ErrCorrupt, maxRecords)
+	}
 	n, size, err := l.record(r.recs)
 	if err != nil {
 		return nil, err
@@ -162,9 +166,17 @@ func (l *Line) record(raw []byte) (int, int, error) {
 	return i + k, int(size), nil
 }
 
-// maxSpan bounds the output a block of a deflate span decodes to: a cut
-// line's piece (64 MiB), a block's size and a deflate block before it.
+// maxSpan bounds the output a block decodes to, whichever its layout: a cut
+// line's piece (64 MiB), a block's size and a deflate block before it. A
+// block that claims more is refused before anything is allocated for it:
+// a few bytes of S2 can claim gigabytes.
 const maxSpan = 80 << 20
+
+// maxRecords bounds the lines a block holds: the builder closes a block
+// once its records reach Size bytes, and a record takes at least one. A
+// block of millions of empty records, which a reader would hold as a line
+// each, is refused.
+const maxRecords = Size
 
 // metaBufs holds the buffers a span's window and records are decoded into.
 var metaBufs sync.Pool
@@ -316,6 +328,9 @@ func decompress(data, buf []byte) ([]byte, error) {
 	n, err := s2.DecodedLen(data)
 	if err != nil {
 		return buf, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	if n > maxSpan {
+		return buf, fmt.Errorf("%w: it claims %d bytes decoded, more than a block holds (%d)", ErrCorrupt, n, maxSpan)
 	}
 	if cap(buf) < n {
 		buf = make([]byte, n)

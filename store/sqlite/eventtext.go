@@ -120,7 +120,8 @@ func (db *DB) blockReader() (*sql.DB, error) {
 		q.Set("mode", "ro")
 		q.Set("_busy_timeout", "10000")
 		q.Set("_mutex", "no") // see noMutex
-		db.side, db.sideErr = sql.Open("sqlite3", "file:"+escapePath(db.path)+"?"+q.Encode())
+		registerWrite()
+		db.side, db.sideErr = sql.Open(writeDriver, "file:"+escapePath(db.path)+"?"+q.Encode())
 	})
 	return db.side, db.sideErr
 }

@@ -103,6 +103,10 @@ func legacyTimeline(path string) error {
 		return nil // an empty database: nothing to protect
 	}
 	if has["meta"] && has["sources"] && has["events"] && has["blocks"] {
+		// A view or a trigger would run on the read of meta below.
+		if err := checkSchema(func(q string) ([][4]string, error) { return dbRows(db, q) }); err != nil {
+			return err
+		}
 		var v string
 		if db.QueryRow(`SELECT value FROM meta WHERE key = 'schema'`).Scan(&v) == nil {
 			return nil

@@ -26,6 +26,9 @@ const readOnlyDriver = "sqlite3-forensics-readonly"
 var registerReadOnly = sync.OnceFunc(func() {
 	sql.Register(readOnlyDriver, &sqlite3.SQLiteDriver{
 		ConnectHook: func(c *sqlite3.SQLiteConn) error {
+			if err := guardConn(c); err != nil {
+				return err
+			}
 			c.SetLimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
 			if err := c.RegisterFunc("forensics_time", store.TimeText, true); err != nil {
 				return err

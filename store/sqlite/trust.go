@@ -1,0 +1,264 @@
+package sqlite
+
+import (
+	"crypto/sha256"
+	"database/sql"
+	"database/sql/driver"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+	"sync"
+
+	sqlite3 "github.com/mattn/go-sqlite3"
+
+	"forensics/store"
+)
+
+// A timeline is often someone else's: a colleague's, a customer's, one
+// attached to a ticket. A SQLite file carries more than rows: triggers run
+// when a table is written, views run when they are read (a view named
+// findings answers for the table, or never ends), and tables can hold
+// generated columns and CHECK constraints that evaluate expressions. So a
+// timeline is opened only when every object of its schema is one that
+// forensics created, compared by a digest of its definition (comments and
+// spacing aside) with the definitions of schema.sql and of the older
+// schemas forensics wrote (legacy.sql); anything else is refused before a
+// statement touches a table. Every connection also runs with
+// trusted_schema off (no schema object may call forensics' own SQL
+// functions), with cell_size_check on (a damaged page is an error, not a
+// wild read), and under a limit of the memory SQLite may take and of the
+// length of one value.
+
+//go:embed legacy.sql
+var legacySchema string
+
+// heapLimit bounds what SQLite allocates in the whole process, and
+// maxValue the length of one string or blob it makes (a query's result, a
+// decoded block's JSON for the lines view): a timeline cannot make a
+// command take gigabytes by storing, or computing, one huge value.
+const (
+	heapLimit = 192 << 20
+	maxValue  = 128 << 20
+)
+
+// knownObjects are the digests of the schema objects forensics creates.
+var knownObjects = sync.OnceValues(func() (map[[32]byte]bool, error) {
+	known := map[[32]byte]bool{}
+	add := func(script string, alter bool) error {
+		db, err := sql.Open("sqlite3", ":memory:")
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		if _, err := db.Exec(script); err != nil {
+			return err
+		}
+		// ANALYZE's tables, which the sqlite3 shell may have added.
+		if _, err := db.Exec(`ANALYZE`); err != nil {
+			return err
+		}
+		if err := collect(db, known); err != nil || !alter {
+			return err
+		}
+		// A timeline whose sources table got its release column by ALTER
+		// TABLE (addRelease) keeps the definition SQLite rewrote.
+		if _, err := db.Exec(`ALTER TABLE sources ADD COLUMN release TEXT NOT NULL DEFAULT ''`); err != nil {
+			return err
+		}
+		return collect(db, known)
+	}
+	withoutRelease := releaseColumnDef.ReplaceAllString(schema, "")
+	for _, s := range []struct {
+		script string
+		alter  bool
+	}{{schema, false}, {legacySchema, false}, {withoutRelease, true}} {
+		if err := add(s.script, s.alter); err != nil {
+			return nil, fmt.Errorf("the schemas forensics writes: %w", err)
+		}
+	}
+	return known, nil
+})
+
+// collect adds the digests of the schema objects of db to known.
+func collect(db *sql.DB, known map[[32]byte]bool) error {
+	rows, err := db.Query(`SELECT type, name, tbl_name, sql FROM sqlite_schema WHERE sql IS NOT NULL`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var typ, name, tbl, def string
+		if err := rows.Scan(&typ, &name, &tbl, &def); err != nil {
+			return err
+		}
+		known[objectDigest(typ, name, tbl, def)] = true
+	}
+	return rows.Err()
+}
+
+// releaseColumnDef is the release column of schema.sql's sources table.
+var releaseColumnDef = regexp.MustCompile(`(?m)^\s*release\s+TEXT[^\n]*\n`)
+
+var (
+	sqlComment = regexp.MustCompile(`--[^\n]*|/\*(?s:.*?)\*/`)
+	sqlSpace   = regexp.MustCompile(`\s+`)
+	sqlPunct   = regexp.MustCompile(`\s*([(),])\s*`)
+)
+
+// objectDigest identifies a schema object by its kind, names and
+// definition, with comments and spacing left out.
+func objectDigest(typ, name, tbl, def string) [32]byte {
+	def = sqlComment.ReplaceAllString(def, " ")
+	def = sqlSpace.ReplaceAllString(def, " ")
+	def = sqlPunct.ReplaceAllString(def, "$1")
+	return sha256.Sum256([]byte(strings.ToLower(typ) + "\x00" + name + "\x00" + tbl + "\x00" + strings.TrimSpace(def)))
+}
+
+// UntrustedError says that a timeline holds a schema object forensics did
+// not create.
+type UntrustedError struct {
+	Type, Name string
+}
+
+func (e *UntrustedError) Error() string {
+	return fmt.Sprintf("%v: it holds %s %s %q that forensics does not create, so it was changed by something else "+
+		"(a shared timeline can carry code that runs when it is read or written); refused and left untouched: "+
+		"analyze the evidence again into a new --db", store.ErrNotTimeline, article(e.Type), e.Type, e.Name)
+}
+
+func article(word string) string {
+	if strings.IndexByte("aeiou", word[0]) >= 0 {
+		return "an"
+	}
+	return "a"
+}
+
+func (e *UntrustedError) Unwrap() error { return store.ErrNotTimeline }
+
+// schemaRows reads the schema of the main database of a connection.
+type schemaRows func(query string) ([][4]string, error)
+
+// checkSchema refuses a database holding a schema object that forensics
+// does not create. It reads only the schema table, which runs nothing.
+func checkSchema(read schemaRows) error {
+	known, err := knownObjects()
+	if err != nil {
+		return err
+	}
+	rows, err := read(`SELECT type, name, tbl_name, coalesce(sql, '') FROM main.sqlite_schema`)
+	if err != nil {
+		return err
+	}
+	var worst *UntrustedError
+	rank := func(typ string) int { return strings.Index("trigger view virtual table", typ) }
+	for _, r := range rows {
+		typ, name, tbl, def := r[0], r[1], r[2], r[3]
+		if typ == "index" && def == "" && strings.HasPrefix(name, "sqlite_autoindex_"+tbl+"_") {
+			continue // made by SQLite for a PRIMARY KEY or UNIQUE of a known table
+		}
+		if strings.HasPrefix(strings.ToUpper(strings.TrimSpace(def)), "CREATE VIRTUAL") {
+			typ = "virtual table"
+		} else if known[objectDigest(typ, name, tbl, def)] {
+			continue
+		}
+		if (typ == "table" || typ == "index") && forensicsCreates(name) {
+			typ = "changed " + typ
+		}
+		// What runs code is named first: a trigger, a view, then the rest.
+		if worst == nil || rank(typ) >= 0 && (rank(worst.Type) < 0 || rank(typ) < rank(worst.Type)) {
+			worst = &UntrustedError{Type: typ, Name: name}
+		}
+	}
+	if worst != nil {
+		return worst
+	}
+	return nil
+}
+
+// forensicsCreates reports whether forensics creates an object named name,
+// in some definition: a table of that name redefined is a "changed table".
+func forensicsCreates(name string) bool {
+	re := regexp.MustCompile(`(?i)CREATE (TABLE|INDEX) IF NOT EXISTS ` + regexp.QuoteMeta(name) + `\b`)
+	return re.MatchString(schema) || re.MatchString(legacySchema)
+}
+
+// guardConn readies a new connection to a timeline: trusted_schema off,
+// cell_size_check on, the limits on memory and value length, and the check
+// of the schema. Every connection forensics opens to a timeline goes
+// through it (the drivers below).
+func guardConn(c *sqlite3.SQLiteConn) error {
+	setHeapLimit(c)
+	c.SetLimit(sqlite3.SQLITE_LIMIT_LENGTH, maxValue)
+	for _, p := range []string{`PRAGMA trusted_schema = OFF`, `PRAGMA cell_size_check = ON`} {
+		if _, err := c.Exec(p, nil); err != nil {
+			return err
+		}
+	}
+	return checkSchema(func(q string) ([][4]string, error) { return connRows(c, q) })
+}
+
+var heapOnce sync.Once
+
+func setHeapLimit(c *sqlite3.SQLiteConn) {
+	heapOnce.Do(func() {
+		c.Exec(fmt.Sprintf(`PRAGMA hard_heap_limit = %d`, heapLimit), nil)
+	})
+}
+
+// connRows runs a query of four text columns on a driver connection.
+func connRows(c *sqlite3.SQLiteConn, q string) ([][4]string, error) {
+	rows, err := c.Query(q, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out [][4]string
+	vals := make([]driver.Value, 4)
+	for {
+		if err := rows.Next(vals); err != nil {
+			if errors.Is(err, io.EOF) {
+				return out, nil
+			}
+			return nil, err
+		}
+		var r [4]string
+		for i, v := range vals {
+			switch v := v.(type) {
+			case string:
+				r[i] = v
+			case []byte:
+				r[i] = string(v)
+			}
+		}
+		out = append(out, r)
+	}
+}
+
+// dbRows is connRows on a pool.
+func dbRows(db *sql.DB, q string) ([][4]string, error) {
+	rows, err := db.Query(q)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out [][4]string
+	for rows.Next() {
+		var r [4]string
+		if err := rows.Scan(&r[0], &r[1], &r[2], &r[3]); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// writeDriver opens the connections that write a timeline, and the side
+// connection of a writing open; readOnlyDriver (readonly.go) those of queries.
+const writeDriver = "sqlite3-forensics"
+
+var registerWrite = sync.OnceFunc(func() {
+	sql.Register(writeDriver, &sqlite3.SQLiteDriver{ConnectHook: guardConn})
+})
