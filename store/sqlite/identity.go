@@ -102,11 +102,13 @@ func legacyTimeline(path string) error {
 	if len(tables) == 0 {
 		return nil // an empty database: nothing to protect
 	}
-	if has["meta"] && has["sources"] && has["events"] && has["blocks"] {
+	if has["sources"] || has["blocks"] || has["findings"] {
 		// A view or a trigger would run on the read of meta below.
 		if err := checkSchema(func(q string) ([][4]string, error) { return dbRows(db, q) }); err != nil {
 			return err
 		}
+	}
+	if has["meta"] && has["sources"] && has["events"] && has["blocks"] {
 		var v string
 		if db.QueryRow(`SELECT value FROM meta WHERE key = 'schema'`).Scan(&v) == nil {
 			return nil
