@@ -147,3 +147,45 @@ func Span(ev []Evidence) (first, last time.Time) {
 	}
 	return first, last
 }
+
+// IDLen is the length of a finding id: hex digits of the fingerprint.
+const IDLen = 12
+
+// ValidID reports whether id is a finding id: IDLen lowercase hex digits,
+// as Fingerprint makes them. An id read back from a timeline is shown in
+// tables, links and suggested commands; anything else in its place is not
+// a finding id.
+func ValidID(id string) bool {
+	if len(id) != IDLen {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// ValidIDPrefix reports whether p can start a finding id, as a user types
+// one (show, --around, extract): 1 to IDLen hex digits, either case.
+func ValidIDPrefix(p string) bool {
+	if len(p) == 0 || len(p) > IDLen {
+		return false
+	}
+	return ValidID(strings.ToLower(p) + "000000000000"[:IDLen-len(p)])
+}
+
+// ValidRuleName reports whether name is a rule name as rules are named:
+// lowercase letters, digits and -._/ , at most 100 bytes.
+func ValidRuleName(name string) bool {
+	if len(name) == 0 || len(name) > 100 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || strings.IndexByte("-._/", c) >= 0) {
+			return false
+		}
+	}
+	return true
+}

@@ -30,6 +30,9 @@ type Config struct {
 	Rules    []*forensics.Rule
 	Limits   input.Limits
 	Progress *ingest.Progress // may be nil
+	// Fresh runs the rules even when an earlier run of the same content and
+	// rules left findings to reuse.
+	Fresh bool
 	// RulesID names the rules and the build that runs them, so findings of
 	// unchanged content are reused only when both are the same; "" means
 	// RulesID(Rules).
@@ -120,9 +123,12 @@ func run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	findings, reused, err := db.PriorFindings(ctx, res.Run, sig)
-	if err != nil {
-		return nil, err
+	var findings []forensics.Finding
+	reused := false
+	if !cfg.Fresh {
+		if findings, reused, err = db.PriorFindings(ctx, res.Run, sig); err != nil {
+			return nil, err
+		}
 	}
 	if !reused {
 		// The rules run side by side on a read-only view of their own.

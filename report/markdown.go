@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"forensics"
+	"forensics/shell"
 )
 
 // WriteMarkdown writes the report as GitHub-flavoured Markdown, to paste
@@ -26,8 +27,8 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		b.WriteString("| # | Severity | Rule | Subject | Start (UTC) | Duration | ID |\n")
 		b.WriteString("|---|---|---|---|---|---|---|\n")
 		for i, f := range r.Findings {
-			fmt.Fprintf(&b, "| %d | **%s** | `%s` | %s | %s | %s | `%s` |\n", i+1, f.Severity, f.Rule,
-				mdCell(SubjectLine(f, r.Rules)), f.Start.UTC().Format(TimeFormat), Duration(f.End.Sub(f.Start)), f.ID)
+			fmt.Fprintf(&b, "| %d | **%s** | %s | %s | %s | %s | %s |\n", i+1, f.Severity, mdCodeCell(f.Rule),
+				mdCell(SubjectLine(f, r.Rules)), f.Start.UTC().Format(TimeFormat), Duration(f.End.Sub(f.Start)), mdCodeCell(f.ID))
 		}
 		for i, f := range r.Findings {
 			writeMarkdownFinding(&b, i+1, f, r.Rules)
@@ -115,8 +116,8 @@ func span(srcs []Source) (first, last time.Time) {
 
 func writeMarkdownFinding(b *strings.Builder, n int, f forensics.Finding, rules []*forensics.Rule) {
 	fmt.Fprintf(b, "\n## %d. %s: %s\n\n", n, strings.ToUpper(f.Severity.String()), mdEscape(f.Title))
-	fmt.Fprintf(b, "- **Rule:** `%s`\n", f.Rule)
-	fmt.Fprintf(b, "- **ID:** `%s` (`forensics show %s`)\n", f.ID, f.ID)
+	fmt.Fprintf(b, "- **Rule:** %s\n", mdCode(f.Rule))
+	fmt.Fprintf(b, "- **ID:** %s (%s)\n", mdCode(f.ID), mdCode(shell.Command("forensics", "show", f.ID)))
 	if s := SubjectLine(f, rules); s != "" {
 		fmt.Fprintf(b, "- **Subject:** %s\n", mdEscape(s))
 	}

@@ -72,7 +72,7 @@ var findingColumns = []column{
 func WriteFindingsTable(w io.Writer, fs []forensics.Finding, rules []*forensics.Rule, l Layout) error {
 	rows := make([][]string, len(fs))
 	for i, f := range fs {
-		rows[i] = []string{f.Severity.String(), f.Rule, Escape(SubjectLine(f, rules)), f.Start.UTC().Format(TimeFormat), Duration(f.End.Sub(f.Start)), f.ID}
+		rows[i] = []string{f.Severity.String(), Escape(f.Rule), Escape(SubjectLine(f, rules)), f.Start.UTC().Format(TimeFormat), Duration(f.End.Sub(f.Start)), Escape(f.ID)}
 	}
 	return fitTable(w, l.Width, findingColumns, rows)
 }
@@ -81,7 +81,7 @@ func writeFinding(w io.Writer, f forensics.Finding, rules []*forensics.Rule, l L
 	var b strings.Builder
 	width := l.prose()
 	b.WriteString("\n")
-	writeRows(&b, fmt.Sprintf("[%s] %s  %s  (id %s)", strings.ToUpper(f.Severity.String()), f.Rule, Escape(f.Title), f.ID), "", "  ", l.Width)
+	writeRows(&b, fmt.Sprintf("[%s] %s  %s  (id %s)", strings.ToUpper(f.Severity.String()), Escape(f.Rule), Escape(f.Title), Escape(f.ID)), "", "  ", l.Width)
 	writeRows(&b, "Subject: "+Escape(SubjectLine(f, rules)), "  ", "           ", l.Width)
 	writeRows(&b, fmt.Sprintf("Window:  %s – %s (%s)", f.Start.UTC().Format(TimeFormat), f.End.UTC().Format(TimeFormat), Duration(f.End.Sub(f.Start))), "  ", "           ", l.Width)
 	b.WriteString("\n  What happened:\n")

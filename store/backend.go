@@ -67,6 +67,12 @@ type Reader interface {
 	// Findings returns the findings of a run (the latest when run is 0), in time order.
 	Findings(ctx context.Context, run int64) ([]StoredFinding, error)
 
+	// EachFinding calls fn with each finding Findings (or, with all,
+	// AllFindings) returns, in the same order, reading them one at a
+	// time, until fn returns an error: a listing holds one finding, not
+	// all of them.
+	EachFinding(ctx context.Context, run int64, all bool, fn func(StoredFinding) error) error
+
 	// FindingIn returns the finding of a run (of any run when run is 0, the
 	// most recent) whose id starts with prefix. A prefix matching two
 	// findings, or none, is an error that says so.

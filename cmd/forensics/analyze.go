@@ -29,6 +29,7 @@ type analyzeOptions struct {
 	verbose  bool
 	wide     bool
 	incident string
+	fresh    bool
 	profile  string
 	limits   input.Limits
 	inputs   []string
@@ -47,7 +48,8 @@ these — into the timeline (--db), runs the rules over what was read, and
 prints the findings.
 
 Zips are read in place, never extracted. Content already in the timeline is
-recognised and not read again, so analyze can be re-run on the same input.
+recognised and not read again, so analyze can be re-run on the same input;
+the findings of the same content and rules are reused unless --fresh.
 
 ` + analyzeFormatsHelp() + `
 Exit status: 0 when the analysis ran, whatever it found; 1 when nothing could
@@ -79,6 +81,7 @@ severity (the output is written all the same).`,
 	cmd.RegisterFlagCompletionFunc("rules", completeRules)
 	cmd.Flags().BoolVarP(&opts.quiet, "quiet", "q", false, "no progress display and no summary of the inputs on stderr")
 	cmd.Flags().StringVar(&opts.incident, "incident", "", "name the `INCIDENT` this evidence belongs to (default: named after the inputs); see forensics incidents")
+	cmd.Flags().BoolVar(&opts.fresh, "fresh", false, "run the rules even when the timeline holds findings of the same content and rules (a timeline someone else wrote: its findings are not reused)")
 	cmd.Flags().BoolVarP(&opts.verbose, "verbose", "v", false, "list every file read on stderr, not a one-line summary, and name evidence by its full path")
 	addWideFlag(cmd, &opts.wide)
 	cmd.Flags().StringVar(&opts.profile, "cpuprofile", "", "write a CPU profile of the run to this `FILE` (for go tool pprof)")
@@ -212,7 +215,7 @@ func runAnalyze(cmd *cobra.Command, opts *analyzeOptions, paths []string) error 
 		defer stop()
 	}
 	format := lookupAnalyzeFormat(opts.format.String())
-	res, err := analyze(cmd.Context(), opts.db, opts.incident, paths, lib, selected, opts.limits, prog)
+	res, err := analyze(cmd.Context(), opts.db, opts.incident, paths, lib, selected, opts.limits, prog, opts.fresh)
 	if !format.readsTimeline {
 		stop() // the output follows; the HTML report still reads the timeline
 	}
@@ -293,7 +296,7 @@ func analyzeHTML(ctx context.Context, opts *analyzeOptions, run int64, rep *repo
 // analyze reads paths into the timeline at dbPath with the library's
 // formats, runs the selected rules over what was read, and stores and
 // returns the findings.
-func analyze(ctx context.Context, dbPath, incident string, paths []string, lib *library, selected []*forensics.Rule, limits input.Limits, prog *ingest.Progress) (*analysis.Result, error) {
+func analyze(ctx context.Context, dbPath, incident string, paths []string, lib *library, selected []*forensics.Rule, limits input.Limits, prog *ingest.Progress, fresh bool) (*analysis.Result, error) {
 	db, err := backends.Open(dbPath)
 	if err != nil {
 		return nil, err
@@ -301,7 +304,7 @@ func analyze(ctx context.Context, dbPath, incident string, paths []string, lib *
 	defer db.Close()
 	return analysis.Run(ctx, analysis.Config{
 		Store: db, Inputs: paths, Incident: incident,
-		Formats: lib.formats, Rules: selected, Limits: limits, Progress: prog,
+		Formats: lib.formats, Rules: selected, Limits: limits, Progress: prog, Fresh: fresh,
 		RulesID: lib.rulesID(selected),
 	})
 }

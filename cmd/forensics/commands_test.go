@@ -20,12 +20,11 @@ import (
 	"forensics/shell"
 )
 
-// The tools fix commands call. Each is replaced by a stub that records its
-// arguments, so running a command shows exactly what a pasted command would
-// run, and nothing of the real cluster (or network) is touched. A command
-// whose program is not among them is not run at all.
-var stubbedTools = []string{"vtctldclient", "cbstats", "couchbase-cli", "cockroach", "curl", "jq", "grep",
-	"ssh", "chronyc", "timedatectl", "dmesg", "iostat", "df", "ntpq", "journalctl"}
+// The tools fix commands call (shell.Tools). Each is replaced by a stub
+// that records its arguments, so running a command shows exactly what a
+// pasted command would run, and nothing of the real cluster (or network)
+// is touched. A command whose program is not among them is not run at all.
+var stubbedTools = shell.Tools
 
 // TestFixCommandsRunOnlyTheirTool pastes every command of every finding of
 // every bundled case, and of cases whose names were made hostile, into
@@ -273,58 +272,8 @@ func invocations(argvs [][]string) string {
 	return strings.Join(s, "\n")
 }
 
-// splitCommand reads a command line as forensics writes it: plain words and
-// single-quoted words, and pipes between commands. Anything else a shell
-// would interpret is an error: the command must not rely on it.
-func splitCommand(s string) ([][]string, error) {
-	var out [][]string
-	var words []string
-	var w strings.Builder
-	inWord := false
-	end := func() {
-		if inWord {
-			words = append(words, w.String())
-			w.Reset()
-			inWord = false
-		}
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == ' ':
-			end()
-		case c == '|':
-			end()
-			if len(words) == 0 {
-				return nil, fmt.Errorf("empty command before | at %d", i)
-			}
-			out = append(out, words)
-			words = nil
-		case c == '\'':
-			j := strings.IndexByte(s[i+1:], '\'')
-			if j < 0 {
-				return nil, fmt.Errorf("unterminated quote at %d", i)
-			}
-			w.WriteString(s[i+1 : i+1+j])
-			inWord = true
-			i += j + 1
-		case c == '\\' && i+1 < len(s) && s[i+1] == '\'':
-			w.WriteByte('\'')
-			inWord = true
-			i++
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', strings.IndexByte("-_./:,=@%+", c) >= 0:
-			w.WriteByte(c)
-			inWord = true
-		default:
-			return nil, fmt.Errorf("unquoted %q at %d", c, i)
-		}
-	}
-	end()
-	if len(words) == 0 {
-		return nil, fmt.Errorf("empty command")
-	}
-	return append(out, words), nil
-}
+// splitCommand reads a command line as forensics writes it (shell.Split).
+func splitCommand(s string) ([][]string, error) { return shell.Split(s, false) }
 
 // hostileNameCase is a bundled case with names replaced by hostile ones
 // throughout its evidence.

@@ -9,6 +9,7 @@ import (
 
 	"forensics"
 	"forensics/report"
+	"forensics/shell"
 	"forensics/store"
 )
 
@@ -127,8 +128,8 @@ func writeContext(ctx context.Context, out io.Writer, db store.Reader, f store.S
 	}
 	if hidden > 0 {
 		var b strings.Builder
-		report.WriteProse(&b, fmt.Sprintf("%s in the window, %d not shown; every one: forensics timeline query --around %s --events",
-			report.Plural(total, "event", "events"), hidden, f.ID), "  ", "    ", l.Width)
+		report.WriteProse(&b, fmt.Sprintf("%s in the window, %d not shown; every one: %s",
+			report.Plural(total, "event", "events"), hidden, report.Escape(shell.Command("forensics", "timeline", "query", "--around", f.ID, "--events"))), "  ", "    ", l.Width)
 		_, err = io.WriteString(out, b.String())
 	}
 	return err

@@ -10,6 +10,7 @@ import (
 	"forensics/extract"
 	"forensics/input"
 	"forensics/report"
+	"forensics/shell"
 	"forensics/store/backends"
 )
 
@@ -89,7 +90,7 @@ be written or does not reproduce it; 2 for a usage error.`,
 			}
 			// The extract is a case: analyze it on its own and check it.
 			check := func(ctx context.Context, db string, inputs []string) ([]forensics.Finding, error) {
-				res, err := analyze(ctx, db, "", inputs, lib, lib.rules.Rules, input.DefaultLimits, nil)
+				res, err := analyze(ctx, db, "", inputs, lib, lib.rules.Rules, input.DefaultLimits, nil, true)
 				if err != nil {
 					return nil, err
 				}
@@ -98,7 +99,7 @@ be written or does not reproduce it; 2 for a usage error.`,
 			if err := extract.Reproduce(ctx, out, f.ID, check); err != nil {
 				return &exitError{exitFailed, err}
 			}
-			_, err = fmt.Fprintf(w, "reproduces %s (%s); run it with: forensics test %s\n", f.ID, f.Rule, out)
+			_, err = fmt.Fprintf(w, "reproduces %s (%s); run it with: %s\n", f.ID, f.Rule, report.Escape(shell.Command("forensics", "test", out)))
 			return err
 		},
 	}

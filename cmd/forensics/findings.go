@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -16,6 +19,7 @@ import (
 func newFindingsCmd() *cobra.Command {
 	var dbPath, incident string
 	var run int64
+	var limit int
 	format := newFormatFlag("table")
 	cmd := &cobra.Command{
 		Use:   "findings",
@@ -34,41 +38,92 @@ func newFindingsCmd() *cobra.Command {
 				return err
 			}
 			sc.note(cmd.ErrOrStderr())
-			var fs []store.StoredFinding
-			if sc.run != 0 || sc.name != allIncidents {
-				if fs, err = db.Findings(cmd.Context(), sc.run); err != nil {
-					return err
-				}
-			} else if fs, err = db.AllFindings(cmd.Context()); err != nil {
-				return err
-			}
 			out := cmd.OutOrStdout()
-			if format.String() == "json" {
-				list := make([]forensics.Finding, 0, len(fs))
-				for _, f := range fs {
-					list = append(list, f.Finding)
-				}
-				enc := json.NewEncoder(out)
-				enc.SetIndent("", "  ")
-				enc.SetEscapeHTML(false)
-				return enc.Encode(list)
-			}
-			if len(fs) == 0 {
-				_, err := fmt.Fprintln(out, "No findings.")
-				return err
-			}
-			list := make([]forensics.Finding, len(fs))
-			for i, f := range fs {
-				list[i] = f.Finding
-			}
-			return report.WriteFindingsTable(out, list, loadLibrary(cmd).rules.Rules, layoutFor(out, false))
+			limit := listLimit(cmd, out, limit)
+			all := sc.run == 0 && sc.name == allIncidents
+			return writeFindingList(out, cmd.ErrOrStderr(), format.String(), limit, loadLibrary(cmd).rules.Rules, func(fn func(store.StoredFinding) error) error {
+				return db.EachFinding(cmd.Context(), sc.run, all, fn)
+			})
 		},
 	}
 	addDBFlag(cmd, &dbPath, "timeline `FILE` written by analyze")
 	cmd.Flags().Int64Var(&run, "run", 0, "the analysis run, by `ID` (default: the latest of the incident)")
+	addLimitFlag(cmd, &limit, "findings")
 	addIncidentFlag(cmd, &incident)
 	format.register(cmd)
 	return cmd
+}
+
+// findingsPage is how many findings one table holds: a listing of more is
+// printed as tables of this many, so that it holds one page of rows, not
+// all of them.
+const findingsPage = 1000
+
+// writeFindingList prints the findings each yields, one at a time: as a
+// JSON array, or as tables of findingsPage rows; after limit (0: no
+// limit) it stops and says on stderr that there are more.
+func writeFindingList(out, stderr io.Writer, format string, limit int, rules []*forensics.Rule, each func(fn func(store.StoredFinding) error) error) error {
+	bw := bufio.NewWriterSize(out, 64<<10)
+	n := 0
+	var page []forensics.Finding
+	var elem bytes.Buffer // one element of the JSON array, as json.Encoder indents it in the array
+	enc := json.NewEncoder(&elem)
+	enc.SetIndent("  ", "  ")
+	enc.SetEscapeHTML(false)
+	flush := func() error {
+		if len(page) == 0 {
+			return nil
+		}
+		err := report.WriteFindingsTable(bw, page, rules, layoutFor(out, false))
+		page = page[:0]
+		return err
+	}
+	err := each(func(f store.StoredFinding) error {
+		if limit > 0 && n == limit {
+			return errLimit
+		}
+		n++
+		if format == "json" {
+			elem.Reset()
+			if err := enc.Encode(&f.Finding); err != nil {
+				return err
+			}
+			sep := ",\n  "
+			if n == 1 {
+				sep = "[\n  "
+			}
+			bw.WriteString(sep)
+			_, err := bw.Write(bytes.TrimSuffix(elem.Bytes(), []byte("\n")))
+			return err
+		}
+		if page = append(page, f.Finding); len(page) == findingsPage {
+			return flush()
+		}
+		return nil
+	})
+	more := err == errLimit
+	if more {
+		err = nil
+	}
+	if err == nil {
+		switch {
+		case format == "json" && n == 0:
+			bw.WriteString("[]\n")
+		case format == "json":
+			bw.WriteString("\n]\n")
+		case n == 0:
+			bw.WriteString("No findings.\n")
+		default:
+			err = flush()
+		}
+	}
+	if ferr := bw.Flush(); err == nil {
+		err = ferr
+	}
+	if err == nil && more {
+		fmt.Fprintf(stderr, "the first %d findings; --limit 0 lists every one\n", limit)
+	}
+	return err
 }
 
 func newShowCmd() *cobra.Command {

@@ -49,9 +49,19 @@ oldest first: --rule, --severity (at least), --node (the subject's node),
 				return err
 			}
 			defer db.Close()
-			return writeFleetFindings(cmd.OutOrStdout(), format.String(), func(fn func(*fleet.Summary, []byte) error) error {
+			out := cmd.OutOrStdout()
+			limit := listLimit(cmd, out, f.Limit)
+			if f.Limit = limit; limit > 0 {
+				f.Limit++ // one more, to tell that there are more
+			}
+			err = writeFleetFindings(out, format.String(), limit, func(fn func(*fleet.Summary, []byte) error) error {
 				return fleet.List(cmd.Context(), db, f, fn)
 			})
+			if err == errLimit {
+				fmt.Fprintf(cmd.ErrOrStderr(), "the first %d findings; --limit 0 lists every one\n", limit)
+				err = nil
+			}
+			return err
 		},
 	}
 	addDBFlag(cmd, &dbPath, "timeline store: a `FILE`, or postgres://…")
@@ -62,7 +72,7 @@ oldest first: --rule, --severity (at least), --node (the subject's node),
 	cmd.Flags().StringVar(&until, "until", "", "only findings whose window starts before `TIME` (RFC 3339)")
 	cmd.Flags().StringVar(&f.Text, "text", "", "only findings whose title or explanation contains `TEXT`")
 	cmd.Flags().StringSliceVar(&f.Incidents, "incident", nil, "only this `INCIDENT`")
-	cmd.Flags().IntVar(&f.Limit, "limit", 0, "at most `N` findings (0: all)")
+	addLimitFlag(cmd, &f.Limit, "findings")
 	format.register(cmd)
 	return cmd
 }
@@ -78,14 +88,30 @@ func parseFleetTime(flag, v string) (time.Time, error) {
 	return t, nil
 }
 
-// writeFleetFindings prints the findings list yields. JSON is an array of
+// writeFleetFindings prints the findings list yields, at most limit of
+// them (0: all; errLimit when there were more). JSON is an array of
 // fleet.Finding, as json.Encoder with two-space indent and no HTML escaping
 // writes it; it is put together from each finding's JSON as the store
 // keeps it, so a listing of thousands is not decoded and encoded again.
-func writeFleetFindings(out io.Writer, format string, list func(fn func(*fleet.Summary, []byte) error) error) error {
+func writeFleetFindings(out io.Writer, format string, limit int, list func(fn func(*fleet.Summary, []byte) error) error) error {
 	bw := bufio.NewWriterSize(out, 64<<10)
 	n := 0
 	var err error
+	more := false
+	list0 := list
+	list = func(fn func(*fleet.Summary, []byte) error) error {
+		err := list0(func(s *fleet.Summary, finding []byte) error {
+			if limit > 0 && n == limit {
+				more = true
+				return errLimit
+			}
+			return fn(s, finding)
+		})
+		if err == errLimit {
+			err = nil
+		}
+		return err
+	}
 	if format == "json" {
 		var buf []byte
 		err = list(func(s *fleet.Summary, finding []byte) error {
@@ -126,6 +152,9 @@ func writeFleetFindings(out io.Writer, format string, list func(fn func(*fleet.S
 	}
 	if ferr := bw.Flush(); err == nil {
 		err = ferr
+	}
+	if err == nil && more {
+		err = errLimit
 	}
 	return err
 }

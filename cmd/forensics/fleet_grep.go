@@ -59,25 +59,35 @@ match contains (-v says which).`,
 			}
 			defer db.Close()
 			out := cmd.OutOrStdout()
+			limit := listLimit(cmd, out, limit)
+			more := false
 			enc := json.NewEncoder(out)
 			enc.SetEscapeHTML(false)
 			start := time.Now()
 			n := 0
 			var werr error
 			err = fleet.Grep(cmd.Context(), db, f, func(incident string, l *store.Line) bool {
+				if limit > 0 && n == limit {
+					more = true
+					return false
+				}
 				n++
 				if format.String() == "json" {
 					werr = enc.Encode(grepLine{incident, l.Path, l.Node, l.N, l.Time, l.Text})
 				} else {
 					_, werr = fmt.Fprintf(out, "%s\t%s\t%s:%d\t%s\n", report.Escape(incident), l.Time.Format("2006-01-02T15:04:05.000000Z07:00"), report.Escape(l.Path), l.N, report.Escape(l.Text))
 				}
-				return werr == nil && (limit == 0 || n < limit)
+				return werr == nil
 			})
 			if err == nil {
 				err = werr
 			}
 			if err != nil {
 				return err
+			}
+			if more {
+				fmt.Fprintf(cmd.ErrOrStderr(), "the first %d lines, in %s; --limit 0 prints every one\n", n, time.Since(start).Round(time.Millisecond))
+				return nil
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "%d lines in %s\n", n, time.Since(start).Round(time.Millisecond))
 			if verbose {
@@ -91,7 +101,7 @@ match contains (-v says which).`,
 	cmd.Flags().StringVar(&until, "until", "", "only lines before `TIME` (RFC 3339)")
 	cmd.Flags().StringSliceVar(&f.Incidents, "incident", nil, "only this `INCIDENT`")
 	cmd.Flags().StringSliceVar(&f.Rules, "rule", nil, "only the time windows of the findings of this `RULE`")
-	cmd.Flags().IntVar(&limit, "limit", 0, "stop after `N` lines (0: all)")
+	addLimitFlag(cmd, &limit, "lines")
 	cmd.Flags().BoolVarP(&ignoreCase, "ignore-case", "i", false, "PATTERN matches letters in either case")
 	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "say on stderr how the search read the store: the strings every match contains, the blocks of lines the index kept")
 	format.register(cmd)

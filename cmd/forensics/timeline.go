@@ -122,7 +122,7 @@ schema') on a read-only connection: nothing can change the timeline.`,
 	f.StringVar(&opts.keyspace, "keyspace", "", "only events about this Vitess `KEYSPACE`")
 	f.StringVar(&opts.table, "table", "", "only events about this Vitess `TABLE`")
 	f.BoolVar(&opts.eventsOnly, "events", false, "only recognised lines (events)")
-	f.IntVar(&opts.limit, "limit", 0, "at most `N` rows (0: no limit)")
+	f.IntVar(&opts.limit, "limit", -1, fmt.Sprintf("at most `N` rows (0: no limit; default %d on a terminal, none otherwise)", terminalLimit))
 	opts.tz = &enumFlag{value: "UTC", allowed: []string{"UTC", "Local", "original"}, meta: "ZONE"}
 	f.Var(opts.tz, "tz", "show times in UTC, Local, or original (as each node logged them)")
 	cmd.RegisterFlagCompletionFunc("tz", cobra.FixedCompletions(opts.tz.allowed, cobra.ShellCompDirectiveNoFileComp))
@@ -180,6 +180,7 @@ func runTimelineQuery(cmd *cobra.Command, opts *queryOptions) error {
 	if err != nil {
 		return err
 	}
+	opts.limit = listLimit(cmd, cmd.OutOrStdout(), opts.limit)
 	stamps := &stamper{loc: loc}
 	show := func(r *report.Row) error {
 		if opts.limit > 0 && out.Rows() >= opts.limit {
@@ -237,6 +238,9 @@ func runTimelineQuery(cmd *cobra.Command, opts *queryOptions) error {
 	}
 	if err != nil && err != errLimit {
 		return err
+	}
+	if err == errLimit {
+		defer fmt.Fprintf(cmd.ErrOrStderr(), "the first %d rows; --limit 0 prints every one\n", opts.limit)
 	}
 	return out.Close()
 }

@@ -59,12 +59,12 @@ func (db *DB) FleetFindings(ctx context.Context, f store.FindingFilter) ([]store
 	var out []store.IncidentFinding
 	for rows.Next() {
 		var fi store.IncidentFinding
-		var body string
+		var body []byte
 		if err := rows.Scan(&fi.Incident, &fi.Run, &body); err != nil {
 			return nil, db.fail("read findings", err)
 		}
-		if err := json.Unmarshal([]byte(body), &fi.Finding); err != nil {
-			return nil, fmt.Errorf("stored finding: %w", err)
+		if fi.Finding, err = store.DecodeFinding(body); err != nil {
+			return nil, err
 		}
 		out = append(out, fi)
 	}
@@ -77,7 +77,7 @@ func (db *DB) FleetFindings(ctx context.Context, f store.FindingFilter) ([]store
 // ListFindings lists the findings FleetFindings returns, from the stored
 // columns and each finding's stored JSON, which is not decoded.
 func (db *DB) ListFindings(ctx context.Context, f store.FindingFilter, fn func(s *store.FindingSummary, finding []byte) error) error {
-	q, args := fleetQuery(f, `i.name, f.run_id, f.id, f.rule, f.severity, f.start_ns, f.title, f.body`)
+	q, args := fleetQuery(f, fmt.Sprintf(`i.name, f.run_id, f.id, f.rule, f.severity, f.start_ns, f.title, octet_length(f.body), CASE WHEN octet_length(f.body) <= %d THEN f.body END`, store.MaxFindingJSON))
 	rows, err := db.pool.Query(ctx, q, args...)
 	if err != nil {
 		return db.fail("read findings", err)
@@ -86,15 +86,37 @@ func (db *DB) ListFindings(ctx context.Context, f store.FindingFilter, fn func(s
 	for rows.Next() {
 		var s store.FindingSummary
 		var severity string
-		var start int64
-		if err := rows.Scan(&s.Incident, &s.Run, &s.ID, &s.Rule, &severity, &start, &s.Title, nil); err != nil {
+		var start, size int64
+		if err := rows.Scan(&s.Incident, &s.Run, &s.ID, &s.Rule, &severity, &start, &s.Title, &size, nil); err != nil {
 			return db.fail("read findings", err)
+		}
+		body := rows.RawValues()[8] // the body as sent: text, in the binary format too
+		if body == nil {
+			return fmt.Errorf("stored finding %q of incident %q: %d bytes, more than a finding takes (%d): the store was changed by something else than forensics", s.ID, s.Incident, size, store.MaxFindingJSON)
+		}
+		// Checked as every stored finding is (store.DecodeFinding); written
+		// again only when the check took a command out of it.
+		var fi forensics.Finding
+		if err := json.Unmarshal(body, &fi); err != nil {
+			return fmt.Errorf("incident %q: stored finding %q: %w", s.Incident, s.ID, err)
+		}
+		changed, err := store.VetFinding(&fi)
+		if err != nil {
+			return fmt.Errorf("incident %q: %w", s.Incident, err)
+		}
+		if fi.ID != s.ID || fi.Rule != s.Rule {
+			return fmt.Errorf("incident %q: stored finding %q: its columns and its JSON disagree: the store was changed by something else than forensics", s.Incident, s.ID)
+		}
+		if changed {
+			if body, err = json.Marshal(&fi); err != nil {
+				return err
+			}
 		}
 		if s.Severity, err = forensics.ParseSeverity(severity); err != nil {
 			return fmt.Errorf("stored finding %s: %w", s.ID, err)
 		}
 		s.Start = time.Unix(0, start).UTC()
-		if err := fn(&s, rows.RawValues()[7]); err != nil { // the body as sent: text, in the binary format too
+		if err := fn(&s, body); err != nil {
 			return err
 		}
 	}

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"iter"
 	"maps"
@@ -223,8 +222,9 @@ func (db *DB) Findings(ctx context.Context, run int64) ([]store.StoredFinding, e
 // FindingIn returns the finding of a run (of any run when run is 0, the
 // most recent) whose id starts with prefix.
 func (db *DB) FindingIn(ctx context.Context, run int64, prefix string) (store.StoredFinding, error) {
-	if prefix == "" {
-		return store.StoredFinding{}, errors.New("empty finding id")
+	prefix, err := store.IDPrefix(prefix)
+	if err != nil {
+		return store.StoredFinding{}, err
 	}
 	var w where
 	w.add("left(f.id, ?) = ?", len(prefix), prefix)
@@ -236,7 +236,20 @@ func (db *DB) FindingIn(ctx context.Context, run int64, prefix string) (store.St
 		w.add("f.incident_id = ?", inc)
 		w.add("f.run_id = ?", run)
 	}
-	fs, err := db.queryFindings(ctx, `WHERE `+w.String()+` ORDER BY f.run_id DESC`, w.args...)
+	// The ids first, a few: a short prefix may match thousands of rows,
+	// and only one finding is read.
+	rows, err := db.pool.Query(ctx, `SELECT DISTINCT f.id FROM forensics.findings f WHERE `+w.String()+` ORDER BY f.id LIMIT 10`, w.args...)
+	if err != nil {
+		return store.StoredFinding{}, db.fail("read findings", err)
+	}
+	list, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return store.StoredFinding{}, db.fail("read findings", err)
+	}
+	if err := store.Ambiguous(prefix, list); err != nil {
+		return store.StoredFinding{}, err
+	}
+	fs, err := db.queryFindings(ctx, `WHERE `+w.String()+` ORDER BY f.run_id DESC LIMIT 1`, w.args...)
 	if err != nil {
 		return store.StoredFinding{}, err
 	}
@@ -244,24 +257,54 @@ func (db *DB) FindingIn(ctx context.Context, run int64, prefix string) (store.St
 }
 
 func (db *DB) queryFindings(ctx context.Context, where string, args ...any) ([]store.StoredFinding, error) {
-	rows, err := db.pool.Query(ctx, `SELECT f.run_id, f.body FROM forensics.findings f `+where, args...)
+	return store.CollectFindings(func(fn func(store.StoredFinding) error) error {
+		return db.eachFinding(ctx, where, args, fn)
+	})
+}
+
+// eachFinding calls fn with each finding the query selects, decoded and
+// checked (store.DecodeFinding) one at a time; a body larger than a
+// finding takes is not read.
+func (db *DB) eachFinding(ctx context.Context, where string, args []any, fn func(store.StoredFinding) error) error {
+	rows, err := db.pool.Query(ctx, `SELECT `+store.SelectFindings+` FROM forensics.findings f `+where, args...)
 	if err != nil {
-		return nil, db.fail("read findings", err)
+		return db.fail("read findings", err)
 	}
 	defer rows.Close()
-	out, err := store.ScanFindings(rows)
-	if err != nil {
-		return nil, db.fail("read findings", err)
+	if err := store.EachScanned(rows, fn); err != nil {
+		return db.fail("read findings", err)
 	}
-	return out, nil
+	return nil
+}
+
+// EachFinding calls fn with the findings of a run (the latest when run is
+// 0), or with all those AllFindings returns, one at a time.
+func (db *DB) EachFinding(ctx context.Context, run int64, all bool, fn func(store.StoredFinding) error) error {
+	if all {
+		return db.eachFinding(ctx, allFindings, nil, fn)
+	}
+	if run == 0 {
+		var err error
+		if run, err = db.LatestRun(ctx); err != nil || run == 0 {
+			return err
+		}
+	}
+	inc, err := db.incidentOf(ctx, run)
+	if err != nil {
+		return err
+	}
+	return db.eachFinding(ctx, `WHERE f.incident_id = $1 AND f.run_id = $2 ORDER BY f.start_ns, f.rule, f.id`, []any{inc, run}, fn)
 }
 
 // AllFindings returns the findings of every incident, each from the latest
 // run that found it, in time order.
 func (db *DB) AllFindings(ctx context.Context) ([]store.StoredFinding, error) {
-	return db.queryFindings(ctx, `WHERE (f.incident_id, f.run_id, f.id) IN (SELECT incident_id, max(run_id), id FROM forensics.findings GROUP BY incident_id, id)
-		ORDER BY f.start_ns, f.rule, f.id`)
+	return db.queryFindings(ctx, allFindings)
 }
+
+// allFindings selects what AllFindings returns.
+const allFindings = `WHERE (f.incident_id, f.run_id, f.id) IN (SELECT incident_id, max(run_id), id FROM forensics.findings GROUP BY incident_id, id)
+	ORDER BY f.start_ns, f.rule, f.id`
 
 // Incidents lists the incidents of the timeline, the latest last.
 func (db *DB) Incidents(ctx context.Context) ([]store.Incident, error) {

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"errors"
 
 	"forensics/store"
 )
@@ -26,6 +25,21 @@ func (db *DB) Findings(ctx context.Context, run int64) ([]store.StoredFinding, e
 	return db.queryFindings(ctx, `WHERE run_id = ? ORDER BY start_ns, rule, id`, run)
 }
 
+// EachFinding calls fn with the findings of a run (the latest when run is
+// 0), or with all those AllFindings returns, one at a time.
+func (db *DB) EachFinding(ctx context.Context, run int64, all bool, fn func(store.StoredFinding) error) error {
+	if all {
+		return db.eachFinding(ctx, allFindings, nil, fn)
+	}
+	if run == 0 {
+		var err error
+		if run, err = db.LatestRun(ctx); err != nil {
+			return err
+		}
+	}
+	return db.eachFinding(ctx, `WHERE run_id = ? ORDER BY start_ns, rule, id`, []any{run}, fn)
+}
+
 // Finding returns the most recent stored finding whose id starts with prefix.
 func (db *DB) Finding(ctx context.Context, prefix string) (store.StoredFinding, error) {
 	return db.FindingIn(ctx, 0, prefix)
@@ -34,15 +48,38 @@ func (db *DB) Finding(ctx context.Context, prefix string) (store.StoredFinding, 
 // FindingIn returns the finding of a run (of any run when run is 0, the
 // most recent) whose id starts with prefix.
 func (db *DB) FindingIn(ctx context.Context, run int64, prefix string) (store.StoredFinding, error) {
-	if prefix == "" {
-		return store.StoredFinding{}, errors.New("empty finding id")
+	prefix, err := store.IDPrefix(prefix)
+	if err != nil {
+		return store.StoredFinding{}, err
 	}
 	where, args := `WHERE substr(id, 1, ?) = ?`, []any{len(prefix), prefix}
 	if run != 0 {
 		where += ` AND run_id = ?`
 		args = append(args, run)
 	}
-	fs, err := db.queryFindings(ctx, where+` ORDER BY run_id DESC`, args...)
+	// The ids first, a few: a prefix of one hex digit may match thousands
+	// of rows, and only one finding is read.
+	rows, err := db.sql.QueryContext(ctx, `SELECT DISTINCT id FROM main.findings `+where+` LIMIT 10`, args...)
+	if err != nil {
+		return store.StoredFinding{}, err
+	}
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return store.StoredFinding{}, err
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return store.StoredFinding{}, err
+	}
+	if err := store.Ambiguous(prefix, ids); err != nil {
+		return store.StoredFinding{}, err
+	}
+	fs, err := db.queryFindings(ctx, where+` ORDER BY run_id DESC LIMIT 1`, args...)
 	if err != nil {
 		return store.StoredFinding{}, err
 	}
@@ -50,10 +87,19 @@ func (db *DB) FindingIn(ctx context.Context, run int64, prefix string) (store.St
 }
 
 func (db *DB) queryFindings(ctx context.Context, where string, args ...any) ([]store.StoredFinding, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT run_id, body FROM main.findings `+where, args...)
+	return store.CollectFindings(func(fn func(store.StoredFinding) error) error {
+		return db.eachFinding(ctx, where, args, fn)
+	})
+}
+
+// eachFinding calls fn with each finding the query selects, decoded and
+// checked (store.DecodeFinding) one at a time. A body larger than a finding
+// takes is not read: its size alone says it was not written by forensics.
+func (db *DB) eachFinding(ctx context.Context, where string, args []any, fn func(store.StoredFinding) error) error {
+	rows, err := db.sql.QueryContext(ctx, `SELECT `+store.SelectFindings+` FROM main.findings f `+where, args...)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer rows.Close()
-	return store.ScanFindings(rows)
+	return store.EachScanned(rows, fn)
 }

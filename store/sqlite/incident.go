@@ -65,5 +65,8 @@ func (db *DB) hasIncidents(ctx context.Context) (bool, error) {
 // AllFindings returns the findings of every incident, each from the latest
 // run that found it, in time order.
 func (db *DB) AllFindings(ctx context.Context) ([]store.StoredFinding, error) {
-	return db.queryFindings(ctx, `WHERE (run_id, id) IN (SELECT max(run_id), id FROM main.findings GROUP BY id) ORDER BY start_ns, rule, id`)
+	return db.queryFindings(ctx, allFindings)
 }
+
+// allFindings selects what AllFindings returns.
+const allFindings = `WHERE (run_id, id) IN (SELECT max(run_id), id FROM main.findings GROUP BY id) ORDER BY start_ns, rule, id`

@@ -520,24 +520,12 @@ func (db *DB) PriorFindings(ctx context.Context, run int64, signature string) ([
 	if err != nil || !prior.Valid {
 		return nil, false, err
 	}
-	rows, err := db.sql.QueryContext(ctx, `SELECT body FROM main.findings WHERE run_id = ? ORDER BY start_ns, rule, id`, prior.Int64)
-	if err != nil {
-		return nil, false, err
-	}
-	defer rows.Close()
 	fs := []forensics.Finding{}
-	for rows.Next() {
-		var body string
-		var f forensics.Finding
-		if err := rows.Scan(&body); err != nil {
-			return nil, false, err
-		}
-		if err := json.Unmarshal([]byte(body), &f); err != nil {
-			return nil, false, err
-		}
-		fs = append(fs, f)
-	}
-	return fs, true, rows.Err()
+	err = db.eachFinding(ctx, `WHERE run_id = ? ORDER BY start_ns, rule, id`, []any{prior.Int64}, func(f store.StoredFinding) error {
+		fs = append(fs, f.Finding)
+		return nil
+	})
+	return fs, err == nil, err
 }
 
 // SetSignature records the run's signature, once its findings are saved.
