@@ -58,7 +58,7 @@ func seedTimeline(t *testing.T) (path, id string) {
 }
 
 var (
-	seedOnce                 sync.Once
+	seedOnce                  sync.Once
 	seedPath, seedID, seedErr string
 )
 
