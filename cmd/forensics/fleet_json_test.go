@@ -28,7 +28,7 @@ func encoded(t testing.TB, fs []fleet.Finding) string {
 
 func assembled(t testing.TB, fs []fleet.Finding) string {
 	var b bytes.Buffer
-	if err := writeFleetFindings(&b, "json", func(fn func(*fleet.Summary, []byte) error) error { return fleet.Each(fs, fn) }); err != nil {
+	if err := writeFleetFindings(&b, "json", 0, func(fn func(*fleet.Summary, []byte) error) error { return fleet.Each(fs, fn) }); err != nil {
 		t.Fatal(err)
 	}
 	return b.String()

@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/binary"
+	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -385,4 +387,37 @@ func TestHostileTimelineFindings(t *testing.T) {
 			}
 		}
 	})
+}
+
+// Many findings: 30,000 in one run (the memory suite, bench/hostile.sh, tries a million), written with SQL. Listings stream them
+// (and a terminal gets a page); what needs them all at once (the report,
+// fleet findings of a file) refuses with a message.
+func TestHostileTimelineManyFindings(t *testing.T) {
+	path, _ := seedTimeline(t)
+	const n = 30_000
+	tamper(t, path, fmt.Sprintf(`WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < %d)
+		INSERT INTO findings SELECT f.run_id, printf('%%012x', x), f.rule, f.severity, f.start_ns + x, f.end_ns + x, json_set(f.body, '$.id', printf('%%012x', x), '$.evidence', json('[]'), '$.explanation', 'x')
+		FROM c, (SELECT * FROM findings LIMIT 1) f`, n))
+	out := runOK(t, "findings", "--db", path)
+	if rows := strings.Count(out, "\n│ "); rows < n {
+		t.Errorf("findings listed %d rows, want %d", rows, n)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := runBounded(t, []string{"findings", "--db", path, "--limit", "25", "--format", "json"}, &stdout, &stderr); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var list []map[string]any
+	if err := json.Unmarshal(stdout.Bytes(), &list); err != nil || len(list) != 25 || !strings.Contains(stderr.String(), "--limit 0 lists every one") {
+		t.Errorf("--limit 25: %d findings, %v, %s", len(list), err, stderr.String())
+	}
+	for _, args := range [][]string{
+		{"report", "--db", path, "--html", filepath.Join(t.TempDir(), "r.html")},
+		{"fleet", "findings", "--db", path},
+	} {
+		stdout.Reset()
+		stderr.Reset()
+		if code := runBounded(t, args, &stdout, &stderr); code == exitOK || !strings.Contains(stderr.String(), "more than 10000 findings") {
+			t.Errorf("%s: exit %d: %s", strings.Join(args, " "), code, stderr.String())
+		}
+	}
 }
