@@ -19,13 +19,24 @@ type Driver struct {
 	OpenReader func(dsn string) (Reader, error)
 	// Version names the storage engine and its version, for `forensics version`.
 	Version func() string
+	// Takes, when set, reports that the driver takes a location without
+	// its scheme (libpq's "host=… dbname=…"), which is then not a path.
+	Takes func(dsn string) bool
+	// Password, when set, returns the password a location holds ("" for none).
+	Password func(dsn string) string
 }
 
 // Pick returns the driver for a location, and the location without the
 // scheme when the driver takes paths ("sqlite:x.db" is the file x.db). A
 // location whose prefix is not a known scheme is a path: "C:\x.db" and
-// "a:b.db" are files.
+// "a:b.db" are files; one a driver Takes is that driver's ("host=db
+// dbname=x" is PostgreSQL's, "./host=db" a file).
 func Pick(drivers []Driver, dsn string) (Driver, string, error) {
+	for _, d := range drivers {
+		if d.Takes != nil && d.Takes(dsn) {
+			return d, dsn, nil
+		}
+	}
 	if scheme, rest, ok := strings.Cut(dsn, ":"); ok {
 		for _, d := range drivers {
 			if strings.EqualFold(d.Scheme, scheme) {

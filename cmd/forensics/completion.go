@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"sort"
 	"strings"
 
@@ -49,6 +50,9 @@ func timelineFor(cmd *cobra.Command) store.Reader {
 	path := defaultDB
 	if f := cmd.Flags().Lookup("db"); f != nil {
 		path = f.Value.String()
+		if s := os.Getenv(envStore); s != "" && !cmd.Flags().Changed("db") && !cmd.Flags().Changed("store") {
+			path = s // completion runs no pre-run (resolveStores)
+		}
 	}
 	db, err := backends.OpenReader(path)
 	if err != nil {
@@ -112,8 +116,10 @@ const defaultDB = "forensics.db"
 // --store, its other name, for a shared store (postgres://…); both show in
 // --help, and FORENSICS_STORE is their default.
 func addDBFlag(cmd *cobra.Command, p *string, usage string) {
-	def := storeFromEnv(defaultDB)
-	cmd.Flags().StringVar(p, "db", def, usage)
+	// FORENSICS_STORE is read when the command runs (resolveStores): as the
+	// flags' default it would show in --help, password and all.
+	def := defaultDB
+	cmd.Flags().StringVar(p, "db", def, usage+" (default: $"+envStore+" when set)")
 	cmd.Flags().StringVar(p, "store", def, "the same as --db, for a shared `STORE`: postgres://USER@HOST/DATABASE (default $FORENSICS_STORE)")
 	cmd.Flags().Lookup("store").DefValue = "" // --db's default is the one shown
 	files := func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {

@@ -101,9 +101,10 @@ cbcollect_info zips, CockroachDB /debug/requests pages, logs and traces, Vitess
 topology snapshots and vtctld logs — merges it into one timeline across nodes
 (a SQLite file), and runs rules that name the failure, show the evidence lines,
 and say what to do about it.`,
-		SilenceUsage:  true,
-		SilenceErrors: true,
-		Version:       readBuildInfo().Version,
+		SilenceUsage:      true,
+		SilenceErrors:     true,
+		PersistentPreRunE: resolveStores,
+		Version:           readBuildInfo().Version,
 	}
 	root.SetVersionTemplate(readBuildInfo().String())
 	root.SetOut(stdout)

@@ -43,6 +43,6 @@ content the store holds for the incident is reused.`,
 			return err
 		},
 	}
-	cmd.Flags().StringVar(&to, "to", storeFromEnv(""), "the `STORE` to copy into (postgres://…)")
+	cmd.Flags().StringVar(&to, "to", "", "the `STORE` to copy into (postgres://…; default: $"+envStore+")")
 	return cmd
 }

@@ -40,3 +40,12 @@ func Versions() map[string]string {
 	}
 	return out
 }
+
+// Password returns the password the location holds, or "".
+func Password(dsn string) string {
+	d, loc, err := store.Pick(All, dsn)
+	if err != nil || d.Password == nil {
+		return ""
+	}
+	return d.Password(loc)
+}

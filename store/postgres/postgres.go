@@ -24,7 +24,8 @@ import (
 	"forensics/store"
 )
 
-// Drivers open PostgreSQL timelines: "postgres://…" and "postgresql://…".
+// Drivers open PostgreSQL timelines: "postgres://…" and "postgresql://…",
+// and libpq's keyword form ("host=db dbname=forensics user=analyst").
 var Drivers = []store.Driver{driver("postgres"), driver("postgresql")}
 
 func driver(scheme string) store.Driver {
@@ -33,6 +34,8 @@ func driver(scheme string) store.Driver {
 		Open:       func(dsn string) (store.Backend, error) { return Open(context.Background(), dsn) },
 		OpenReader: func(dsn string) (store.Reader, error) { return OpenReadOnly(context.Background(), dsn) },
 		Version:    Version,
+		Takes:      IsKeywordDSN,
+		Password:   Password,
 	}
 }
 
@@ -95,6 +98,11 @@ func connect(ctx context.Context, dsn string, readOnly bool) (*DB, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", name, maskError(err, secret))
+	}
+	if secret != "" && cfg.ConnConfig.Password != secret {
+		// The driver read another password than the address holds: an @,
+		// /, ? or # in it, not %-escaped, ends it early for a URI parser.
+		return nil, fmt.Errorf("open %s: the password holds a character an address cannot carry as it is (@ / ? # %%): %%-escape it, or leave it out and put it in ~/.pgpass or PGPASSWORD", name)
 	}
 	if cfg.ConnConfig.Password != "" {
 		secret = cfg.ConnConfig.Password // from PGPASSWORD or the DSN

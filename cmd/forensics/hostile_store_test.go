@@ -1,0 +1,86 @@
+package main
+
+import (
+	"bytes"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"forensics/store/postgres/pgtest"
+)
+
+// The shared store's address holds a password: it is never printed (errors,
+// --help, the process list), whatever characters it holds; libpq's keyword
+// form of an address reaches PostgreSQL, never a local file.
+
+func TestStorePasswordNeverShown(t *testing.T) {
+	const secret = "S3cr3tPw"
+	for _, pw := range []string{secret, "a#" + secret, "a/" + secret + "?x", secret + "%zz", "a@" + secret, "it's " + secret} {
+		for _, dsn := range []string{
+			"postgres://analyst:" + pw + "@127.0.0.1:1/timelines?sslmode=disable&connect_timeout=2",
+			"postgres://analyst:" + url.PathEscape(pw) + "@127.0.0.1:1/timelines?sslmode=disable&connect_timeout=2",
+			"postgres://analyst:" + pw + "@db host/timelines?connect_timeout=2",
+			"postgres://analyst@127.0.0.1:1/timelines?password=" + url.QueryEscape(pw) + "&connect_timeout=2",
+			"host=127.0.0.1 port=1 user=analyst password='" + strings.ReplaceAll(pw, "'", `\'`) + "' dbname=timelines connect_timeout=2",
+		} {
+			// From the environment: it is used, and errors mask it.
+			t.Setenv(envStore, dsn)
+			for _, args := range [][]string{{"findings"}, {"fleet", "findings", "--format", "json"}, {"push", "x.db"}, {"findings", "--help"}, {"analyze", "--help"}} {
+				var stdout, stderr bytes.Buffer
+				code := run(args, &stdout, &stderr)
+				if out := stdout.String() + stderr.String(); strings.Contains(out, secret) {
+					t.Errorf("%s with %s=%s: exit %d, the password is shown:\n%s", strings.Join(args, " "), envStore, dsn, code, out)
+				}
+			}
+			t.Setenv(envStore, "")
+			// On the command line: refused, before anything is opened.
+			for _, args := range [][]string{{"findings", "--db", dsn}, {"analyze", "--store", dsn, "x.log"}, {"push", "x.db", "--to", dsn}, {"push", dsn, "--to", "y.db"}} {
+				var stdout, stderr bytes.Buffer
+				code := run(args, &stdout, &stderr)
+				out := stdout.String() + stderr.String()
+				if code != exitUsage || !strings.Contains(out, "~/.pgpass") || strings.Contains(out, secret) {
+					t.Errorf("%q: exit %d:\n%s", args, code, out)
+				}
+			}
+		}
+	}
+}
+
+func TestStoreKeywordDSN(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	// Nothing listens on port 1: the address is tried, not written as a file.
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"analyze", "--store", "host=127.0.0.1 port=1 dbname=timelines user=analyst connect_timeout=2", filepath.Join(wd(t), "../../testdata/couchbase/seed")}, &stdout, &stderr)
+	if code == exitOK || !strings.Contains(stderr.String(), "127.0.0.1") {
+		t.Errorf("exit %d: %s", code, stderr.String())
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) > 0 {
+		t.Errorf("a keyword address was written as a file: %v", entries)
+	}
+	// To a real server, in keyword form: the analysis is there.
+	u, _ := url.Parse(pgtest.Database(t))
+	kw := "host=" + u.Hostname() + " port=" + u.Port() + " dbname=" + strings.TrimPrefix(u.Path, "/") + " user=" + u.User.Username() + " sslmode=disable"
+	runOK(t, "analyze", "--store", kw, "--incident", "seed", filepath.Join(wd(t), "../../testdata/couchbase/seed"))
+	if out := runOK(t, "findings", "--db", kw); !strings.Contains(out, "kv-stream-before-traffic") {
+		t.Errorf("findings through the keyword address:\n%s", out)
+	}
+	// A file whose name looks like one is still a file with ./ before it.
+	runOK(t, "analyze", "--db", "./host=x.db", filepath.Join(wd(t), "../../testdata/couchbase/seed"))
+	if _, err := os.Stat(filepath.Join(dir, "host=x.db")); err != nil {
+		t.Error(err)
+	}
+}
+
+// wd is the package's folder, for tests that change directory.
+func wd(t *testing.T) string {
+	t.Helper()
+	if pkgDir == "" {
+		t.Fatal("no package directory")
+	}
+	return pkgDir
+}
+
+var pkgDir, _ = os.Getwd()
