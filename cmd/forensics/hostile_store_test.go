@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"forensics/store/postgres/pgtest"
 )
@@ -84,3 +86,50 @@ func wd(t *testing.T) string {
 }
 
 var pkgDir, _ = os.Getwd()
+
+// A re-analysis killed (SIGKILL) at any point leaves the previous analysis
+// of the incident in view, in findings and fleet findings, on both stores;
+// the next analysis completes it.
+func TestKilledReanalysisKeepsFindings(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 60 MB")
+	}
+	seed := filepath.Join(wd(t), "../../testdata/couchbase/seed")
+	big := writeBigBundle(t, t.TempDir())
+	for _, backend := range []string{"sqlite", "postgres"} {
+		t.Run(backend, func(t *testing.T) {
+			db := filepath.Join(t.TempDir(), "t.db")
+			if backend == "postgres" {
+				db = pgtest.Database(t)
+			}
+			runOK(t, "analyze", "-q", "--db", db, "--incident", "inc", seed)
+			want := runOK(t, "findings", "--db", db, "--incident", "inc", "--format", "json")
+			if !strings.Contains(want, `"id": "849cb65fdd33"`) {
+				t.Fatalf("the seed has no finding:\n%s", want)
+			}
+			for _, after := range []time.Duration{30 * time.Millisecond, 80 * time.Millisecond, 150 * time.Millisecond, 300 * time.Millisecond, 600 * time.Millisecond, 1200 * time.Millisecond} {
+				cmd := exec.Command(os.Args[0], "analyze", "-q", "--fresh", "--db", db, "--incident", "inc", seed, big)
+				cmd.Args[0] = "forensics" // run as the forensics command (see TestMain)
+				if err := cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				time.Sleep(after)
+				cmd.Process.Kill()
+				cmd.Wait()
+				for _, args := range [][]string{
+					{"findings", "--db", db, "--incident", "inc", "--format", "json"},
+					{"fleet", "findings", "--db", db, "--format", "json"},
+					{"findings", "--db", db, "--format", "json"},
+				} {
+					if got := runOK(t, args...); !strings.Contains(got, `"id": "849cb65fdd33"`) {
+						t.Errorf("killed %s in: %s shows no finding of the incident:\n%s", after, strings.Join(args, " "), got)
+					}
+				}
+			}
+			runOK(t, "analyze", "-q", "--db", db, "--incident", "inc", seed, big)
+			if got := runOK(t, "findings", "--db", db, "--incident", "inc", "--format", "json"); got != want {
+				t.Errorf("after the runs were killed and one completed, findings differ:\n%s\nwant\n%s", got, want)
+			}
+		})
+	}
+}

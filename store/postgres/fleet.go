@@ -39,7 +39,7 @@ func fleetQuery(f store.FindingFilter, cols string) (string, []any) {
 		w.add("f.shape = ?", f.Shape)
 	}
 	q := `SELECT ` + cols + ` FROM forensics.findings f
-		JOIN (SELECT incident_id, max(id) AS run FROM forensics.runs GROUP BY incident_id) l ON l.incident_id = f.incident_id AND l.run = f.run_id
+		JOIN (SELECT incident_id, max(id) AS run FROM forensics.runs r WHERE ` + doneRun + ` GROUP BY incident_id) l ON l.incident_id = f.incident_id AND l.run = f.run_id
 		JOIN forensics.incidents i ON i.incident_id = f.incident_id
 		WHERE ` + w.String() + ` ORDER BY f.start_ns, f.rule, f.id, i.name`
 	if f.Limit > 0 {

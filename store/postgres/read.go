@@ -195,7 +195,7 @@ func deref(s *string) string {
 // LatestRun returns the id of the most recent analysis run, or 0 when there is none.
 func (db *DB) LatestRun(ctx context.Context) (int64, error) {
 	var id *int64
-	if err := db.pool.QueryRow(ctx, `SELECT max(id) FROM forensics.runs`).Scan(&id); err != nil {
+	if err := db.pool.QueryRow(ctx, `SELECT max(r.id) FROM forensics.runs r WHERE `+doneRun).Scan(&id); err != nil {
 		return 0, db.fail("read", err)
 	}
 	if id == nil {
@@ -302,8 +302,13 @@ func (db *DB) AllFindings(ctx context.Context) ([]store.StoredFinding, error) {
 	return db.queryFindings(ctx, allFindings)
 }
 
+// doneRun is the condition on runs r that are analyses, not runs still
+// loading.
+const doneRun = `NOT EXISTS (SELECT 1 FROM forensics.loading_runs l WHERE l.incident_id = r.incident_id AND l.run_id = r.id)`
+
 // allFindings selects what AllFindings returns.
-const allFindings = `WHERE (f.incident_id, f.run_id, f.id) IN (SELECT incident_id, max(run_id), id FROM forensics.findings GROUP BY incident_id, id)
+const allFindings = `WHERE (f.incident_id, f.run_id, f.id) IN (SELECT incident_id, max(run_id), id FROM forensics.findings d
+		WHERE NOT EXISTS (SELECT 1 FROM forensics.loading_runs l WHERE l.incident_id = d.incident_id AND l.run_id = d.run_id) GROUP BY incident_id, id)
 	ORDER BY f.start_ns, f.rule, f.id`
 
 // Incidents lists the incidents of the timeline, the latest last.
@@ -311,7 +316,7 @@ func (db *DB) Incidents(ctx context.Context) ([]store.Incident, error) {
 	rows, err := db.pool.Query(ctx, `SELECT r.id, r.started, r.args, i.name, r.incident_id,
 		(SELECT count(*) FROM forensics.run_sources rs WHERE rs.incident_id = r.incident_id AND rs.run_id = r.id),
 		(SELECT count(*) FROM forensics.findings f WHERE f.incident_id = r.incident_id AND f.run_id = r.id)
-		FROM forensics.runs r JOIN forensics.incidents i ON i.incident_id = r.incident_id ORDER BY r.id`)
+		FROM forensics.runs r JOIN forensics.incidents i ON i.incident_id = r.incident_id WHERE `+doneRun+` ORDER BY r.id`)
 	if err != nil {
 		return nil, db.fail("read incidents", err)
 	}

@@ -152,7 +152,10 @@ func (w *Writer) SetIncident(name string) error {
 		return fmt.Errorf("incidents %q and %q have the same id; name this one differently with --incident", name, stored)
 	}
 	args, _ := json.Marshal(w.inputs)
-	if _, err := c.Exec(w.ctx, `INSERT INTO forensics.runs (incident_id, id, started, args, heartbeat) VALUES ($1, $2, now(), $3, now())`, id, w.run, string(args)); err != nil {
+	// The run and its mark as loading in one statement: readers never see
+	// it without the mark, killed at any point.
+	if _, err := c.Exec(w.ctx, `WITH run AS (INSERT INTO forensics.runs (incident_id, id, started, args, heartbeat) VALUES ($1, $2, now(), $3, now()) RETURNING incident_id, id)
+		INSERT INTO forensics.loading_runs (incident_id, run_id) SELECT incident_id, id FROM run`, id, w.run, string(args)); err != nil {
 		return w.db.fail("record run", err)
 	}
 	w.incident, w.recorded = id, true
@@ -407,9 +410,13 @@ func (w *Writer) Rollback() {
 	}
 }
 
-// Close commits and lets the connection go.
+// Close ends the run: it is an analysis from now on, with its findings,
+// in the same transaction as they. It lets the connection go.
 func (w *Writer) Close() error {
-	err := w.Commit()
+	err := w.exec("end run", `DELETE FROM forensics.loading_runs WHERE incident_id = $1 AND run_id = $2`, w.incident, w.run)
+	if err == nil {
+		err = w.Commit()
+	}
 	w.release()
 	return err
 }
@@ -725,7 +732,7 @@ func (db *DB) PriorFindings(ctx context.Context, run int64, signature string) ([
 		return nil, false, err
 	}
 	var prior *int64
-	if err := db.pool.QueryRow(ctx, `SELECT max(id) FROM forensics.runs WHERE incident_id = $1 AND signature = $2 AND id <> $3`, inc, signature, run).Scan(&prior); err != nil {
+	if err := db.pool.QueryRow(ctx, `SELECT max(r.id) FROM forensics.runs r WHERE r.incident_id = $1 AND r.signature = $2 AND r.id <> $3 AND `+doneRun, inc, signature, run).Scan(&prior); err != nil {
 		return nil, false, db.fail("read", err)
 	}
 	if prior == nil {

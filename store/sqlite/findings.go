@@ -9,8 +9,12 @@ import (
 
 // LatestRun returns the id of the most recent analysis run, or 0 when there is none.
 func (db *DB) LatestRun(ctx context.Context) (int64, error) {
+	done, err := db.doneRuns(ctx)
+	if err != nil {
+		return 0, err
+	}
 	var id sql.NullInt64
-	err := db.sql.QueryRowContext(ctx, `SELECT max(id) FROM main.runs`).Scan(&id)
+	err = db.sql.QueryRowContext(ctx, `SELECT max(r.id) FROM main.runs r WHERE `+done).Scan(&id)
 	return id.Int64, err
 }
 

@@ -24,10 +24,14 @@ func (db *DB) Incidents(ctx context.Context) ([]store.Incident, error) {
 	if err != nil {
 		return nil, err
 	}
+	done, err := db.doneRuns(ctx)
+	if err != nil {
+		return nil, err
+	}
 	q := `SELECT r.id, r.started, r.args, '',
 		(SELECT count(*) FROM main.run_sources rs WHERE rs.run_id = r.id),
 		(SELECT count(*) FROM main.findings f WHERE f.run_id = r.id)
-		FROM main.runs r ORDER BY r.id`
+		FROM main.runs r WHERE ` + done + ` ORDER BY r.id`
 	if named {
 		q = strings.Replace(q, `''`, `coalesce((SELECT incident FROM main.run_incidents i WHERE i.run_id = r.id), '')`, 1)
 	}
@@ -51,6 +55,17 @@ func (db *DB) Incidents(ctx context.Context) ([]store.Incident, error) {
 		return nil, err
 	}
 	return runs.List(), nil
+}
+
+// doneRuns is the condition on runs r that are analyses, not runs still
+// loading (loading_runs; a timeline written before it has none).
+func (db *DB) doneRuns(ctx context.Context) (string, error) {
+	var n int
+	err := db.sql.QueryRowContext(ctx, `SELECT count(*) FROM main.sqlite_master WHERE type = 'table' AND name = 'loading_runs'`).Scan(&n)
+	if n == 0 {
+		return "1", err
+	}
+	return "r.id NOT IN (SELECT run_id FROM main.loading_runs)", err
 }
 
 // hasIncidents says whether the timeline records incident names: one

@@ -151,3 +151,12 @@ CREATE TABLE IF NOT EXISTS run_incidents (
 	run_id   INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
 	incident TEXT NOT NULL
 );
+
+-- Runs still being written. A run is an analysis once its findings are
+-- saved: until then it is listed here, and readers take each incident's
+-- latest run among the others, so a re-analysis that is killed leaves the
+-- previous one's findings in view. A writing open removes the runs left
+-- here by a writer that died (only one writes at a time).
+CREATE TABLE IF NOT EXISTS loading_runs (
+	run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE
+);

@@ -75,13 +75,34 @@ func (db *DB) NewRun(ctx context.Context, inputs []string) (store.Writer, error)
 	if _, err := db.sql.ExecContext(ctx, `DELETE FROM main.gram_segments WHERE id NOT IN (SELECT segment FROM main.block_grams)`); err != nil {
 		return nil, fmt.Errorf("remove incomplete sources: %w", err)
 	}
-	args, _ := json.Marshal(inputs)
-	res, err := db.sql.ExecContext(ctx, `INSERT INTO main.runs(started, args) VALUES (?, ?)`, time.Now().UTC().Format(time.RFC3339Nano), string(args))
+	id, err := db.startRun(ctx, inputs)
 	if err != nil {
 		return nil, fmt.Errorf("record run: %w", err)
 	}
-	id, _ := res.LastInsertId()
 	return &Writer{db: db, ctx: ctx, run: id}, nil
+}
+
+// startRun records a run as loading (loading_runs), and removes the runs a
+// writer that died left loading: this open holds the writer's lock.
+func (db *DB) startRun(ctx context.Context, inputs []string) (int64, error) {
+	tx, err := db.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `DELETE FROM main.runs WHERE id IN (SELECT run_id FROM main.loading_runs)`); err != nil {
+		return 0, err
+	}
+	args, _ := json.Marshal(inputs)
+	res, err := tx.ExecContext(ctx, `INSERT INTO main.runs(started, args) VALUES (?, ?)`, time.Now().UTC().Format(time.RFC3339Nano), string(args))
+	if err != nil {
+		return 0, err
+	}
+	id, _ := res.LastInsertId()
+	if _, err := tx.ExecContext(ctx, `INSERT INTO main.loading_runs(run_id) VALUES (?)`, id); err != nil {
+		return 0, err
+	}
+	return id, tx.Commit()
 }
 
 // Run returns the id of the run the writer records.
@@ -190,8 +211,18 @@ func (w *Writer) Commit() error {
 	return nil
 }
 
-// Close commits and ends the writer.
-func (w *Writer) Close() error { return w.Commit() }
+// Close ends the run: it is an analysis from now on, with its findings,
+// in the same transaction as they.
+func (w *Writer) Close() error {
+	if err := w.begin(); err != nil {
+		return err
+	}
+	if _, err := w.tx.ExecContext(w.ctx, `DELETE FROM main.loading_runs WHERE run_id = ?`, w.run); err != nil {
+		w.Rollback()
+		return fmt.Errorf("end run: %w", describe(err))
+	}
+	return w.Commit()
+}
 
 // Rollback abandons what was written since the last commit.
 func (w *Writer) Rollback() {
