@@ -43,30 +43,55 @@ func Push(ctx context.Context, from store.Reader, to store.Backend) (Pushed, err
 		return p, err
 	}
 	for _, inc := range incs {
-		for _, run := range inc.Runs {
-			srcs, err := from.Sources(ctx, run)
-			if err != nil {
-				return p, err
-			}
-			fs, err := from.Findings(ctx, run)
-			if err != nil {
-				return p, err
-			}
-			have, err := present(ctx, to, inc.Name, srcs, fs)
-			if err != nil {
-				return p, err
-			}
-			if have {
-				p.Present++
-				continue
-			}
-			if err := pushRun(ctx, from, to, inc, run, srcs, fs, &p); err != nil {
-				return p, fmt.Errorf("push run %d of %q: %w", run, inc.Name, err)
-			}
-			p.Runs++
+		if err := pushIncident(ctx, from, to, inc, &p); err != nil {
+			return p, err
 		}
 	}
 	return p, nil
+}
+
+// IncidentLocker is a store that can hold an incident for one client: two
+// pushes of the same incident at once would both find it absent and both
+// copy it.
+type IncidentLocker interface {
+	// LockIncident waits until no one else holds the incident, holds it,
+	// and returns the function that lets it go.
+	LockIncident(ctx context.Context, name string) (unlock func(), err error)
+}
+
+// pushIncident copies the runs of one incident that to does not hold,
+// holding the incident in to meanwhile when to can.
+func pushIncident(ctx context.Context, from store.Reader, to store.Backend, inc store.Incident, p *Pushed) error {
+	if l, ok := to.(IncidentLocker); ok {
+		unlock, err := l.LockIncident(ctx, inc.Name)
+		if err != nil {
+			return err
+		}
+		defer unlock()
+	}
+	for _, run := range inc.Runs {
+		srcs, err := from.Sources(ctx, run)
+		if err != nil {
+			return err
+		}
+		fs, err := from.Findings(ctx, run)
+		if err != nil {
+			return err
+		}
+		have, err := present(ctx, to, inc.Name, srcs, fs)
+		if err != nil {
+			return err
+		}
+		if have {
+			p.Present++
+			continue
+		}
+		if err := pushRun(ctx, from, to, inc, run, srcs, fs, p); err != nil {
+			return fmt.Errorf("push run %d of %q: %w", run, inc.Name, err)
+		}
+		p.Runs++
+	}
+	return nil
 }
 
 // signature of a run for Push: its source keys and finding ids.

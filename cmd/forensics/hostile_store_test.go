@@ -2,11 +2,13 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -131,5 +133,53 @@ func TestKilledReanalysisKeepsFindings(t *testing.T) {
 				t.Errorf("after the runs were killed and one completed, findings differ:\n%s\nwant\n%s", got, want)
 			}
 		})
+	}
+}
+
+// Pushes of one timeline into one store at once give one copy of each
+// incident: one run, its findings once.
+func TestConcurrentPushes(t *testing.T) {
+	local := filepath.Join(t.TempDir(), "local.db")
+	for _, c := range []string{"couchbase/seed", "crdb/clock-offset"} {
+		runOK(t, "analyze", "-q", "--db", local, filepath.Join(wd(t), "../../testdata", c))
+	}
+	pg := pgtest.Database(t)
+	runOK(t, "timeline", "schema") // loads the package's commands before the goroutines
+	var wg sync.WaitGroup
+	for i := 0; i < 4; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var stdout, stderr bytes.Buffer
+			if code := run([]string{"push", local, "--to", pg}, &stdout, &stderr); code != exitOK {
+				t.Errorf("push: exit %d: %s", code, stderr.String())
+			}
+		}()
+	}
+	wg.Wait()
+	var incs []struct {
+		Name     string
+		Runs     []int64
+		Findings int
+	}
+	if err := json.Unmarshal([]byte(runOK(t, "incidents", "--db", pg, "--format", "json")), &incs); err != nil {
+		t.Fatal(err)
+	}
+	if len(incs) != 2 {
+		t.Fatalf("%d incidents after the pushes, want 2: %+v", len(incs), incs)
+	}
+	for _, inc := range incs {
+		if len(inc.Runs) != 1 {
+			t.Errorf("incident %s: %d runs after 4 pushes at once, want 1", inc.Name, len(inc.Runs))
+		}
+	}
+	var fs []map[string]any
+	json.Unmarshal([]byte(runOK(t, "timeline", "query", "--db", pg, "--sql", "SELECT id, run_id FROM findings", "--format", "json")), &fs)
+	want := 0
+	for _, inc := range incs {
+		want += inc.Findings
+	}
+	if len(fs) != want || want == 0 {
+		t.Errorf("%d finding rows in the store, want %d", len(fs), want)
 	}
 }

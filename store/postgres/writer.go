@@ -761,3 +761,27 @@ func (db *DB) RunSignature(ctx context.Context, run int64) (string, error) {
 	}
 	return sig, nil
 }
+
+// LockIncident holds the incident for this client until unlock, with an
+// advisory lock on its id (fleet.IncidentLocker): two pushes of one
+// incident at once would both find it absent and both copy it; the second
+// now waits, then finds the first's copy. An engine without advisory
+// locks (CockroachDB) pushes without it.
+func (db *DB) LockIncident(ctx context.Context, name string) (func(), error) {
+	conn, err := db.pool.Acquire(ctx)
+	if err != nil {
+		return nil, db.fail("lock incident", err)
+	}
+	id := incidentID(name)
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, id); err != nil {
+		conn.Release()
+		if db.engine != "postgresql" {
+			return func() {}, nil
+		}
+		return nil, db.fail("lock incident", err)
+	}
+	return func() {
+		conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, id)
+		conn.Release()
+	}, nil
+}
