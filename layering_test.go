@@ -72,8 +72,10 @@ func TestLayering(t *testing.T) {
 				check(pkg, imp, "a parser reads lines into events and knows no store, rule or driver")
 			case under(pkg, "forensics/rules") && pkg != "forensics/rules" && (under(imp, "forensics/store", "forensics/input") || under(imp, upper...) || imp == "forensics/parsers"):
 				check(pkg, imp, "a rule reads the timeline through its Pass and knows no store or driver")
-			case under(pkg, "forensics/store") && !under(imp, "forensics/store", "forensics/zran") && imp != "forensics":
-				check(pkg, imp, "the store keeps what it is given: it imports the domain, zran and itself, no parser, rule or driver")
+			case under(pkg, "forensics/store") && !under(imp, "forensics/store", "forensics/zran", "forensics/shell") && imp != "forensics":
+				check(pkg, imp, "the store keeps what it is given: it imports the domain, zran, shell (to check the fix commands it gives back) and itself, no parser, rule or driver")
+			case pkg == "forensics/shell":
+				check(pkg, imp, "shell writes and reads command lines and imports nothing of the program")
 			case pkg == "forensics/zran":
 				check(pkg, imp, "zran indexes deflate members and imports nothing of the program")
 			case pkg == "forensics/store/backends" && backend(imp):

@@ -93,9 +93,7 @@ var pkgDir, _ = os.Getwd()
 // of the incident in view, in findings and fleet findings, on both stores;
 // the next analysis completes it.
 func TestKilledReanalysisKeepsFindings(t *testing.T) {
-	if testing.Short() {
-		t.Skip("writes 60 MB")
-	}
+	slowHostile(t)
 	seed := filepath.Join(wd(t), "../../testdata/couchbase/seed")
 	big := writeBigBundle(t, t.TempDir())
 	for _, backend := range []string{"sqlite", "postgres"} {
@@ -181,5 +179,56 @@ func TestConcurrentPushes(t *testing.T) {
 	}
 	if len(fs) != want || want == 0 {
 		t.Errorf("%d finding rows in the store, want %d", len(fs), want)
+	}
+}
+
+// Invalid UTF-8, a latin-1 é and NUL bytes in event lines, in a file name
+// and so in a node name: SQLite keeps the bytes; PostgreSQL, which takes
+// only valid UTF-8 without NUL in text, must keep them too, and give back
+// the same lines and events, byte for byte, analysed or pushed.
+func TestStoreBytesLossless(t *testing.T) {
+	dir := t.TempDir()
+	bad := strings.NewReplacer("test3", "test3\xff", "Stream request", "Stream r\xe9quest\x00", "ns_1@172.23.100.15", "ns_1@172.23.100.15\xfe")
+	from := filepath.Join(wd(t), "../../testdata/couchbase/seed")
+	filepath.Walk(from, func(p string, info os.FileInfo, err error) error {
+		if err != nil || info.IsDir() || strings.HasPrefix(info.Name(), "want.") || info.Name() == "expect.json" {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		data, _ := os.ReadFile(p)
+		to := filepath.Join(dir, bad.Replace(rel))
+		os.MkdirAll(filepath.Dir(to), 0o755)
+		return os.WriteFile(to, []byte(bad.Replace(string(data))), 0o644)
+	})
+	local := filepath.Join(t.TempDir(), "t.db")
+	runOK(t, "analyze", "-q", "--db", local, "--incident", "bytes", dir)
+	analysed, pushed := pgtest.Database(t), pgtest.Database(t)
+	runOK(t, "analyze", "-q", "--db", analysed, "--incident", "bytes", dir)
+	runOK(t, "push", local, "--to", pushed)
+	for _, args := range [][]string{
+		{"timeline", "query", "--format", "raw"},
+		{"timeline", "query", "--format", "jsonl", "--events"},
+		{"timeline", "query", "--format", "csv"},
+		{"findings", "--format", "json"},
+	} {
+		want := runOK(t, append(args, "--db", local)...)
+		if !strings.Contains(want, "\xff") && args[len(args)-1] == "raw" {
+			t.Fatal("the bytes did not reach the timeline")
+		}
+		for _, db := range []string{analysed, pushed} {
+			if got := runOK(t, append(args, "--db", db)...); storeIDs.ReplaceAllString(got, "") != storeIDs.ReplaceAllString(want, "") {
+				t.Errorf("%s on PostgreSQL differs from SQLite:\n%.600q\nwant\n%.600q", strings.Join(args, " "), got, want)
+			}
+		}
+	}
+}
+
+// slowHostile skips a hostile case that takes most of a minute unless
+// FORENSICS_HOSTILE_SLOW=1: bench/hostile.sh runs them (and .ci/run runs
+// it), with the cases that measure memory.
+func slowHostile(t *testing.T) {
+	t.Helper()
+	if os.Getenv("FORENSICS_HOSTILE_SLOW") != "1" {
+		t.Skip("slow: bench/hostile.sh runs it (FORENSICS_HOSTILE_SLOW=1)")
 	}
 }

@@ -393,6 +393,7 @@ func TestHostileTimelineFindings(t *testing.T) {
 // (and a terminal gets a page); what needs them all at once (the report,
 // fleet findings of a file) refuses with a message.
 func TestHostileTimelineManyFindings(t *testing.T) {
+	slowHostile(t)
 	path, _ := seedTimeline(t)
 	const n = 30_000
 	tamper(t, path, fmt.Sprintf(`WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < %d)

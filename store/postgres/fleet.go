@@ -63,6 +63,7 @@ func (db *DB) FleetFindings(ctx context.Context, f store.FindingFilter) ([]store
 		if err := rows.Scan(&fi.Incident, &fi.Run, &body); err != nil {
 			return nil, db.fail("read findings", err)
 		}
+		fi.Incident = fromPG(fi.Incident)
 		if fi.Finding, err = store.DecodeFinding(body); err != nil {
 			return nil, err
 		}
@@ -90,6 +91,7 @@ func (db *DB) ListFindings(ctx context.Context, f store.FindingFilter, fn func(s
 		if err := rows.Scan(&s.Incident, &s.Run, &s.ID, &s.Rule, &severity, &start, &s.Title, &size, nil); err != nil {
 			return db.fail("read findings", err)
 		}
+		s.Incident, s.Rule, s.Title = fromPG(s.Incident), fromPG(s.Rule), fromPG(s.Title)
 		body := rows.RawValues()[8] // the body as sent: text, in the binary format too
 		if body == nil {
 			return fmt.Errorf("stored finding %q of incident %q: %d bytes, more than a finding takes (%d): the store was changed by something else than forensics", s.ID, s.Incident, size, store.MaxFindingJSON)

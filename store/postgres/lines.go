@@ -60,6 +60,9 @@ func (db *DB) candidateBlocks(ctx context.Context, f store.LineFilter, q *search
 	if err != nil {
 		return nil, db.fail("query lines", err)
 	}
+	for i := range srcs {
+		srcs[i].Path, srcs[i].Node = fromPG(srcs[i].Path), fromPG(srcs[i].Node)
+	}
 	return block.Choose(ctx, srcs, q, stats, db.readGrams)
 }
 

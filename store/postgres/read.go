@@ -29,6 +29,9 @@ func (w *where) arg(v any) string {
 
 func (w *where) add(cond string, vals ...any) {
 	for _, v := range vals {
+		if s, ok := v.(string); ok {
+			v = pgText(s) // as the values were stored
+		}
 		cond = strings.Replace(cond, "?", w.arg(v), 1)
 	}
 	w.conds = append(w.conds, cond)
@@ -41,7 +44,7 @@ func in[T any](w *where, col string, vals []T) {
 	}
 	strs := make([]string, 0, len(vals))
 	for _, v := range vals {
-		strs = append(strs, fmt.Sprint(v))
+		strs = append(strs, pgText(fmt.Sprint(v)))
 	}
 	w.add(col+" = ANY(?)", strs)
 }
@@ -92,7 +95,8 @@ func scanSources(rows pgx.Rows) ([]forensics.Source, error) {
 			s.First = time.Unix(0, *first).UTC()
 			s.Last = time.Unix(0, *last).UTC()
 		}
-		s.Problems = store.ParseProblems(problems)
+		s.Key, s.Path, s.Node, s.Format, s.Component, s.Release = fromPG(s.Key), fromPG(s.Path), fromPG(s.Node), fromPG(s.Format), fromPG(s.Component), fromPG(s.Release)
+		s.Problems = store.ParseProblems(fromPG(problems))
 		out = append(out, s)
 	}
 	return out, rows.Err()
@@ -141,7 +145,7 @@ func (db *DB) events(ctx context.Context, f store.EventFilter, fn func(*forensic
 	}
 	q := `SELECT s.path, e.line, e.t, e.tz, e.zone, e.node, e.kind, e.bucket, e.vb, e.range_id, e.keyspace, e.shard, e.tbl, e.attrs, e.text
 		FROM forensics.events e JOIN forensics.sources s ON s.incident_id = e.incident_id AND s.id = e.source_id
-		WHERE ` + w.String() + ` ORDER BY e.t, s.path, e.line, e.seq`
+		WHERE ` + w.String() + ` ORDER BY e.t, s.path COLLATE "C", e.line, e.seq`
 	if f.Limit > 0 {
 		q += fmt.Sprintf(" LIMIT %d OFFSET %d", f.Limit, f.Offset)
 	}
@@ -163,8 +167,9 @@ func (db *DB) events(ctx context.Context, f store.EventFilter, fn func(*forensic
 		}
 		e.Time = time.Unix(0, t).UTC()
 		e.Zone = forensics.Zone(zone)
-		e.Kind = forensics.Kind(kind)
-		e.Bucket, e.Keyspace, e.Shard, e.Table = deref(bucket), deref(keyspace), deref(shard), deref(table)
+		e.Kind = forensics.Kind(fromPG(kind))
+		e.Source, e.Node, e.Text = fromPG(e.Source), fromPG(e.Node), fromPG(e.Text)
+		e.Bucket, e.Keyspace, e.Shard, e.Table = fromPG(deref(bucket)), fromPG(deref(keyspace)), fromPG(deref(shard)), fromPG(deref(table))
 		e.VB = forensics.NoVB
 		if vb != nil {
 			e.VB = int(*vb)
@@ -175,6 +180,7 @@ func (db *DB) events(ctx context.Context, f store.EventFilter, fn func(*forensic
 		if e.Attrs, err = store.ParseAttrsJSON(attrs); err != nil {
 			return fmt.Errorf("event %s:%d: attributes: %w", e.Path, e.Line, err)
 		}
+		fromPGAttrs(e.Attrs)
 		if !fn(&e) {
 			return nil
 		}
@@ -330,6 +336,7 @@ func (db *DB) Incidents(ctx context.Context) ([]store.Incident, error) {
 		if err := rows.Scan(&id, &started, &args, &name, &incident, &sources, &findings); err != nil {
 			return nil, db.fail("read incidents", err)
 		}
+		name, args = fromPG(name), fromPG(args)
 		runs.Add(id, name, started, args, int(sources), int(findings))
 		incidents[id] = incident
 	}

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -141,21 +142,21 @@ func (w *Writer) SetIncident(name string) error {
 	}
 	id := incidentID(name)
 	c := w.conn
-	if _, err := c.Exec(w.ctx, `INSERT INTO forensics.incidents (incident_id, name) VALUES ($1, $2) ON CONFLICT (incident_id) DO NOTHING`, id, name); err != nil {
+	if _, err := c.Exec(w.ctx, `INSERT INTO forensics.incidents (incident_id, name) VALUES ($1, $2) ON CONFLICT (incident_id) DO NOTHING`, id, pgText(name)); err != nil {
 		return w.db.fail("record incident", err)
 	}
 	var stored string
 	if err := c.QueryRow(w.ctx, `SELECT name FROM forensics.incidents WHERE incident_id = $1`, id).Scan(&stored); err != nil {
 		return w.db.fail("record incident", err)
 	}
-	if stored != name {
+	if stored = fromPG(stored); stored != name {
 		return fmt.Errorf("incidents %q and %q have the same id; name this one differently with --incident", name, stored)
 	}
 	args, _ := json.Marshal(w.inputs)
 	// The run and its mark as loading in one statement: readers never see
 	// it without the mark, killed at any point.
 	if _, err := c.Exec(w.ctx, `WITH run AS (INSERT INTO forensics.runs (incident_id, id, started, args, heartbeat) VALUES ($1, $2, now(), $3, now()) RETURNING incident_id, id)
-		INSERT INTO forensics.loading_runs (incident_id, run_id) SELECT incident_id, id FROM run`, id, w.run, string(args)); err != nil {
+		INSERT INTO forensics.loading_runs (incident_id, run_id) SELECT incident_id, id FROM run`, id, w.run, pgText(string(args))); err != nil {
 		return w.db.fail("record run", err)
 	}
 	w.incident, w.recorded = id, true
@@ -441,7 +442,7 @@ func (w *Writer) Loaded(key string) (forensics.Source, bool, error) {
 	if err := w.sync(); err != nil {
 		return forensics.Source{}, false, err
 	}
-	rows, err := w.tx.Query(w.ctx, `SELECT `+sourceColumns+` FROM forensics.sources WHERE incident_id = $1 AND key = $2 AND complete`, w.incident, key)
+	rows, err := w.tx.Query(w.ctx, `SELECT `+sourceColumns+` FROM forensics.sources WHERE incident_id = $1 AND key = $2 AND complete`, w.incident, pgText(key))
 	if err != nil {
 		return forensics.Source{}, false, w.db.fail("look up source", err)
 	}
@@ -463,7 +464,7 @@ func (w *Writer) BeginSource(src *forensics.Source) error {
 	}
 	if src.Key != "" {
 		var one int
-		err := w.tx.QueryRow(w.ctx, `SELECT 1 FROM forensics.sources WHERE incident_id = $1 AND key = $2 AND complete`, w.incident, src.Key).Scan(&one)
+		err := w.tx.QueryRow(w.ctx, `SELECT 1 FROM forensics.sources WHERE incident_id = $1 AND key = $2 AND complete`, w.incident, pgText(src.Key)).Scan(&one)
 		if err == nil {
 			return store.ErrLoaded
 		}
@@ -480,7 +481,7 @@ func (w *Writer) BeginSource(src *forensics.Source) error {
 		key = fmt.Sprintf("pending:%d", id) // the real key is set when the source is complete
 	}
 	if err := w.exec("record source "+src.Path, `INSERT INTO forensics.sources (incident_id, id, run_id, key, path, node, format, component, loaded_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now())`, w.incident, id, w.run, key, src.Path, src.Node, src.Format, src.Component); err != nil {
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now())`, w.incident, id, w.run, pgText(key), pgText(src.Path), pgText(src.Node), pgText(src.Format), pgText(src.Component)); err != nil {
 		return err
 	}
 	src.ID = id
@@ -532,12 +533,12 @@ func (w *Writer) AddEvents(src int64, evs []forensics.Event) error {
 	for i := range evs {
 		e := &evs[i]
 		attrs.Reset()
-		store.AppendAttrsJSON(&attrs, e.Attrs)
+		store.AppendAttrsJSON(&attrs, pgAttrs(e.Attrs))
 		r := eventRow{
 			source: src, seq: w.next(src), line: e.Line, t: e.Time.UnixNano(), tz: e.Offset, zone: int16(e.Zone),
-			node: e.Node, kind: string(e.Kind), bucket: nullString(e.Bucket), rng: nullInt(e.Range),
-			keyspace: nullString(e.Keyspace), shard: nullString(e.Shard), tbl: nullString(e.Table),
-			attrs: attrs.String(), text: e.Text,
+			node: pgText(e.Node), kind: pgText(string(e.Kind)), bucket: pgTextPtr(nullString(e.Bucket)), rng: nullInt(e.Range),
+			keyspace: pgTextPtr(nullString(e.Keyspace)), shard: pgTextPtr(nullString(e.Shard)), tbl: pgTextPtr(nullString(e.Table)),
+			attrs: attrs.String(), text: pgText(e.Text),
 		}
 		if e.VB != forensics.NoVB {
 			vb := int32(e.VB)
@@ -571,7 +572,7 @@ func (w *Writer) EndSource(src *forensics.Source) error {
 	}
 	_, err = sp.Exec(w.ctx, `UPDATE forensics.sources SET key = $3, node = $4, release = $5, bytes = $6, lines = $7, events = $8, plain = $9, skipped = $10, errors = $11,
 		first_ns = $12, last_ns = $13, problems = $14, complete = true WHERE incident_id = $1 AND id = $2`,
-		w.incident, src.ID, src.Key, src.Node, src.Release, src.Bytes, src.Lines, src.Events, src.Plain, src.Skipped, src.Errors, first, last, string(problems))
+		w.incident, src.ID, pgText(src.Key), pgText(src.Node), pgText(src.Release), src.Bytes, src.Lines, src.Events, src.Plain, src.Skipped, src.Errors, first, last, pgText(string(problems)))
 	if isUnique(err) {
 		sp.Rollback(w.ctx)
 		if err := w.AbortSource(src.ID); err != nil {
@@ -640,8 +641,8 @@ func (w *Writer) SaveFindings(fs []forensics.Finding) error {
 		if err != nil {
 			return err
 		}
-		rows = append(rows, []any{w.incident, w.run, f.ID, f.Rule, f.Severity.String(), int16(f.Severity.Rank()), f.Subject.Node, store.SubjectShape(f.Subject),
-			f.Start.UnixNano(), f.End.UnixNano(), f.Title, f.Explanation, string(body)})
+		rows = append(rows, []any{w.incident, w.run, f.ID, pgText(f.Rule), f.Severity.String(), int16(f.Severity.Rank()), pgText(f.Subject.Node), pgText(store.SubjectShape(f.Subject)),
+			f.Start.UnixNano(), f.End.UnixNano(), pgText(f.Title), pgText(f.Explanation), string(body)})
 	}
 	_, err := w.tx.CopyFrom(w.ctx, pgx.Identifier{"forensics", "findings"},
 		[]string{"incident_id", "run_id", "id", "rule", "severity", "rank", "node", "shape", "start_ns", "end_ns", "title", "explanation", "body"}, pgx.CopyFromRows(rows))
@@ -695,7 +696,7 @@ func (db *DB) Keys(ctx context.Context) (map[string]bool, error) {
 	}
 	out := make(map[string]bool, len(keys))
 	for _, k := range keys {
-		out[k] = true
+		out[fromPG(k)] = true
 	}
 	return out, nil
 }
@@ -716,6 +717,12 @@ func (db *DB) Signature(ctx context.Context, run int64, rulesID string) (string,
 	if err != nil {
 		return "", db.fail("read", err)
 	}
+	// The keys as read, in byte order, as SQLite's ORDER BY gives them:
+	// the signature is the same function in both stores.
+	for i := range keys {
+		keys[i] = fromPG(keys[i])
+	}
+	slices.Sort(keys)
 	h := sha256.New()
 	io.WriteString(h, rulesID)
 	for _, k := range keys {
