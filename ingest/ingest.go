@@ -352,10 +352,13 @@ func (wk *worker) read(m input.Member) {
 	}
 	defer rc.Close()
 	counted := &countingReader{r: rc, progress: &wk.progress.BytesRead}
-	// Most members come keyed (input.Member.Key); the others are keyed by
-	// the checksum of what is read.
+	// Content is stored under the size and checksum of what is read, not
+	// of what an archive states (input.Member.Key, by which it is looked up
+	// before reading): a member whose header lies about other content is
+	// then not taken for the genuine one. A zip member's reader computes
+	// the checksum anyway; the others are summed here.
 	var crc hash.Hash32
-	if m.Key == "" {
+	if _, ok := input.ReadSum(rc); !ok {
 		crc = crc32.NewIEEE()
 		counted.hash = crc
 	}
@@ -408,8 +411,14 @@ func (wk *worker) read(m input.Member) {
 		src.Node = n.Node()
 	}
 	src.Bytes = counted.n
+	sum, ok := input.ReadSum(rc)
+	if !ok {
+		sum = crc.Sum32()
+	}
 	if src.Key == "" {
-		src.Key = input.Key(m.Node, m.Rel, counted.n, crc.Sum32())
+		src.Key = input.Key(m.Node, m.Rel, counted.n, sum)
+	} else {
+		src.Key = input.Rekey(src.Key, counted.n, sum)
 	}
 	var limit *input.LimitError
 	var size *input.SizeError

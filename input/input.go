@@ -312,6 +312,36 @@ func Key(node, rel string, size int64, crc uint32) string {
 	return node + "|" + rel + "|" + strconv.FormatInt(size, 10) + "|" + strconv.FormatUint(uint64(crc), 16)
 }
 
+// Rekey returns a key that names the same place as key (its node and
+// rel), with the size and CRC-32 of the content actually read: content is
+// stored under what it is, not under what an archive states it is.
+func Rekey(key string, size int64, crc uint32) string {
+	i := strings.LastIndexByte(key, '|')
+	if i < 0 {
+		return key
+	}
+	j := strings.LastIndexByte(key[:i], '|')
+	if j < 0 {
+		return key
+	}
+	return key[:j+1] + strconv.FormatInt(size, 10) + "|" + strconv.FormatUint(uint64(crc), 16)
+}
+
+// ReadSum returns the CRC-32 of what a member's reader (Member.Open) gave
+// so far, when the reader computes it anyway (a zip member's, checked
+// against its header): the content is keyed by it without computing it
+// twice. It returns false for the others.
+func ReadSum(rc io.Reader) (uint32, bool) {
+	var inner any = rc
+	if g, ok := rc.(guardedCloser); ok {
+		inner = g.Closer
+	}
+	if c, ok := inner.(*checked); ok {
+		return c.Sum32(), true
+	}
+	return 0, false
+}
+
 // gzipKey reads the gzip trailer (CRC-32 and size of the content) so a file
 // already read is recognised without decompressing it again.
 func gzipKey(p, node, name string, size int64) string {

@@ -117,3 +117,6 @@ func (c *checked) Close() error { return c.rc.Close() }
 
 // Trail implements zran.Traced.
 func (c *checked) Trail() *zran.Trail { return c.trail }
+
+// Sum32 implements Checksummed: the CRC-32 of what was read so far.
+func (c *checked) Sum32() uint32 { return c.h.Sum32() }

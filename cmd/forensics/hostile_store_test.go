@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -230,5 +231,37 @@ func slowHostile(t *testing.T) {
 	t.Helper()
 	if os.Getenv("FORENSICS_HOSTILE_SLOW") != "1" {
 		t.Skip("slow: bench/hostile.sh runs it (FORENSICS_HOSTILE_SLOW=1)")
+	}
+}
+
+// A zip whose member holds other content under the genuine member's
+// CRC-32 and size, analysed first; then the genuine zip under the same
+// incident: its lines are read and served, not the poisoned ones. Content
+// is keyed by what was read, on both stores.
+func TestPoisonedContentNotReused(t *testing.T) {
+	genuine := []byte(indexerLog(50))
+	poisoned := bytes.Replace(genuine, []byte("MAINT_STREAM"), []byte("POISON_STRM!"), 1) // same length
+	name := hostileFolder + "ns_server.indexer.log"
+	good := buildZip(t, []zipMember{{name: name, data: genuine, stored: true}})
+	bad := bytes.Replace(good, genuine, poisoned, 1) // the headers keep the genuine CRC-32
+	dir := t.TempDir()
+	zipName := "collectinfo-2022-07-22T004733-" + hostileNode + ".zip"
+	for _, backend := range []string{"sqlite", "postgres"} {
+		t.Run(backend, func(t *testing.T) {
+			db := filepath.Join(t.TempDir(), "t.db")
+			if backend == "postgres" {
+				db = pgtest.Database(t)
+			}
+			for i, z := range [][]byte{bad, good} {
+				p := filepath.Join(dir, backend, strconv.Itoa(i), zipName)
+				os.MkdirAll(filepath.Dir(p), 0o755)
+				os.WriteFile(p, z, 0o644)
+				runOK(t, "analyze", "-q", "--db", db, "--incident", "inc", p)
+			}
+			out := runOK(t, "timeline", "query", "--db", db, "--incident", "inc", "--format", "raw")
+			if strings.Contains(out, "POISON") || !strings.Contains(out, "MAINT_STREAM") {
+				t.Errorf("the genuine zip analysed after the poisoned one serves its lines:\n%.300s", out)
+			}
+		})
 	}
 }
