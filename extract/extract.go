@@ -98,15 +98,33 @@ func Write(ctx context.Context, db store.Reader, f store.StoredFinding, r *foren
 		return nil, fmt.Errorf("finding %s: none of its evidence is in the timeline's sources", f.ID)
 	}
 	rels := relPaths(paths)
+	kept := make([][]line, len(paths))
+	for i, p := range paths {
+		if kept[i], err = readSource(ctx, db, f.Run, byPath[p], keep[p]); err != nil {
+			return nil, err
+		}
+	}
 	if red != nil {
-		for _, p := range paths { // in order: pseudonyms are numbered as met
+		// Every name the extract will hold is learned before anything is
+		// written, in the order of the files, so pseudonyms are numbered
+		// the same way each time.
+		for i, p := range paths {
+			red.Learn(rels[p])
+			red.Learn(p)
+			text := make([]string, len(kept[i]))
+			for j, l := range kept[i] {
+				text[j] = l.text
+			}
+			red.Learn(strings.Join(text, "\n")) // whole: a name's context may span lines
+		}
+		for _, p := range paths {
 			rels[p] = red.Text(rels[p])
 		}
 	}
 	res := &Result{Dir: dir}
-	for _, p := range paths {
+	for i, p := range paths {
 		src := byPath[p]
-		file, err := writeSource(ctx, db, f.Run, src, keep[p], filepath.Join(dir, filepath.FromSlash(rels[p])), red)
+		file, err := writeSource(src, kept[i], filepath.Join(dir, filepath.FromSlash(rels[p])), red)
 		if err != nil {
 			return nil, err
 		}
@@ -119,8 +137,34 @@ func Write(ctx context.Context, db store.Reader, f store.StoredFinding, r *foren
 	return res, nil
 }
 
-// writeSource writes the kept lines of one source, in file order.
-func writeSource(ctx context.Context, db store.Reader, run int64, src forensics.Source, keep map[int64]bool, out string, red *Redactor) (File, error) {
+// line is a line of a source the extract keeps.
+type line struct {
+	n    int64
+	text string
+}
+
+// readSource reads the lines of a source the extract keeps, in file order.
+func readSource(ctx context.Context, db store.Reader, run int64, src forensics.Source, keep map[int64]bool) ([]line, error) {
+	whole := wholeFormats[src.Format]
+	// Lines come merged in time order; a file is written in its own order.
+	var lines []line
+	for l, err := range db.Lines(ctx, store.LineFilter{Run: run, Paths: []string{src.Path}}) {
+		if err != nil {
+			return nil, err
+		}
+		if l.Path != src.Path {
+			continue // another file whose path contains this one
+		}
+		if whole || l.N <= headLines || keep[l.N] {
+			lines = append(lines, line{l.N, l.Text})
+		}
+	}
+	sort.Slice(lines, func(i, j int) bool { return lines[i].n < lines[j].n })
+	return lines, nil
+}
+
+// writeSource writes the kept lines of one source.
+func writeSource(src forensics.Source, lines []line, out string, red *Redactor) (File, error) {
 	file := File{From: src.Path, Of: src.Lines}
 	if red != nil {
 		file.From = red.Text(src.Path)
@@ -133,26 +177,6 @@ func writeSource(ctx context.Context, db store.Reader, run int64, src forensics.
 		return file, err
 	}
 	w := bufio.NewWriter(fh)
-	whole := wholeFormats[src.Format]
-	// Lines come merged in time order; a file is written in its own order.
-	type line struct {
-		n    int64
-		text string
-	}
-	var lines []line
-	for l, err := range db.Lines(ctx, store.LineFilter{Run: run, Paths: []string{src.Path}}) {
-		if err != nil {
-			fh.Close()
-			return file, err
-		}
-		if l.Path != src.Path {
-			continue // another file whose path contains this one
-		}
-		if whole || l.N <= headLines || keep[l.N] {
-			lines = append(lines, line{l.N, l.Text})
-		}
-	}
-	sort.Slice(lines, func(i, j int) bool { return lines[i].n < lines[j].n })
 	for _, l := range lines {
 		if red != nil {
 			l.text = red.Text(l.text)

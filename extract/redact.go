@@ -3,6 +3,7 @@ package extract
 import (
 	"context"
 	"fmt"
+	"net"
 	"regexp"
 	"sort"
 	"strings"
@@ -20,9 +21,12 @@ import (
 // grammars that embed names (a DCP connection named after its bucket, a
 // node folder named after its host) read the same way.
 type Redactor struct {
-	names map[string]string // name -> pseudonym
-	order []string          // longest first, so a name inside another goes after it
-	ips   map[string]string
+	names   map[string]string // name -> pseudonym
+	order   []string          // longest first, so a name inside another goes after it
+	ips     map[string]string
+	ids     map[string]string // UUIDs, 32-digit hex ids, MACs, IPv6 addresses -> pseudonyms
+	kinds   map[string]int    // pseudonyms given so far, per kind
+	pending []pendingName     // names learned, given pseudonyms by assign
 }
 
 var (
@@ -36,7 +40,7 @@ var (
 // finding's subject: its shared fields, and the details its rule declares
 // names (forensics.Detail.Redact).
 func NewRedactor(ctx context.Context, db store.Reader, f store.StoredFinding, rule *forensics.Rule) (*Redactor, error) {
-	r := &Redactor{names: map[string]string{}, ips: map[string]string{}}
+	r := &Redactor{names: map[string]string{}, ips: map[string]string{}, ids: map[string]string{}, kinds: map[string]int{}}
 	kinds := map[forensics.NameKind]map[string]bool{}
 	for _, k := range forensics.NameKinds {
 		kinds[k] = map[string]bool{}
@@ -112,6 +116,7 @@ func NewRedactor(ctx context.Context, db store.Reader, f store.StoredFinding, ru
 			}
 			r.names[n] = p
 		}
+		r.kinds[string(kind)] = len(names)
 	}
 	for n := range r.names {
 		r.order = append(r.order, n)
@@ -141,12 +146,18 @@ func (r *Redactor) Names() []string {
 	for ip := range r.ips {
 		out = append(out, ip)
 	}
+	for id := range r.ids {
+		out = append(out, id)
+	}
 	sort.Strings(out)
 	return out
 }
 
 // Text redacts one line (or path, or JSON).
 func (r *Redactor) Text(s string) string {
+	r.assign()
+	s = passwordValue.ReplaceAllString(s, "${1}redacted")
+	s = r.replaceIDs(s)
 	s = couchUD.ReplaceAllString(s, "<ud>redacted</ud>")
 	s = crdbMarked.ReplaceAllString(s, "‹redacted›")
 	s = r.replaceIPs(s)
@@ -224,4 +235,172 @@ func replaceToken(s, name, repl string) string {
 	}
 	b.WriteString(s[i:])
 	return b.String()
+}
+
+// Names that no system marks but that a bundle carries where every release
+// writes them: the machine a Vitess component runs on (its pod, in
+// Kubernetes), a CockroachDB log file's host and OS user
+// (cockroach.HOST.USER.TIME.PID.log, util/log), host names and cells of a
+// topology's JSON, the cell of a tablet alias, the user of a connection
+// (user=), and ns_server's node names. Learn finds them in everything the
+// extract will hold before anything is written, so that a name met in the
+// last file is replaced in the first.
+var learned = []struct {
+	kind string
+	re   *regexp.Regexp
+}{
+	{"host", regexp.MustCompile(`(?i)running on machine:\s*([A-Za-z0-9][A-Za-z0-9._-]*[A-Za-z0-9])`)},
+	{"host", regexp.MustCompile(`"hostname":\s*"([^"\s]+)"`)},
+	{"host", nsHost},
+	{"cell", regexp.MustCompile(`"cell":\s*"([^"\s]+)"`)},
+	{"cell", regexp.MustCompile(`\b([a-z][a-z0-9_]*)-\d{10}\b`)},
+	{"cell", regexp.MustCompile(`"([A-Za-z0-9_]+)":\s*\{\s*"partitions"`)}, // GetSrvKeyspaces: cell → SrvKeyspace
+	{"host", regexp.MustCompile(`--server[= ]([A-Za-z0-9][A-Za-z0-9.-]*[A-Za-z0-9]):\d+`)},
+	{"user", regexp.MustCompile(`\buser=([A-Za-z_][A-Za-z0-9_.$-]*)`)},
+}
+
+// crdbLogFile is a CockroachDB log file's name, of the main log or a
+// channel's: cockroach[-CHANNEL].HOST.USER.TIME.PID.log.
+var crdbLogFile = regexp.MustCompile(`cockroach(?:-[a-z]+)*\.([A-Za-z0-9][A-Za-z0-9.-]*?)\.([A-Za-z_][A-Za-z0-9_-]*)\.\d{4}-\d{2}-\d{2}T\d{2}_\d{2}_\d{2}Z\.\d+\.log`)
+
+// passwordValue finds a password, secret or token written as key=value or
+// key: value; its value is replaced, the key kept.
+var passwordValue = regexp.MustCompile(`(?i)\b((?:password|passwd|pwd|secret|token|api[_-]?key)["']?\s*[=:]\s*["']?)([^\s"',;&]+)`)
+
+// glogFile is a glog file's name, which Vitess writes:
+// PROGRAM.HOST.USER.log.LEVEL.DATE-TIME.PID (glog's logName).
+var glogFile = regexp.MustCompile(`\b(?:vtctld|vttablet|vtorc|vtgate|vtcombo|mysqlctld|vtbackup)\.([A-Za-z0-9][A-Za-z0-9.-]*?)\.([A-Za-z_][A-Za-z0-9_-]*)\.log\.(?:INFO|WARNING|ERROR|FATAL)`)
+
+// ownUsers are OS users named after the product, which its images run as
+// and its file names carry anyway.
+var ownUsers = map[string]bool{"cockroach": true, "vitess": true, "couchbase": true}
+
+// Learn reads a text the extract will hold for the names Text must
+// replace in it, and in every other text. Pseudonyms are given when Text
+// is first called, once every name is known, so that none is a real name.
+func (r *Redactor) Learn(s string) {
+	add := func(kind, name string) {
+		if name == "" || r.names[name] != "" || ipv4.FindString(name) == name {
+			return
+		}
+		for _, p := range r.pending {
+			if p.name == name {
+				return
+			}
+		}
+		r.pending = append(r.pending, pendingName{kind, name})
+	}
+	for _, l := range learned {
+		for _, m := range l.re.FindAllStringSubmatch(s, -1) {
+			add(l.kind, m[1])
+		}
+	}
+	for _, re := range []*regexp.Regexp{crdbLogFile, glogFile} {
+		for _, m := range re.FindAllStringSubmatch(s, -1) {
+			add("host", m[1])
+			if !ownUsers[m[2]] {
+				add("user", m[2])
+			}
+		}
+	}
+	r.replaceIDs(s) // numbers the ids in the order met
+}
+
+// pendingName is a name learned and not yet given a pseudonym.
+type pendingName struct{ kind, name string }
+
+// assign gives the names learned their pseudonyms, numbered on from those
+// of their kind, skipping any that is a real name.
+func (r *Redactor) assign() {
+	if len(r.pending) == 0 {
+		return
+	}
+	if r.kinds == nil {
+		r.kinds = map[string]int{}
+	}
+	real := map[string]bool{}
+	for n := range r.names {
+		real[n] = true
+	}
+	for _, p := range r.pending {
+		real[p.name] = true
+	}
+	for _, p := range r.pending {
+		for {
+			r.kinds[p.kind]++
+			pseudo := fmt.Sprintf("%s%d", p.kind, r.kinds[p.kind])
+			if p.kind == "host" {
+				pseudo = fmt.Sprintf("host%d.example", r.kinds[p.kind])
+			}
+			if !real[pseudo] {
+				r.names[p.name] = pseudo
+				break
+			}
+		}
+		r.order = append(r.order, p.name)
+	}
+	r.pending = nil
+	r.sortOrder()
+}
+
+var (
+	uuid  = regexp.MustCompile(`(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`)
+	hex32 = regexp.MustCompile(`(?i)\b[0-9a-f]{32}\b`)
+	mac   = regexp.MustCompile(`(?i)\b(?:[0-9a-f]{2}:){5}[0-9a-f]{2}\b`)
+	ipv6  = regexp.MustCompile(`(?i)(?:[0-9a-f]{0,4}:){2,7}[0-9a-f]{0,4}`)
+)
+
+// replaceIDs replaces the identifiers every system writes the same way:
+// UUIDs (a cluster's, an event's, a transaction's, a MySQL GTID's server),
+// 32-digit hex ids (a Couchbase bucket's UUID), MAC addresses and IPv6
+// addresses, each by a pseudonym of the same form (IPv6 addresses from the
+// documentation prefix, RFC 3849), the same id by the same one. The first
+// eight digits of a UUID, which CockroachDB prints as a transaction's
+// short id, go with it.
+func (r *Redactor) replaceIDs(s string) string {
+	s = uuid.ReplaceAllStringFunc(s, func(id string) string {
+		return r.id(id, func(n int) string {
+			p := fmt.Sprintf("00000000-0000-4000-8000-%012x", n)
+			if short := strings.ToLower(id[:8]); r.names[short] == "" && r.names[id[:8]] == "" {
+				r.names[id[:8]] = p[:8]
+				r.order = append(r.order, id[:8])
+				r.sortOrder()
+			}
+			return p
+		})
+	})
+	s = hex32.ReplaceAllStringFunc(s, func(id string) string {
+		return r.id(id, func(n int) string { return fmt.Sprintf("%032x", n) })
+	})
+	s = mac.ReplaceAllStringFunc(s, func(id string) string {
+		return r.id(id, func(n int) string { return fmt.Sprintf("02:00:00:00:%02x:%02x", n>>8&0xff, n&0xff) })
+	})
+	locs := ipv6.FindAllStringIndex(s, -1)
+	for i := len(locs) - 1; i >= 0; i-- {
+		a, b := locs[i][0], locs[i][1]
+		cand := s[a:b]
+		if ip := net.ParseIP(cand); ip == nil || ip.To4() != nil || a > 0 && isAddrChar(s[a-1]) || b < len(s) && isAddrChar(s[b]) {
+			continue
+		}
+		p := r.id(strings.ToLower(cand), func(n int) string { return fmt.Sprintf("2001:db8::%x", n) })
+		s = s[:a] + p + s[b:]
+	}
+	return s
+}
+
+func isAddrChar(c byte) bool { return isWord(c) || c == ':' || c == '.' }
+
+// id returns the pseudonym of an identifier, making it with mk and the
+// next number when it has none.
+func (r *Redactor) id(id string, mk func(n int) string) string {
+	if r.ids == nil {
+		r.ids = map[string]string{}
+	}
+	key := strings.ToLower(id)
+	if p, ok := r.ids[key]; ok {
+		return p
+	}
+	p := mk(len(r.ids) + 1)
+	r.ids[key] = p
+	return p
 }

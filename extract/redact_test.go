@@ -1,6 +1,9 @@
 package extract
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestRedactorText(t *testing.T) {
 	r := &Redactor{names: map[string]string{"test3": "bucket1", "payment": "keyspace1", "cb.local": "host1.example", "default": "bucket2"}, ips: map[string]string{}}
@@ -23,5 +26,45 @@ func TestRedactorText(t *testing.T) {
 		if got := r.Text(c.in); got != c.want {
 			t.Errorf("Text(%q)\n got %q\nwant %q", c.in, got, c.want)
 		}
+	}
+}
+
+// The names and ids no system marks, learned from the texts an extract
+// holds and replaced in all of them, paths included.
+func TestRedactorLearns(t *testing.T) {
+	r := &Redactor{names: map[string]string{}, ips: map[string]string{}}
+	texts := []string{
+		"I1207 10:00:00.000000 1 vtctld.go:42] Running on machine: example-zone1-vtctld-1d4dcad0-6f7c9d8b5-x2x9q",
+		`{"alias": "zone1-0000000101", "hostname": "db-7.prod.internal", "cell": "zone1"}`,
+		"logs/cockroach.crdb-east-2.tpcc-0012.2024-06-11T09_00_00Z.001903.log",
+		"logs/cockroach-health.crdb-east-2.tpcc-0012.2024-06-11T09_00_00Z.001903.log",
+		"vtctld.example-zone1-vtctld-1d4dcad0-6f7c9d8b5-x2x9q.vtuser.log.INFO.20250611-082207.2318711",
+		"[n1] cluster ID 7b1f2e9a-b0a6-11ef-9d3c-0a58a9feac02 txn 7b1f2e9a user=rk_user password=hunter2 mac 02:1a:4f:3e:9c:11",
+		"gtid 3E11FA47-71CA-11E1-9E33-C80AA9429562:1-5 bucket uuid 2697a083784f9c05000893d8e0f8cd1b peer [fd00:1:2::17]:26257",
+	}
+	for _, s := range texts {
+		r.Learn(s)
+	}
+	var out []string
+	for _, s := range texts {
+		out = append(out, r.Text(s))
+	}
+	all := strings.Join(out, "\n")
+	for _, secret := range []string{"example-zone1-vtctld-1d4dcad0-6f7c9d8b5-x2x9q", "zone1", "db-7.prod.internal", "crdb-east-2", "tpcc-0012", "vtuser",
+		"7b1f2e9a", "rk_user", "hunter2", "02:1a:4f:3e:9c:11", "3E11FA47-71CA-11E1-9E33-C80AA9429562", "2697a083784f9c05000893d8e0f8cd1b", "fd00:1:2::17"} {
+		if strings.Contains(all, secret) {
+			t.Errorf("%q is left in:\n%s", secret, all)
+		}
+	}
+	// The grammars stay: a tablet alias, a CockroachDB log file's name, a
+	// GTID, an IPv6 address in brackets with its port.
+	for _, want := range []string{"-0000000101", "cockroach.host", ".2024-06-11T09_00_00Z.001903.log", ":1-5", "[2001:db8::", "]:26257", "password=redacted"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("%q is not in:\n%s", want, all)
+		}
+	}
+	// The same name, the same pseudonym, in every text.
+	if a, b := r.Text("zone1"), r.Text(`"cell": "zone1"`); !strings.Contains(b, a) {
+		t.Errorf("zone1 is %q alone and %q in JSON", a, b)
 	}
 }

@@ -168,7 +168,7 @@ func (db *DB) events(ctx context.Context, f store.EventFilter, fn func(*forensic
 		e.Time = time.Unix(0, t).UTC()
 		e.Zone = forensics.Zone(zone)
 		e.Kind = forensics.Kind(fromPG(kind))
-		e.Source, e.Node, e.Text = fromPG(e.Source), fromPG(e.Node), fromPG(e.Text)
+		e.Path, e.Node, e.Text = fromPG(e.Path), fromPG(e.Node), fromPG(e.Text)
 		e.Bucket, e.Keyspace, e.Shard, e.Table = fromPG(deref(bucket)), fromPG(deref(keyspace)), fromPG(deref(shard)), fromPG(deref(table))
 		e.VB = forensics.NoVB
 		if vb != nil {
