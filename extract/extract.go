@@ -15,6 +15,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"forensics"
 	"forensics/expect"
@@ -231,6 +233,22 @@ func relPaths(paths []string) map[string]string {
 			out[p] = safe(filepath.ToSlash(rel))
 		}
 	}
+	// Two sources may come to the same name (their names differed only in
+	// what safe replaced), and none may be the case's expect.json.
+	taken := map[string]bool{"expect.json": true}
+	sorted := make([]string, 0, len(out))
+	for p := range out {
+		sorted = append(sorted, p)
+	}
+	sort.Strings(sorted)
+	for _, p := range sorted {
+		rel := out[p]
+		for n := 2; taken[rel]; n++ {
+			rel = fmt.Sprintf("copy%d/%s", n, out[p])
+		}
+		taken[rel] = true
+		out[p] = rel
+	}
 	return out
 }
 
@@ -243,13 +261,27 @@ func stripArchive(name string) string {
 	return name
 }
 
-// safe keeps a member path inside the extract: no absolute paths, no "..".
+// safe keeps a member path inside the extract, and makes it a name that
+// writes nothing to a terminal that lists it: no absolute paths, no "..",
+// and no control character (ESC, a line break, a carriage return),
+// invalid UTF-8, bidirectional or invisible character, which a zip's
+// member names may hold; each becomes "_". A path with nothing left is
+// "unnamed", never the folder itself.
 func safe(p string) string {
 	var out []string
 	for _, seg := range strings.Split(path.Clean("/"+p), "/") {
+		seg = strings.Map(func(r rune) rune {
+			if r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 || r == utf8.RuneError || unicode.Is(unicode.Cf, r) || r == 0x2028 || r == 0x2029 {
+				return '_'
+			}
+			return r
+		}, strings.ToValidUTF8(seg, "\uFFFD"))
 		if seg != "" && seg != "." && seg != ".." {
 			out = append(out, seg)
 		}
+	}
+	if len(out) == 0 {
+		return "unnamed"
 	}
 	return strings.Join(out, "/")
 }

@@ -68,3 +68,38 @@ func TestRedactorLearns(t *testing.T) {
 		t.Errorf("zone1 is %q alone and %q in JSON", a, b)
 	}
 }
+
+// Member names from a zip hold anything: the extract's file names hold no
+// control character, no way out of the folder, are never empty, never the
+// case's expect.json, and two sources never share one.
+func TestExtractPaths(t *testing.T) {
+	paths := []string{
+		"names.zip!evil\x1b[2J\x07.log",
+		"names.zip!evil\n.log",
+		"names.zip!evil\r.log",
+		"names.zip!evil\u202e\u200b.log",
+		"names.zip!evil\xff.log",
+		"names.zip!../../../tmp/escape/ns_server.indexer.log",
+		"names.zip!/etc/ns_server.indexer.log",
+		"names.zip!expect.json",
+		"names.zip!",
+		"other.zip!..",
+	}
+	rels := relPaths(paths)
+	seen := map[string]string{}
+	for _, p := range paths {
+		rel := rels[p]
+		if rel == "" || rel == "expect.json" || strings.Contains(rel, "..") || strings.HasPrefix(rel, "/") {
+			t.Errorf("%q -> %q", p, rel)
+		}
+		for _, r := range rel {
+			if r < 0x20 || r == 0x7f || r == '\u202e' || r == '\u200b' || r == '\ufffd' {
+				t.Errorf("%q -> %q holds %U", p, rel, r)
+			}
+		}
+		if other, ok := seen[rel]; ok {
+			t.Errorf("%q and %q both -> %q", p, other, rel)
+		}
+		seen[rel] = p
+	}
+}
