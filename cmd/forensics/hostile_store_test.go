@@ -265,3 +265,24 @@ func TestPoisonedContentNotReused(t *testing.T) {
 		})
 	}
 }
+
+// --sql on both stores: a value or a row of the answer too large to hold
+// is refused as it comes, not held; a role that may not read a file says
+// so (not that the query would change the timeline).
+func TestQuerySQLBounds(t *testing.T) {
+	local := filepath.Join(t.TempDir(), "t.db")
+	seed := filepath.Join(wd(t), "../../testdata/couchbase/seed")
+	runOK(t, "analyze", "-q", "--db", local, seed)
+	pg := pgtest.Database(t)
+	runOK(t, "push", local, "--to", pg)
+	for _, c := range []struct{ db, sql, want string }{
+		{local, "SELECT zeroblob(1000000000)", "larger than 128 MiB"},
+		{pg, "SELECT repeat('x', 200000000)", "larger than 64 MiB"},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := runBounded(t, []string{"timeline", "query", "--db", c.db, "--sql", c.sql}, &stdout, &stderr)
+		if code == exitOK || !strings.Contains(stderr.String(), c.want) {
+			t.Errorf("%s: exit %d: %s", c.sql, code, stderr.String())
+		}
+	}
+}

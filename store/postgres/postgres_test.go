@@ -927,3 +927,73 @@ func testViewTimes(t *testing.T, eng pgtest.Engine) {
 		}
 	}
 }
+
+// roles.sql run by the database's owner, who may not create or alter
+// roles, once an administrator has created the two roles: it makes every
+// grant, says what it skipped, and the reader reads.
+func TestRolesAsOwner(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.Database(t)
+	dbName := strings.TrimPrefix(must(url.Parse(dsn)).Path, "/")
+	suffix := dbName[len(dbName)-6:]
+	owner, writer, reader := "forensics_owner_"+suffix, "forensics_writer_"+suffix, "forensics_reader_"+suffix
+	admin, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	for _, q := range []string{
+		`CREATE ROLE ` + owner + ` LOGIN NOCREATEROLE`,
+		`CREATE ROLE ` + writer + ` LOGIN PASSWORD 'change-me-writer'`,
+		`CREATE ROLE ` + reader + ` LOGIN PASSWORD 'change-me-reader'`,
+		`ALTER DATABASE ` + dbName + ` OWNER TO ` + owner,
+	} {
+		if _, err := admin.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	t.Cleanup(func() {
+		c, err := pgx.Connect(ctx, pgtest.WithDatabase(t, dsn, "postgres"))
+		if err != nil {
+			return
+		}
+		defer c.Close(ctx)
+		c.Exec(ctx, `DROP DATABASE IF EXISTS `+dbName+` WITH (FORCE)`)
+		for _, r := range []string{writer, reader, owner} {
+			c.Exec(ctx, `DROP ROLE IF EXISTS `+r)
+		}
+	})
+	asOwner := pgtest.WithUser(t, dsn, owner, "")
+	db, err := postgres.Open(ctx, asOwner)
+	if err != nil {
+		t.Fatalf("the owner creates the schema: %v", err)
+	}
+	load(t, db, "inc", []string{"k"}, 10)
+	db.Close()
+	sqlText, err := os.ReadFile("roles.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := strings.NewReplacer("DATABASE forensics", "DATABASE "+dbName, "forensics_writer", writer, "forensics_reader", reader).Replace(string(sqlText))
+	conn, err := pgx.Connect(ctx, asOwner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, script); err != nil {
+		t.Fatalf("roles.sql as the owner: %v", err)
+	}
+	r, err := postgres.OpenReadOnly(ctx, pgtest.WithUser(t, dsn, reader, "change-me-reader"))
+	if err != nil {
+		t.Fatalf("reader: %v", err)
+	}
+	defer r.Close()
+	if incs, err := r.Incidents(ctx); err != nil || len(incs) != 1 {
+		t.Fatalf("reader: incidents %v %v", incs, err)
+	}
+	// A server file is out of the reader's reach, and the message says why.
+	err = r.QuerySQL(ctx, `SELECT pg_read_file('/etc/passwd')`, nil, func([]string, []any) error { return nil })
+	if err == nil || !strings.Contains(err.Error(), "the role of this connection may not do this") {
+		t.Errorf("pg_read_file as the reader: %v", err)
+	}
+}

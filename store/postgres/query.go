@@ -2,10 +2,12 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgproto3"
 )
 
 // QueryTimeout bounds a query written by the user (timeline query --sql):
@@ -35,6 +37,11 @@ func (db *DB) QuerySQL(ctx context.Context, query string, args []any, fn func(co
 			return db.fail("query", err)
 		}
 	}
+	// One row of the answer is held whole by the client: a row larger than
+	// maxRow (SELECT repeat('x', 1e9)) is refused as it arrives, not held.
+	fe := tx.Conn().PgConn().Frontend()
+	fe.SetMaxBodyLen(maxRow)
+	defer fe.SetMaxBodyLen(0)
 	rows, err := tx.Query(ctx, query, args...)
 	if err != nil {
 		return describeQuery(err)
@@ -65,11 +72,19 @@ func (db *DB) QuerySQL(ctx context.Context, query string, args []any, fn func(co
 	return nil
 }
 
+// maxRow bounds one row of a --sql answer.
+const maxRow = 64 << 20
+
 func describeQuery(err error) error {
 	msg := err.Error()
+	var big *pgproto3.ExceededMaxBodyLenErr
 	switch {
-	case strings.Contains(msg, "read-only transaction"), strings.Contains(msg, "permission denied"):
+	case errors.As(err, &big):
+		return fmt.Errorf("refused: a row of the answer is larger than %d MiB; select less of it (substr, length, a WHERE) (%w)", maxRow>>20, err)
+	case strings.Contains(msg, "read-only transaction"):
 		return fmt.Errorf("refused: --sql runs read-only queries, and this statement would change the timeline (%w)", err)
+	case strings.Contains(msg, "permission denied"):
+		return fmt.Errorf("refused: the role of this connection may not do this; --sql reads the documented views (forensics timeline schema) (%w)", err)
 	case strings.Contains(msg, "statement timeout"):
 		return fmt.Errorf("the query ran longer than %s and was stopped; filter on t and incident_id to keep it fast (%w)", queryTimeout, err)
 	}

@@ -86,7 +86,11 @@ func (db *DB) metaInt(ctx context.Context, key string) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return strconv.ParseInt(v.String, 10, 64)
+	n, perr := strconv.ParseInt(v.String, 10, 64)
+	if perr != nil || n < 0 {
+		return 0, fmt.Errorf("timeline %s: %s in its meta table is %q, not what forensics writes (a number of nanoseconds): the timeline was changed by something else; analyze the evidence again into a new --db", db.path, key, v.String)
+	}
+	return n, nil
 }
 
 // blocks is the timeline as block.MergeLines reads it.

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -284,6 +285,20 @@ CREATE TEMP VIEW findings AS
 	FROM main.findings;
 `, fmt.Sprintf(zoneName, "json_extract(j.value, '$[3]')"))
 
+// describeQuery says why a query written by the user was refused.
+func describeQuery(err error) error {
+	var se sqlite3.Error
+	switch {
+	case strings.Contains(err.Error(), "not authorized"):
+		return fmt.Errorf("refused: --sql runs read-only queries, and this statement would change the timeline or the connection (%w)", err)
+	case errors.As(err, &se) && se.Code == sqlite3.ErrTooBig:
+		return fmt.Errorf("refused: a value of the answer is larger than %d MiB; select less of it (substr, length, a WHERE) (%w)", maxValue>>20, err)
+	case errors.As(err, &se) && se.Code == sqlite3.ErrNomem:
+		return fmt.Errorf("refused: the query needs more than the %d MiB forensics lets SQLite take; select less (%w)", heapLimit>>20, err)
+	}
+	return err
+}
+
 // QuerySQL runs a query written by the user on the read-only connection and
 // calls fn with each row. The views above are the documented interface.
 func (db *DB) QuerySQL(ctx context.Context, query string, args []any, fn func(cols []string, vals []any) error) error {
@@ -292,10 +307,7 @@ func (db *DB) QuerySQL(ctx context.Context, query string, args []any, fn func(co
 	}
 	rows, err := db.sql.QueryContext(ctx, query, args...)
 	if err != nil {
-		if strings.Contains(err.Error(), "not authorized") {
-			return fmt.Errorf("refused: --sql runs read-only queries, and this statement would change the timeline or the connection (%w)", err)
-		}
-		return err
+		return describeQuery(err)
 	}
 	defer rows.Close()
 	cols, err := rows.Columns()
@@ -320,5 +332,8 @@ func (db *DB) QuerySQL(ctx context.Context, query string, args []any, fn func(co
 			return err
 		}
 	}
-	return rows.Err()
+	if err := rows.Err(); err != nil {
+		return describeQuery(err)
+	}
+	return nil
 }
