@@ -422,3 +422,15 @@ func TestHostileTimelineManyFindings(t *testing.T) {
 		}
 	}
 }
+
+// A meta value that is not what forensics writes is named, with the
+// timeline, instead of a bare parse error.
+func TestHostileTimelineMeta(t *testing.T) {
+	path, _ := seedTimeline(t)
+	tamper(t, path, `UPDATE meta SET value = 'ten' WHERE key = 'max_block_span'`)
+	var stdout, stderr bytes.Buffer
+	code := runBounded(t, []string{"timeline", "query", "--db", path, "--at", "2022-07-22T00:39:17Z", "--window", "2s"}, &stdout, &stderr)
+	if code == exitOK || !strings.Contains(stderr.String(), `max_block_span in its meta table is "ten"`) {
+		t.Errorf("exit %d: %s", code, stderr.String())
+	}
+}
