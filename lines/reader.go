@@ -113,9 +113,17 @@ func (r *Reader) line(text []byte, newline bool) Line {
 // the buffer when a line does not fit.
 func (r *Reader) fill() {
 	if r.start > 0 {
-		copy(r.buf, r.buf[r.start:r.end])
-		r.end -= r.start
-		r.start = 0
+		if len(r.buf) > 4*startSize && r.end-r.start <= startSize {
+			// A long line is behind: its buffer goes, rather than stay for
+			// the short lines after it (and add to the next long one's).
+			nb := make([]byte, startSize)
+			r.end = copy(nb, r.buf[r.start:r.end])
+			r.buf, r.start = nb, 0
+		} else {
+			copy(r.buf, r.buf[r.start:r.end])
+			r.end -= r.start
+			r.start = 0
+		}
 	}
 	if r.end == len(r.buf) {
 		size := 2 * len(r.buf)

@@ -13,7 +13,7 @@ import (
 // expected output kept in each script (rewritten with -update).
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"forensics": func() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) },
+		"forensics": func() { limitMemory(); os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) },
 	})
 }
 

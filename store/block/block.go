@@ -221,9 +221,20 @@ func (b *Builder) Finish() Block {
 		b.sketch.sketch(blk.Sketch)
 	}
 	b.raw = b.raw[:0]
+	if cap(b.raw) > bigBuffer {
+		// A block of a line of tens of megabytes: its buffer is not kept for
+		// the ordinary blocks that follow.
+		b.raw = make([]byte, 0, Size+4096)
+	}
 	b.n = 0
 	return blk
 }
+
+// bigBuffer is the size above which a buffer is let go once used, not
+// kept for reuse: the buffers of ordinary blocks are a few hundred KiB,
+// and a line of 64 MiB would otherwise be held as many times as there are
+// buffers that once held it.
+const bigBuffer = 4 * Size
 
 // Compressed blocks are made by the thousand per gigabyte and live only
 // until the writer has stored them, so their buffers are reused.
@@ -238,11 +249,11 @@ func getBuf(n int) []byte {
 
 // Release returns the block's buffers for reuse; the block must not be used after.
 func (b *Block) Release() {
-	if b.Data != nil {
+	if b.Data != nil && cap(b.Data) <= bigBuffer {
 		d := b.Data[:0]
 		bufPool.Put(&d)
-		b.Data = nil
 	}
+	b.Data = nil
 	if b.Sketch != nil {
 		putSketch(b.Sketch)
 		b.Sketch = nil
