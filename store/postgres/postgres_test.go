@@ -681,7 +681,7 @@ func testLayout(t *testing.T, eng pgtest.Engine) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l.Schema == "" || len(l.Tables) != 10 { // with gram_segments and gram_parts, the index of blocks
+	if l.Schema == "" || len(l.Tables) != 11 { // with gram_segments and gram_parts, the index of blocks, and loading_runs
 		t.Fatalf("layout %+v", l)
 	}
 	if eng.Name != "citus" {
