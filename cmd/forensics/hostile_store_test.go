@@ -96,7 +96,7 @@ var pkgDir, _ = os.Getwd()
 func TestKilledReanalysisKeepsFindings(t *testing.T) {
 	slowHostile(t)
 	seed := filepath.Join(wd(t), "../../testdata/couchbase/seed")
-	big := writeBigBundle(t, t.TempDir())
+	big := writeBigBundle(t, t.TempDir(), bigLines, bigLines)
 	for _, backend := range []string{"sqlite", "postgres"} {
 		t.Run(backend, func(t *testing.T) {
 			db := filepath.Join(t.TempDir(), "t.db")
