@@ -127,7 +127,7 @@ func run(ctx context.Context, cfg Config) (*Result, error) {
 	reused := false
 	if !cfg.Fresh {
 		if findings, reused, err = db.PriorFindings(ctx, res.Run, sig); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%w (--fresh runs the rules instead of reading the earlier run's findings)", err)
 		}
 	}
 	if !reused {

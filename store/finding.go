@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -190,4 +191,25 @@ func EachScanned(rows Rows, fn func(StoredFinding) error) error {
 		}
 	}
 	return rows.Err()
+}
+
+// ReusedFindings collects the findings of an earlier run of the same
+// content and rules, for a new run to reuse: both backends' PriorFindings.
+// A run holding more than MaxFindings was not written by an analysis (a
+// timeline someone else changed): its findings are not reused, and the
+// rules run again, instead of holding them all.
+func ReusedFindings(each func(fn func(StoredFinding) error) error) ([]forensics.Finding, bool, error) {
+	fs := []forensics.Finding{}
+	tooMany := errors.New("too many findings")
+	err := each(func(f StoredFinding) error {
+		if len(fs) == MaxFindings {
+			return tooMany
+		}
+		fs = append(fs, f.Finding)
+		return nil
+	})
+	if errors.Is(err, tooMany) {
+		return nil, false, nil
+	}
+	return fs, err == nil, err
 }

@@ -745,15 +745,9 @@ func (db *DB) PriorFindings(ctx context.Context, run int64, signature string) ([
 	if prior == nil {
 		return nil, false, nil
 	}
-	fs, err := db.queryFindings(ctx, `WHERE f.incident_id = $1 AND f.run_id = $2 ORDER BY f.start_ns, f.rule, f.id`, inc, *prior)
-	if err != nil {
-		return nil, false, err
-	}
-	out := make([]forensics.Finding, len(fs))
-	for i, f := range fs {
-		out[i] = f.Finding
-	}
-	return out, true, nil
+	return store.ReusedFindings(func(fn func(store.StoredFinding) error) error {
+		return db.eachFinding(ctx, `WHERE f.incident_id = $1 AND f.run_id = $2 ORDER BY f.start_ns, f.rule, f.id`, []any{inc, *prior}, fn)
+	})
 }
 
 // RunSignature returns the signature recorded for a run ("" when none was).

@@ -551,12 +551,9 @@ func (db *DB) PriorFindings(ctx context.Context, run int64, signature string) ([
 	if err != nil || !prior.Valid {
 		return nil, false, err
 	}
-	fs := []forensics.Finding{}
-	err = db.eachFinding(ctx, `WHERE run_id = ? ORDER BY start_ns, rule, id`, []any{prior.Int64}, func(f store.StoredFinding) error {
-		fs = append(fs, f.Finding)
-		return nil
+	return store.ReusedFindings(func(fn func(store.StoredFinding) error) error {
+		return db.eachFinding(ctx, `WHERE run_id = ? ORDER BY start_ns, rule, id`, []any{prior.Int64}, fn)
 	})
-	return fs, err == nil, err
 }
 
 // SetSignature records the run's signature, once its findings are saved.
