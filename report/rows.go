@@ -223,9 +223,18 @@ func (rw *RowWriter) SQLRow(cols []string, vals []any) error {
 	for i, v := range vals {
 		rec[i] = Clip(sqlText(v), 200)
 	}
-	_, err := fmt.Fprintln(rw.tab, strings.Join(rec, "\t"))
-	return err
+	if _, err := fmt.Fprintln(rw.tab, strings.Join(rec, "\t")); err != nil {
+		return err
+	}
+	// The table's columns are measured a thousand rows at a time: a query
+	// of millions of rows is printed as it comes, not held until its end.
+	if rw.n%sqlTableRows == 0 {
+		return rw.tab.Flush()
+	}
+	return nil
 }
+
+const sqlTableRows = 1000
 
 func sqlText(v any) string {
 	if v == nil {
