@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -536,6 +537,8 @@ func intList(xs []int, max int) string {
 // Duration writes a duration for people: 1.234s, 250ms, 2m3s.
 func Duration(d time.Duration) string {
 	switch {
+	case d == math.MinInt64: // a finding whose times were changed: -d is d
+		return d.String()
 	case d < 0:
 		return "-" + Duration(-d)
 	case d < time.Millisecond:

@@ -1,8 +1,10 @@
 package report
 
 import (
+	"math"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The sources table and the summary name the release each node's files
@@ -41,6 +43,21 @@ func TestSourcesRelease(t *testing.T) {
 	for _, s := range []string{"Release", "│ memcached │ 8.0.0-3777 │", "release: ns_1@10.1.2.3 memcached 7.6.4-5146\n", "release: ns_1@10.1.2.4 memcached 8.0.0-3777\n", "empty: 5 sources put nothing on the timeline"} {
 		if !strings.Contains(out, s) {
 			t.Errorf("sources output lacks %q:\n%s", s, out)
+		}
+	}
+}
+
+// The most negative duration is its own negation: a finding whose times
+// were changed so that it ends an age before it starts is shown, not
+// recursed on.
+func TestDurationExtremes(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		math.MinInt64:            "-2562047h47m16.854775808s",
+		math.MaxInt64:            "2562047h47m16.854775807s",
+		-1500 * time.Millisecond: "-1.5s",
+	} {
+		if got := Duration(d); got != want {
+			t.Errorf("Duration(%d) = %q, want %q", int64(d), got, want)
 		}
 	}
 }

@@ -12,9 +12,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/klauspost/compress/s2"
 
@@ -432,5 +434,61 @@ func TestHostileTimelineMeta(t *testing.T) {
 	code := runBounded(t, []string{"timeline", "query", "--db", path, "--at", "2022-07-22T00:39:17Z", "--window", "2s"}, &stdout, &stderr)
 	if code == exitOK || !strings.Contains(stderr.String(), `max_block_span in its meta table is "ten"`) {
 		t.Errorf("exit %d: %s", code, stderr.String())
+	}
+}
+
+// Rows that lie about what they hold: negative and overflowing line
+// numbers, counts and times in sources, blocks, event blocks and findings;
+// a block of a source that does not exist; a finding that ends before it
+// starts; JSON nested past any depth. Every command that opens the
+// timeline shows what it can or says what is wrong: it never crashes.
+func TestHostileTimelineLyingRows(t *testing.T) {
+	for _, stmt := range []string{
+		`UPDATE sources SET lines = -5`,
+		`UPDATE sources SET lines = 9223372036854775807`,
+		`UPDATE sources SET first_ns = -9223372036854775808, last_ns = 9223372036854775807`,
+		`UPDATE sources SET problems = printf('%.*c', 10000, '[')`,
+		`UPDATE blocks SET first_line = -100`,
+		`UPDATE blocks SET first_line = 9223372036854775800`,
+		`UPDATE blocks SET lines = -1`,
+		`UPDATE blocks SET lines = 2000000000`,
+		`UPDATE blocks SET t_min = 9223372036854775807, t_max = -9223372036854775808`,
+		`UPDATE blocks SET source_id = 999999`,
+		`UPDATE event_blocks SET min_line = -5, max_line = 9223372036854775807`,
+		`UPDATE event_blocks SET events = -1`,
+		`UPDATE event_blocks SET events = 2000000000`,
+		`UPDATE event_blocks SET t_min = -9223372036854775808`,
+		`UPDATE findings SET start_ns = -9223372036854775808, end_ns = 9223372036854775807`,
+		`UPDATE findings SET body = json_set(body, '$.evidence[0].line', -1)`,
+		`UPDATE findings SET body = json_set(body, '$.evidence[0].line', 9223372036854775807)`,
+		`UPDATE findings SET body = json_set(body, '$.start', '9999-12-31T23:59:59Z', '$.end', '0001-01-01T00:00:00Z')`,
+		`UPDATE findings SET body = json_set(body, '$.evidence[0].time', '-292277022657-01-27T08:29:52Z')`,
+		`UPDATE findings SET body = replace(body, '"subject":', '"deep":' || printf('%.*c', 100000, '[') || printf('%.*c', 100000, ']') || ',"subject":')`,
+		`UPDATE findings SET body = json_set(body, '$.title', 'bad ' || CAST(x'ff00fe' AS TEXT) || char(0), '$.explanation', json('"lone \ud800 surrogate \u0000"'))`,
+		`UPDATE runs SET args = printf('%.*c', 3000, '[')`,
+		`UPDATE meta SET value = '9223372036854775807' WHERE key = 'max_block_span'`,
+	} {
+		t.Run(stmt, func(t *testing.T) {
+			path, id := seedTimeline(t)
+			tamper(t, path, stmt)
+			out := t.TempDir()
+			for _, args := range timelineCommands {
+				if args[0] == "push" || args[0] == "analyze" {
+					continue // TestHostileTimelineSchema and the fix-command case run them
+				}
+				args = fill(args, map[string]string{"db": path, "id": id, "out": out})
+				var stdout, stderr bytes.Buffer
+				code := runBounded(t, args, &stdout, &stderr)
+				if code != exitOK && code != exitFailed || strings.Contains(stderr.String(), "panic") {
+					t.Errorf("%s: exit %d:\n%s", strings.Join(args, " "), code, stderr.String())
+				}
+				if code == exitOK && json.Valid(stdout.Bytes()) == false && slices.Contains(args, "json") {
+					t.Errorf("%s: not JSON:\n%.300s", strings.Join(args, " "), stdout.String())
+				}
+				if !utf8.Valid(stdout.Bytes()) && !slices.Contains(args, "raw") {
+					t.Errorf("%s: invalid UTF-8 in the output", strings.Join(args, " "))
+				}
+			}
+		})
 	}
 }

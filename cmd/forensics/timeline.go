@@ -321,6 +321,9 @@ func (w *window) resolve(ctx context.Context, db store.Reader, run int64) (since
 		if ferr != nil {
 			return since, until, nil, &exitError{exitFailed, fmt.Errorf("--around: %w", ferr)}
 		}
+		if f.End.Before(f.Start) {
+			return since, until, nil, &exitError{exitFailed, fmt.Errorf("--around: finding %s ends (%s) before it starts (%s): its times were changed by something else than forensics", f.ID, f.End.Format(time.RFC3339Nano), f.Start.Format(time.RFC3339Nano))}
+		}
 		since, until = f.Start.Add(-w.width), f.End.Add(w.width)
 		evidence = map[evidenceKey]bool{}
 		for _, e := range f.Evidence {
