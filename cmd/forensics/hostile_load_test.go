@@ -96,14 +96,7 @@ func TestHostileLoad(t *testing.T) {
 		t.Error(f)
 	}
 	// Every incident once, every finding once.
-	var incs []struct {
-		Name     string
-		Runs     []int64
-		Findings int
-	}
-	if err := json.Unmarshal([]byte(runOK(t, "incidents", "--db", pg, "--format", "json")), &incs); err != nil {
-		t.Fatal(err)
-	}
+	incs := storedIncidents(t, pg)
 	if len(incs) != incidents+1 {
 		t.Errorf("%d incidents in the store, want %d", len(incs), incidents+1)
 	}

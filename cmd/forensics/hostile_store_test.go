@@ -135,6 +135,25 @@ func TestKilledReanalysisKeepsFindings(t *testing.T) {
 	}
 }
 
+// storedIncidents lists the incidents of a store, with their runs and
+// findings, as incidents --format json gives them.
+func storedIncidents(t *testing.T, db string) []struct {
+	Name     string
+	Runs     []int64
+	Findings int
+} {
+	t.Helper()
+	var incs []struct {
+		Name     string
+		Runs     []int64
+		Findings int
+	}
+	if err := json.Unmarshal([]byte(runOK(t, "incidents", "--db", db, "--format", "json")), &incs); err != nil {
+		t.Fatal(err)
+	}
+	return incs
+}
+
 // Pushes of one timeline into one store at once give one copy of each
 // incident: one run, its findings once.
 func TestConcurrentPushes(t *testing.T) {
@@ -156,14 +175,7 @@ func TestConcurrentPushes(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	var incs []struct {
-		Name     string
-		Runs     []int64
-		Findings int
-	}
-	if err := json.Unmarshal([]byte(runOK(t, "incidents", "--db", pg, "--format", "json")), &incs); err != nil {
-		t.Fatal(err)
-	}
+	incs := storedIncidents(t, pg)
 	if len(incs) != 2 {
 		t.Fatalf("%d incidents after the pushes, want 2: %+v", len(incs), incs)
 	}
