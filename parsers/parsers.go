@@ -43,7 +43,7 @@ var All = append([]forensics.Format{
 	oslog.CouchbaseLogFormat, oslog.SyslogFormat,
 	cbstats.Format, cbaudit.Format,
 	crdb.LogFormat, crdb.JSONLogFormat, crdb.RequestsFormat, crdb.TraceFormat,
-	vitess.SnapshotFormat, vitess.VtctldLogFormat, vitess.VttabletLogFormat, vitess.VtorcLogFormat,
+	vitess.SnapshotFormat, vitess.VtctldLogFormat, vitess.VttabletLogFormat, vitess.VtorcLogFormat, vitess.VtgateLogFormat,
 }, cbservice.Formats...)
 
 // Kinds returns every event kind the formats emit, with its meaning. A

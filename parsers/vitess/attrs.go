@@ -42,6 +42,24 @@ const (
 	AttrSemiSyncReplica forensics.AttrKey = "semi_sync_replica"
 )
 
+// Keys of a tablet's health, its transaction pool, Online DDL and vtgate's
+// view of the tablets (health.go, txpool.go, onlineddl.go, vtgate.go).
+const (
+	AttrBuffered   forensics.AttrKey = "buffered"
+	AttrConclusion forensics.AttrKey = "conclusion"
+	AttrHealth     forensics.AttrKey = "health"
+	AttrLag        forensics.AttrKey = "lag"
+	AttrQueries    forensics.AttrKey = "queries"
+	AttrSeconds    forensics.AttrKey = "seconds"
+	AttrServing    forensics.AttrKey = "serving"
+	AttrSkipped    forensics.AttrKey = "skipped"
+	AttrStage      forensics.AttrKey = "stage"
+	AttrStatus     forensics.AttrKey = "status"
+	AttrUser       forensics.AttrKey = "user"
+	AttrUUID       forensics.AttrKey = "uuid"
+	AttrWait       forensics.AttrKey = "wait"
+)
+
 // attrs says what each key holds; each kind's doc lists the keys it carries.
 var attrs = forensics.AttrDocs{
 	{Key: AttrAnalysis, Type: forensics.AttrText, Doc: "the problem VTOrc analysed, as its analysis code: DeadPrimary, ClusterHasNoPrimary, ReplicationStopped, …"},
@@ -78,4 +96,18 @@ var attrs = forensics.AttrDocs{
 	{Key: AttrTrafficState, Type: forensics.AttrText, Doc: "the workflow's traffic state"},
 	{Key: AttrWorkflow, Type: forensics.AttrText, Doc: "the VReplication workflow"},
 	{Key: AttrWorkflows, Type: forensics.AttrList, Doc: "the workflows of the keyspace"},
+
+	{Key: AttrBuffered, Type: forensics.AttrInt, Doc: "how many requests vtgate held in its buffer when it stopped buffering"},
+	{Key: AttrConclusion, Type: forensics.AttrText, Doc: "how the transaction ended: commit, rollback, kill, close, …"},
+	{Key: AttrHealth, Type: forensics.AttrText, Doc: "the tablet's health as it logged it: replication_error, high_lag, healthy, serving, not_serving"},
+	{Key: AttrLag, Type: forensics.AttrDuration, Doc: "the replication lag the tablet measured"},
+	{Key: AttrQueries, Type: forensics.AttrText, Doc: "the statements of the transaction, joined by ;"},
+	{Key: AttrSeconds, Type: forensics.AttrNumber, Doc: "how many seconds it lasted: the transaction, or vtgate's buffering"},
+	{Key: AttrServing, Type: forensics.AttrBool, Doc: "whether the tablet serves queries after the transition"},
+	{Key: AttrSkipped, Type: forensics.AttrInt, Doc: "how many messages the throttled logger left out since its last line (each one more of the same)"},
+	{Key: AttrStage, Type: forensics.AttrText, Doc: "the Online DDL migration's stage: starting cut-over, waiting for post-lock pos: …, cut-over complete, …"},
+	{Key: AttrStatus, Type: forensics.AttrText, Doc: "the Online DDL migration's status: queued, ready, running, complete, failed, cancelled"},
+	{Key: AttrUser, Type: forensics.AttrText, Doc: "the transaction's caller: the effective principal, else the immediate user"},
+	{Key: AttrUUID, Type: forensics.AttrText, Doc: "the Online DDL migration's UUID"},
+	{Key: AttrWait, Type: forensics.AttrDuration, Doc: "how long the wait for a position lasted before it failed"},
 }

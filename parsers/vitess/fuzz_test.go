@@ -34,5 +34,6 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		parsertest.Check(t, SnapshotFormat, origin, data)
 		parsertest.Check(t, VtctldLogFormat, origin, data)
+		parsertest.Check(t, VtgateLogFormat, origin, data)
 	})
 }

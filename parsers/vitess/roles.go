@@ -15,9 +15,10 @@ type role uint8
 
 const (
 	roleUnknown role = iota
-	roleVtctld       // vtctld, and vtgate, whose lines the vtctld format reads
+	roleVtctld
 	roleVttablet
 	roleVtorc
+	roleVtgate
 )
 
 func roleOfName(name string) role {
@@ -27,7 +28,9 @@ func roleOfName(name string) role {
 		return roleVttablet
 	case strings.HasPrefix(name, "vtorc"), strings.HasPrefix(name, "orchestrator"):
 		return roleVtorc
-	case strings.HasPrefix(name, "vtctld"), strings.HasPrefix(name, "vtgate"):
+	case strings.HasPrefix(name, "vtgate"):
+		return roleVtgate
+	case strings.HasPrefix(name, "vtctld"):
 		return roleVtctld
 	}
 	return roleUnknown
@@ -47,6 +50,11 @@ var vtorcCallers = [][]byte{
 	[]byte("tablet_discovery.go:"), []byte("keyspace_discovery.go:"), []byte("shard_discovery.go:"),
 }
 
+// vtgateCallers are source files only vtgate logs from (go/vt/vtgate/…).
+var vtgateCallers = [][]byte{
+	[]byte("vtgate.go:"), []byte("tabletgateway.go:"), []byte("shard_buffer.go:"), []byte("plugin_mysql_server.go:"),
+}
+
 func hasCaller(c []byte, list [][]byte) bool {
 	for _, v := range list {
 		if bytes.HasPrefix(c, v) {
@@ -64,6 +72,7 @@ type headScan struct {
 	jsonLogs int  // of the headers, JSON lines
 	tablet   int  // lines from vttablet's source files
 	vtorc    int  // lines from VTOrc's source files
+	vtgate   int  // lines from vtgate's source files
 	lines    int  // non-empty lines read
 }
 
@@ -128,6 +137,9 @@ func scanHead(head []byte) headScan {
 		case hasCaller(caller, vtorcCallers):
 			h.vtorc++
 			h.vitess = true
+		case hasCaller(caller, vtgateCallers):
+			h.vtgate++
+			h.vitess = true
 		}
 	}
 	return h
@@ -171,6 +183,8 @@ func detectRole(want role) func(string, []byte) int {
 				got = roleVttablet
 			case h.vtorc > 0:
 				got = roleVtorc
+			case h.vtgate > 0:
+				got = roleVtgate
 			default:
 				got = roleVtctld
 			}

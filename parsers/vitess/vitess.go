@@ -76,8 +76,7 @@ var SnapshotFormat = forensics.Format{
 	},
 }
 
-// VtctldLogFormat reads the logs of vtctld (and of vtgate, which logs in the
-// same grammar): glog, or one JSON object per line from v24 on (see slog.go). Lines have no year and no zone: the year
+// VtctldLogFormat reads the logs of vtctld: glog, or one JSON object per line from v24 on (see slog.go). Lines have no year and no zone: the year
 // comes from the "Log file created at:" header, else from the file's
 // modification time, else from the current date (a date that would lie more
 // than two days after that time is taken to be from the year before); the
@@ -106,7 +105,7 @@ var VtctldLogFormat = forensics.Format{
 		{Kind: KindCancelFailed, Category: forensics.CategoryError, Label: "cancel failed", Component: "vtctld", Doc: "a step of the cancel failed: denied tables or streams may be left as the failed switch set them", Attrs: attrs.Of(AttrCaller, AttrError, AttrLevel, AttrStep, AttrWorkflow)},
 		{Kind: KindContextError, Category: forensics.CategoryError, Label: "context deadline exceeded or cancelled", Component: "vtctld", Doc: "a log entry carrying context deadline exceeded or context canceled", Attrs: attrs.Of(AttrCaller, AttrError, AttrKeyspace, AttrLevel, AttrShard, AttrStep, AttrWorkflow)},
 		{Kind: KindDeniedTables, Category: forensics.CategoryStep, Label: "denied tables", Component: "vtctld", Doc: "a tablet applied or enforced denied tables, or changing them failed", Attrs: attrs.Of(AttrCaller, AttrError, AttrKeyspace, AttrLevel, AttrShard, AttrStep, AttrTables, AttrTabletType)},
-	}, opKinds...),
+	}, append(append(append(opKinds, healthDocs...), txPoolDocs...), onlineDDLDoc)...),
 }
 
 // VttabletLogFormat reads the logs of vttablet, glog or (v24) JSON: the
@@ -116,6 +115,17 @@ var VttabletLogFormat = forensics.Format{
 	Name:      "vttablet",
 	Component: "vttablet",
 	Detect:    detectRole(roleVttablet),
+	New:       newVtctld,
+	Kinds:     VtctldLogFormat.Kinds,
+}
+
+// VtgateLogFormat reads the logs of vtgate, glog or JSON: the queries it
+// failed for want of a healthy tablet, and its buffering during failovers.
+// It shares the vtctld format's grammar and kinds.
+var VtgateLogFormat = forensics.Format{
+	Name:      "vtgate",
+	Component: "vtgate",
+	Detect:    detectRole(roleVtgate),
 	New:       newVtctld,
 	Kinds:     VtctldLogFormat.Kinds,
 }

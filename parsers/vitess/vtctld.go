@@ -20,6 +20,7 @@ type vtctldParser struct {
 	sl       slogLine
 	msg      []byte // a JSON line's message, unescaped
 	release  string // the Vitess release the process logged at start
+	tablet   tabletScope
 }
 
 // logEntry is the entry being read. Its buffer is reused from entry to
@@ -129,6 +130,7 @@ func (p *vtctldParser) flush(emit forensics.Emit) {
 	var steps [3]step
 	k := 0
 	if s, ok := classify(first, msg, e.level); ok {
+		p.tablet.fill(&s)
 		steps[k] = s
 		k++
 	} else if s, ok := p.reparentError(first, msg, e); ok {
@@ -198,6 +200,12 @@ func (p *vtctldParser) flush(emit forensics.Emit) {
 func classify(first, msg []byte, level byte) (step, bool) {
 	if len(first) == 0 {
 		return step{}, false
+	}
+	if s, ok := classifyHealth(first, msg); ok {
+		return s, true
+	}
+	if s, ok := classifyOnlineDDL(first, msg); ok {
+		return s, true
 	}
 	if analysis, ks, shard, rest, ok := recoveryPrefix(first); ok {
 		if len(rest) == 0 {
