@@ -42,13 +42,22 @@ func TestFixCommandsRunOnlyTheirTool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The cases beside the built-in rule files too.
+	ruleDirs, err := expect.Find("../../rules")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs = append(dirs, ruleDirs...)
 	type tcase struct {
 		name   string
 		inputs func(t *testing.T) (dir string, inputs []string)
 	}
 	var cases []tcase
 	for _, dir := range dirs {
-		name, _ := filepath.Rel("../../testdata", dir)
+		name, err := filepath.Rel("../../testdata", dir)
+		if err != nil || strings.HasPrefix(name, "..") {
+			name, _ = filepath.Rel("../..", dir)
+		}
 		abs, _ := filepath.Abs(dir)
 		cases = append(cases, tcase{name, func(t *testing.T) (string, []string) {
 			c, err := expect.Load(abs)
