@@ -36,7 +36,8 @@ var All = []*forensics.Rule{kvstream.Rule, nlhepingpong.Rule, deniedtables.Rule,
 	oomkill.Rule, autofailover.Rule, rebalance.Rule, rollbackzero.Rule, Builtin.rule("cb-disk-full"), clockskew.Rule,
 	clockoffset.Rule, diskstall.Rule, livenesslost.Rule, rangeunavailable.Rule,
 	reparent.Rule, vreplerror.Rule, orphancontrols.Rule,
-	Builtin.rule("vitess-no-healthy-tablet"), Builtin.rule("vitess-txpool-full")}
+	Builtin.rule("vitess-no-healthy-tablet"), Builtin.rule("vitess-txpool-full"),
+	Builtin.rule("vitess-online-ddl-cutover")}
 
 // Files are the built-in rule files, each in the folder of its rule.
 //
