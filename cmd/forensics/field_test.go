@@ -64,7 +64,7 @@ var fieldCases = []struct {
 	}, findings: []string{"crdb-disk-stall"}},
 	{dir: "prefixes", files: map[string]fieldFile{
 		"java-dcp-client-41-grep.txt": {format: "memcached", events: -1},
-		"vitess-11868-docker.log":     {format: "vttablet", events: 1},
+		"vitess-11868-docker.log":     {format: "vttablet", events: 3},
 		"cockroach-20114-dcos.log":    {format: "crdb-log", release: "v1.0.6", events: 0},
 	}},
 	{dir: "vitess", files: map[string]fieldFile{
@@ -72,7 +72,7 @@ var fieldCases = []struct {
 		"vtorc-17526-cluster-has-no-primary.log": {format: "vtorc", events: 2},
 		"vtorc-15555-lock-exists.log":            {format: "vtorc", events: 3},
 		"vtorc-12023-errant-gtid.log":            {format: "vtorc", events: 2},
-		"vttablet-9272-reparented-replica.log":   {format: "vttablet", events: 1},
+		"vttablet-9272-reparented-replica.log":   {format: "vttablet", events: 2},
 		"vtctld-6951-switch-writes-v8.log":       {format: "vtctld", events: 4},
 	}},
 	{dir: "vitess/move-tables-complete", files: map[string]fieldFile{

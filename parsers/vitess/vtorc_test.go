@@ -70,6 +70,8 @@ func TestVTOrcRecoveries(t *testing.T) {
 func TestTabletStateLines(t *testing.T) {
 	check(t, VttabletLogFormat, forensics.Origin{Name: "vttablet.INFO"}, readField(t, "vttablet-9272-reparented-replica.log"), []want{
 		{kind: KindSemiSync, line: 2, attrs: a{"semi_sync_primary": "false", "semi_sync_replica": "true"}},
+		// state_manager.go's health line, as a v13 replica logged it.
+		{kind: KindTabletHealth, line: 14, attrs: a{"health": "healthy", "caller": "state_manager.go:639"}},
 	})
 	check(t, VttabletLogFormat, forensics.Origin{Name: "vttablet.INFO"}, lines(
 		"I1201 13:30:45.257301    1575 tm_state.go:185] Changing Tablet Type: PRIMARY",
