@@ -25,8 +25,8 @@ var healthDocs = []forensics.KindDoc{
 		Doc:   "vtgate began or stopped holding the queries of a shard's primary during a failover (go/vt/vtgate/buffer/shard_buffer.go: Starting buffering for shard: <ks>/<shard> …; Stopping buffering for shard: <ks>/<shard> after: N seconds due to: <reason>. Draining N buffered requests now.); step start or stop",
 		Attrs: attrs.Of(AttrBuffered, AttrCaller, AttrError, AttrKeyspace, AttrLevel, AttrReason, AttrSeconds, AttrShard, AttrStep)},
 	{Kind: KindTabletHealth, Category: forensics.CategoryError, Label: "tablet health", Component: "vttablet",
-		Doc:   "the tablet's health changed: replication_error (Going unhealthy due to replication error: …), high_lag (Going unhealthy due to high replication lag: …), healthy (Replication is healthy), serving or not_serving (TabletServer transition: <type>: <state> -> <type>: <state> for tablet <cell>:<ks>/<shard>); go/vt/vttablet/tabletserver/state_manager.go. Keyspace and shard are the tablet's, from its last transition in the file",
-		Attrs: attrs.Of(AttrCaller, AttrError, AttrHealth, AttrKeyspace, AttrLag, AttrLevel, AttrServing, AttrShard, AttrTabletType)},
+		Doc:   "the tablet's health changed: replication_error (Going unhealthy due to replication error: …), high_lag (Going unhealthy due to high replication lag: …), healthy (Replication is healthy), serving or not_serving (TabletServer transition: <type>: <state> -> <type>: <state> for tablet <cell>:<ks>/<shard>); go/vt/vttablet/tabletserver/state_manager.go. Keyspace and shard are the tablet's, from its last transition in the file; tablet its alias, from v20's Changing Tablet Type: <type> for <alias>",
+		Attrs: attrs.Of(AttrCaller, AttrError, AttrHealth, AttrKeyspace, AttrLag, AttrLevel, AttrServing, AttrShard, AttrTablet, AttrTabletType)},
 }
 
 // tabletScope is the tablet a vttablet log is written by, as its state
@@ -34,25 +34,36 @@ var healthDocs = []forensics.KindDoc{
 // name their keyspace and shard.
 type tabletScope struct {
 	keyspace, shard, tabletType string
+	alias                       string // from v20's "Changing Tablet Type: <type> for <alias>"
 }
 
 // fill gives a tablet's own step the keyspace, shard and tablet type of the
 // log's tablet, and learns them from a transition.
 func (t *tabletScope) fill(s *step) {
-	if s.kind == KindTabletHealth && s.keyspace != "" {
-		t.keyspace, t.shard = s.keyspace, s.shard
-		if typ := attrOf(s, AttrTabletType); typ != "" {
-			t.tabletType = typ
-		}
-		return
-	}
 	switch s.kind {
-	case KindTabletHealth, KindTxPoolFull, KindTxLogged, KindOnlineDDL:
+	case KindTabletType:
+		if a := attrOf(s, AttrTablet); a != "" {
+			t.alias = a
+		}
+	case KindTabletHealth:
+		if s.keyspace != "" { // a transition
+			t.keyspace, t.shard = s.keyspace, s.shard
+			if typ := attrOf(s, AttrTabletType); typ != "" {
+				t.tabletType = typ
+			}
+		}
+	case KindTxPoolFull, KindTxLogged, KindOnlineDDL, KindSemiSync:
 	default:
 		return
 	}
 	if s.keyspace == "" {
 		s.keyspace, s.shard = t.keyspace, t.shard
+	}
+	if s.kind == KindTabletType || s.kind == KindSemiSync {
+		return
+	}
+	if t.alias != "" && attrOf(s, AttrTablet) == "" {
+		s.attrs = append(s.attrs, attr{AttrTablet, t.alias})
 	}
 	if s.kind == KindTabletHealth && t.tabletType != "" && attrOf(s, AttrTabletType) == "" {
 		s.attrs = append(s.attrs, attr{AttrTabletType, t.tabletType})

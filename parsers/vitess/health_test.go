@@ -74,6 +74,7 @@ func TestVttabletHealth(t *testing.T) {
 // transactions that held the pool, logged as they end (tab-separated).
 var vttabletPoolLog = lines(
 	"Log file created at: 2025/04/03 09:00:00",
+	"I0403 09:00:00.900000       1 tm_state.go:198] Changing Tablet Type: PRIMARY for zone1-0000000100",
 	"I0403 09:00:01.000000       1 state_manager.go:433] TabletServer transition: PRIMARY: Not Serving, Jan 1, 1970 at 00:00:00 (UTC) -> PRIMARY: Serving, Apr 3, 2025 at 09:00:01 (UTC) for tablet zone1:commerce/0",
 	`E0403 10:12:33.123456       1 tabletserver.go:1602] TxPoolFull: transaction pool connection limit exceeded: Sql: "begin", BindVars: {}`,
 	"E0403 10:13:33.200000       1 throttled.go:85] TxPoolFull: skipped 214 log messages",
@@ -84,11 +85,12 @@ var vttabletPoolLog = lines(
 func TestVttabletTxPool(t *testing.T) {
 	origin := forensics.Origin{Path: "commerce-0-primary/vttablet.ERROR", Name: "vttablet.ERROR"}
 	check(t, VttabletLogFormat, origin, vttabletPoolLog, []want{
-		{kind: KindTabletHealth, line: 2, keyspace: "commerce", shard: "0", attrs: a{"health": "serving", "tablet_type": "PRIMARY"}},
-		{kind: KindTxPoolFull, line: 3, keyspace: "commerce", shard: "0", attrs: a{"error": `transaction pool connection limit exceeded: Sql: "begin", BindVars: {}`}},
-		{kind: KindTxPoolFull, line: 4, keyspace: "commerce", shard: "0", attrs: a{"skipped": "214"}},
-		{kind: KindTxLogged, line: 5, keyspace: "commerce", shard: "0", attrs: a{"user": "orders-api", "seconds": "158.000000", "conclusion": "commit", "queries": "begin;update corder set status = :vtg1 where order_id = :vtg2;commit"}},
-		{kind: KindTxLogged, line: 6, keyspace: "commerce", shard: "0", attrs: a{"user": "batch", "seconds": "31.000000", "conclusion": "killed"}},
+		{kind: KindTabletType, line: 2, attrs: a{"tablet_type": "PRIMARY", "tablet": "zone1-0000000100"}},
+		{kind: KindTabletHealth, line: 3, keyspace: "commerce", shard: "0", attrs: a{"health": "serving", "tablet_type": "PRIMARY", "tablet": "zone1-0000000100"}},
+		{kind: KindTxPoolFull, line: 4, keyspace: "commerce", shard: "0", attrs: a{"error": `transaction pool connection limit exceeded: Sql: "begin", BindVars: {}`}},
+		{kind: KindTxPoolFull, line: 5, keyspace: "commerce", shard: "0", attrs: a{"skipped": "214", "tablet": "zone1-0000000100"}},
+		{kind: KindTxLogged, line: 6, keyspace: "commerce", shard: "0", attrs: a{"user": "orders-api", "seconds": "158.000000", "conclusion": "commit", "queries": "begin;update corder set status = :vtg1 where order_id = :vtg2;commit"}},
+		{kind: KindTxLogged, line: 7, keyspace: "commerce", shard: "0", attrs: a{"tablet": "zone1-0000000100", "user": "batch", "seconds": "31.000000", "conclusion": "killed"}},
 	})
 }
 

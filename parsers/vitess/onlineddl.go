@@ -12,7 +12,7 @@ const KindOnlineDDL forensics.Kind = "vttablet.online_ddl"
 
 var onlineDDLDoc = forensics.KindDoc{Kind: KindOnlineDDL, Category: forensics.CategoryStep, Label: "Online DDL", Component: "vttablet",
 	Doc:   "a step of an Online DDL migration on the shard's primary (go/vt/vttablet/onlineddl/executor.go): step stage (updateMigrationStage: uuid=%s, stage=%s; cutover when the stage is \"starting cut-over\", each attempt), status (updateMigrationStatus: transitioning migration: %s into status: %s), message (updateMigrationMessage: uuid=%s, message=%s, the migration's last error); wait is the wait for a position that failed (go/vt/vttablet/tabletmanager/vreplication/engine.go WaitForPos: error waiting for pos: …, wait time: %v)",
-	Attrs: attrs.Of(AttrCaller, AttrError, AttrKeyspace, AttrLevel, AttrShard, AttrStage, AttrStatus, AttrStep, AttrUUID, AttrWait)}
+	Attrs: attrs.Of(AttrCaller, AttrError, AttrKeyspace, AttrLevel, AttrShard, AttrStage, AttrStatus, AttrStep, AttrTablet, AttrUUID, AttrWait)}
 
 // classifyOnlineDDL reads the executor's lines.
 func classifyOnlineDDL(first, msg []byte) (step, bool) {

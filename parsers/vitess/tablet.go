@@ -14,8 +14,8 @@ const (
 )
 
 var tabletDocs = []forensics.KindDoc{
-	{Kind: KindTabletType, Category: forensics.CategoryFailover, Label: "tablet type changed", Component: "vttablet", Doc: "the tablet changed its type: PRIMARY when promoted, REPLICA when demoted, DRAINED, BACKUP, … (tm_state.go ChangeTabletType: Changing Tablet Type: %v[ for %s])", Attrs: attrs.Of(AttrCaller, AttrLevel, AttrTablet, AttrTabletType)},
-	{Kind: KindSemiSync, Category: forensics.CategoryFailover, Label: "semi-sync set", Component: "vttablet", Doc: "the tablet set MySQL's semi-sync on or off, as primary (it waits for ACKs) and as replica (it sends them) (mysqlctl replication.go SetSemiSyncEnabled: Setting semi-sync mode: primary=%v, replica=%v; master=, slave= in older releases)", Attrs: attrs.Of(AttrCaller, AttrLevel, AttrSemiSyncPrimary, AttrSemiSyncReplica)},
+	{Kind: KindTabletType, Category: forensics.CategoryFailover, Label: "tablet type changed", Component: "vttablet", Doc: "the tablet changed its type: PRIMARY when promoted, REPLICA when demoted, DRAINED, BACKUP, … (tm_state.go ChangeTabletType: Changing Tablet Type: %v[ for %s])", Attrs: attrs.Of(AttrCaller, AttrKeyspace, AttrLevel, AttrShard, AttrTablet, AttrTabletType)},
+	{Kind: KindSemiSync, Category: forensics.CategoryFailover, Label: "semi-sync set", Component: "vttablet", Doc: "the tablet set MySQL's semi-sync on or off, as primary (it waits for ACKs) and as replica (it sends them) (mysqlctl replication.go SetSemiSyncEnabled: Setting semi-sync mode: primary=%v, replica=%v; master=, slave= in older releases)", Attrs: attrs.Of(AttrCaller, AttrKeyspace, AttrLevel, AttrSemiSyncPrimary, AttrSemiSyncReplica, AttrShard)},
 }
 
 // classifyTablet reads the lines of a tablet's type and semi-sync state.

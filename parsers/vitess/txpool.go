@@ -15,10 +15,10 @@ const (
 var txPoolDocs = []forensics.KindDoc{
 	{Kind: KindTxPoolFull, Category: forensics.CategoryError, Label: "transaction pool full", Component: "vttablet",
 		Doc:   "vttablet refused to begin a transaction: its pool was full for the whole wait (RESOURCE_EXHAUSTED; go/vt/vttablet/tabletserver/tx_pool.go: transaction pool connection limit exceeded, per-user transaction pool connection limit exceeded; logged by tabletserver.go convertAndLogError through the TxPoolFull logger, once a minute), or the logger's count of the lines it left out (go/vt/logutil/throttled.go: TxPoolFull: skipped N log messages)",
-		Attrs: attrs.Of(AttrCaller, AttrError, AttrKeyspace, AttrLevel, AttrShard, AttrSkipped)},
+		Attrs: attrs.Of(AttrCaller, AttrError, AttrKeyspace, AttrLevel, AttrShard, AttrSkipped, AttrTablet)},
 	{Kind: KindTxLogged, Category: forensics.CategoryStep, Label: "transaction logged", Component: "vttablet",
 		Doc:   "a transaction that was open when the pool was found full, logged when it ended (tx_pool.go LogActive; stateful_connection.go: Logged transaction: id, principal, user, start, end, seconds, conclusion, queries, tab-separated), or killed for running past the transaction timeout (tx_pool.go transactionKiller: killing transaction (exceeded timeout: %v): …)",
-		Attrs: attrs.Of(AttrCaller, AttrConclusion, AttrKeyspace, AttrLevel, AttrQueries, AttrSeconds, AttrShard, AttrUser)},
+		Attrs: attrs.Of(AttrCaller, AttrConclusion, AttrKeyspace, AttrLevel, AttrQueries, AttrSeconds, AttrShard, AttrTablet, AttrUser)},
 }
 
 // classifyPool reads the transaction pool's lines.
