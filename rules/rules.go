@@ -37,7 +37,7 @@ var All = []*forensics.Rule{kvstream.Rule, nlhepingpong.Rule, deniedtables.Rule,
 	clockoffset.Rule, diskstall.Rule, livenesslost.Rule, rangeunavailable.Rule,
 	reparent.Rule, vreplerror.Rule, orphancontrols.Rule,
 	Builtin.rule("vitess-no-healthy-tablet"), Builtin.rule("vitess-txpool-full"),
-	Builtin.rule("vitess-online-ddl-cutover")}
+	Builtin.rule("vitess-online-ddl-cutover"), Builtin.rule("vitess-vtorc-recovery-loop")}
 
 // Files are the built-in rule files, each in the folder of its rule.
 //

@@ -21,6 +21,7 @@ type Placeholder struct {
 // list them.
 var Placeholders = []Placeholder{
 	{"VTCTLD_HOST", "the host (name or address) of a vtctld; 15999 is its default gRPC port", "vtctld.example.net"},
+	{"VTORC_HOST", "the host (name or address) of a VTOrc instance; 15000 is the HTTP port of the Vitess operator's and the examples' VTOrc (its --port)", "vtorc.example.net"},
 	{"TABLET_ALIAS", "the tablet's alias, as cell-uid (vtctldclient GetTablets lists them)", "zone1-0000000101"},
 	{"CRDB_HOST", "the host (name or address) of any node of the CockroachDB cluster; 26257 is its default SQL and RPC port", "roach-1.example.net"},
 	{"CERTS_DIR", "the folder of the client certificates of the CockroachDB cluster (for an insecure cluster, --insecure in place of --certs-dir=CERTS_DIR)", "certs"},
