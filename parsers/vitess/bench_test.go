@@ -121,3 +121,14 @@ func TestBenchJSONInput(t *testing.T) {
 		t.Errorf("%d events in %d lines", n, res.Lines)
 	}
 }
+
+// BenchmarkVtgateLog reads a vtgate log whose noise is health check updates
+// and whose events are its failed queries and buffering, as during an
+// outage of a shard's replicas.
+func BenchmarkVtgateLog(b *testing.B) {
+	var in bytes.Buffer
+	for in.Len() < 16<<20 {
+		in.WriteString(vtgateLog)
+	}
+	parsertest.Bench(b, VtgateLogFormat, forensics.Origin{Path: "vtgate.INFO", Name: "vtgate.INFO"}, in.Bytes())
+}
