@@ -90,6 +90,7 @@ var strongKeys = [][]byte{
 	[]byte(`"shard_references"`), []byte(`"shardReferences"`), []byte(`"served_type"`), []byte(`"servedType"`),
 	[]byte(`"shard_streams"`), []byte(`"shardStreams"`), []byte(`"traffic_state"`), []byte(`"trafficState"`),
 	[]byte(`"binlog_source"`), []byte(`"binlogSource"`),
+	[]byte(`"migration_statement"`), []byte(`"migrationStatement"`), []byte(`"cutover_attempts"`), []byte(`"cutoverAttempts"`),
 }
 
 func docScore(name string, doc []byte, cmd command) int {
@@ -153,6 +154,8 @@ func shapeScore(name string, v any, cmd command) int {
 	case map[string]any:
 		o := object(v)
 		switch {
+		case isMigrations(o):
+			return 90 // OnlineDDL show --json
 		case has(o, "tablets"):
 			if l, ok := o.get("tablets").([]any); ok && len(l) > 0 && isTabletRecord(l[0]) {
 				return 90 // GetTablets over gRPC, {"tablets": […]}

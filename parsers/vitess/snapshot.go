@@ -206,6 +206,8 @@ func (p *snapshotParser) document(doc any, raw []byte, line int64, cmd command, 
 		return err
 	}
 	switch {
+	case isMigrations(o):
+		return p.migrations(o, line, text, emit)
 	case has(o, "tablets"):
 		l, err := o.list("tablets", "$")
 		if err != nil {
