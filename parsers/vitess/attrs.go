@@ -58,6 +58,13 @@ const (
 	AttrUser       forensics.AttrKey = "user"
 	AttrUUID       forensics.AttrKey = "uuid"
 	AttrWait       forensics.AttrKey = "wait"
+
+	AttrCapacity    forensics.AttrKey = "capacity"
+	AttrInUse       forensics.AttrKey = "in_use"
+	AttrKilled      forensics.AttrKey = "killed"
+	AttrRejected    forensics.AttrKey = "rejected"
+	AttrWaits       forensics.AttrKey = "waits"
+	AttrWaitSeconds forensics.AttrKey = "wait_seconds"
 )
 
 // attrs says what each key holds; each kind's doc lists the keys it carries.
@@ -110,4 +117,10 @@ var attrs = forensics.AttrDocs{
 	{Key: AttrUser, Type: forensics.AttrText, Doc: "the transaction's caller: the effective principal, else the immediate user"},
 	{Key: AttrUUID, Type: forensics.AttrText, Doc: "the Online DDL migration's UUID"},
 	{Key: AttrWait, Type: forensics.AttrDuration, Doc: "how long the wait for a position lasted before it failed"},
+	{Key: AttrCapacity, Type: forensics.AttrInt, Doc: "the transaction pool's size (TransactionPoolCapacity)"},
+	{Key: AttrInUse, Type: forensics.AttrInt, Doc: "the transaction pool's connections in use when collected"},
+	{Key: AttrKilled, Type: forensics.AttrInt, Doc: "transactions vttablet killed for running past the transaction timeout since it started (Kills.Transactions)"},
+	{Key: AttrRejected, Type: forensics.AttrInt, Doc: "requests refused with RESOURCE_EXHAUSTED since the tablet started (Errors.RESOURCE_EXHAUSTED)"},
+	{Key: AttrWaits, Type: forensics.AttrInt, Doc: "how many times a transaction waited for a pool connection since the tablet started (TransactionPoolWaitCount)"},
+	{Key: AttrWaitSeconds, Type: forensics.AttrNumber, Doc: "the seconds transactions waited for a pool connection in all (TransactionPoolWaitTime)"},
 }

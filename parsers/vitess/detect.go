@@ -80,6 +80,13 @@ func isShellComment(line []byte) bool {
 	return len(line) > 2 && line[0] == '#' && line[1] == ' '
 }
 
+// varsName reports whether a file is named as operators save a process's
+// /debug/vars (debug_vars.json, zone1-0000000100-vars.json, vars.json).
+func varsName(name string) bool {
+	n := strings.ToLower(baseName(name))
+	return n == "vars" || strings.HasSuffix(n, "debug_vars") || strings.HasSuffix(n, "debug-vars") || strings.HasSuffix(n, "-vars") || strings.HasSuffix(n, "_vars")
+}
+
 // strongKeys are field names only vtctldclient topology documents among our
 // inputs carry; a document cut off by the end of the head is taken on them.
 var strongKeys = [][]byte{
@@ -91,6 +98,7 @@ var strongKeys = [][]byte{
 	[]byte(`"shard_streams"`), []byte(`"shardStreams"`), []byte(`"traffic_state"`), []byte(`"trafficState"`),
 	[]byte(`"binlog_source"`), []byte(`"binlogSource"`),
 	[]byte(`"migration_statement"`), []byte(`"migrationStatement"`), []byte(`"cutover_attempts"`), []byte(`"cutoverAttempts"`),
+	[]byte(`"TransactionPoolCapacity"`),
 }
 
 func docScore(name string, doc []byte, cmd command) int {
@@ -106,6 +114,11 @@ func docScore(name string, doc []byte, cmd command) int {
 				if bytes.Contains(doc, k) {
 					return 90
 				}
+			}
+			if varsName(name) && bytes.HasPrefix(doc, []byte("{\n\"")) {
+				// expvar's JSON, one variable a line in the order of their
+				// names: a vttablet's pool comes after hundreds of others.
+				return 90
 			}
 		}
 		return 0
@@ -156,6 +169,8 @@ func shapeScore(name string, v any, cmd command) int {
 		switch {
 		case isMigrations(o):
 			return 90 // OnlineDDL show --json
+		case isDebugVars(o):
+			return 90 // a vttablet's /debug/vars
 		case has(o, "tablets"):
 			if l, ok := o.get("tablets").([]any); ok && len(l) > 0 && isTabletRecord(l[0]) {
 				return 90 // GetTablets over gRPC, {"tablets": […]}

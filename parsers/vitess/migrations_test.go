@@ -27,3 +27,26 @@ func TestSchemaMigrations(t *testing.T) {
 		{kind: KindSchemaMigration, line: 1, keyspace: "commerce", shard: "0", table: "corder", attrs: a{"status": "complete", "attempts": "2", "stage": "re-enabling writes"}},
 	})
 }
+
+// A vttablet's /debug/vars (expvar's JSON, keys sorted) with its pool full.
+func TestDebugVars(t *testing.T) {
+	b, err := os.ReadFile("../../rules/txpoolfull/vitess-txpool-full/pool-held-by-long-transactions/snapshot-20250403T101800Z/zone1-0000000100-debug_vars.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	origin := forensics.Origin{Path: "snapshot-20250403T101800Z/zone1-0000000100-debug_vars.json", Name: "zone1-0000000100-debug_vars.json"}
+	if SnapshotFormat.Detect(origin.Name, b) == 0 {
+		t.Fatal("/debug/vars is not taken for a snapshot")
+	}
+	// Cut by the end of the head, it is still known by its pool's keys.
+	if SnapshotFormat.Detect(origin.Name, b[:len(b)/2]) == 0 {
+		t.Fatal("the head of /debug/vars is not taken for a snapshot")
+	}
+	check(t, SnapshotFormat, origin, string(b), []want{
+		{kind: KindTxPoolStats, line: 1, keyspace: "commerce", shard: "0", attrs: a{"tablet": "zone1-0000000100", "capacity": "20", "in_use": "20", "waits": "1893", "wait_seconds": "612.330998112", "rejected": "690", "killed": "0"}},
+	})
+	// Before the pool's InUse, Capacity − Available.
+	check(t, SnapshotFormat, origin, `{"TabletKeyspace": "commerce", "TabletShard": "0", "TransactionPoolAvailable": 3, "TransactionPoolCapacity": 300}`+"\n", []want{
+		{kind: KindTxPoolStats, line: 1, keyspace: "commerce", shard: "0", attrs: a{"capacity": "300", "in_use": "297"}},
+	})
+}

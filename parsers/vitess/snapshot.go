@@ -208,6 +208,9 @@ func (p *snapshotParser) document(doc any, raw []byte, line int64, cmd command, 
 	switch {
 	case isMigrations(o):
 		return p.migrations(o, line, text, emit)
+	case isDebugVars(o):
+		p.debugVars(o, line, text, emit)
+		return nil
 	case has(o, "tablets"):
 		l, err := o.list("tablets", "$")
 		if err != nil {

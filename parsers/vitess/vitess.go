@@ -72,7 +72,7 @@ var SnapshotFormat = forensics.Format{
 		{Kind: KindWorkflowStatus, Category: forensics.CategoryTopo, Label: "topology snapshot: workflow status", Doc: "a workflow's traffic state and streams (MoveTables status); doc is a vitess.WorkflowStatus", Attrs: attrs.Of(AttrDoc, AttrKeyspace, AttrSnapshot, AttrTrafficState, AttrWorkflow)},
 		{Kind: KindSwitchResult, Category: forensics.CategoryTopo, Label: "topology snapshot: switch result", Doc: "the result SwitchTraffic or ReverseTraffic printed, with the start and current state; doc is a vitess.SwitchResult", Attrs: attrs.Of(AttrCommand, AttrCurrentState, AttrDoc, AttrKeyspace, AttrSnapshot, AttrStartState, AttrWorkflow)},
 		{Kind: KindWorkflowList, Category: forensics.CategoryTopo, Label: "topology snapshot: workflow list", Doc: "the names of a keyspace's workflows (Workflow list, or GetWorkflows with none); doc is a vitess.WorkflowList", Attrs: attrs.Of(AttrDoc, AttrKeyspace, AttrSnapshot, AttrWorkflows)},
-		tabletsDocs[0], tabletsDocs[1], schemaMigrationDoc,
+		tabletsDocs[0], tabletsDocs[1], schemaMigrationDoc, txPoolStatsDoc,
 	},
 }
 
