@@ -153,14 +153,9 @@ func protoWord(b []byte, key string) string {
 	return string(v)
 }
 
-// A healthTemplate is a message of vtgate or vttablet, with its source.
-type healthTemplate struct {
-	prefix string
-	source string
-	build  func(rest, first, msg []byte) (step, bool)
-}
-
-var healthTemplates = [...]healthTemplate{
+// healthTemplates are vtgate's and vttablet's messages about the tablets'
+// health, in the traffic switch's template type.
+var healthTemplates = [...]stepTemplate{
 	{"Going unhealthy due to replication error: ", "vttablet state_manager.go refreshReplHealthLocked: Going unhealthy due to replication error: %v",
 		func(rest, _, msg []byte) (step, bool) {
 			return step{kind: KindTabletHealth, err: string(rest) + continuation(msg), attrs: []attr{{AttrHealth, "replication_error"}}}, true
