@@ -10,11 +10,11 @@ import (
 // OnlineDDL show --json, as v21 prints it (status by name) and as a release
 // whose MarshalJSON used enum numbers prints it (status 6).
 func TestSchemaMigrations(t *testing.T) {
-	b, err := os.ReadFile("../../rules/onlineddlcutover/vitess-online-ddl-cutover/cutover-never-catches-up/snapshot-20250403T123000Z/onlineddl_show_commerce.json")
+	b, err := os.ReadFile("../../rules/onlineddlcutover/vitess-online-ddl-cutover/cutover-never-catches-up/snapshot-20260403T123000Z/onlineddl_show_commerce.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	origin := forensics.Origin{Path: "snapshot-20250403T123000Z/onlineddl_show_commerce.json", Name: "onlineddl_show_commerce.json"}
+	origin := forensics.Origin{Path: "snapshot-20260403T123000Z/onlineddl_show_commerce.json", Name: "onlineddl_show_commerce.json"}
 	if SnapshotFormat.Detect(origin.Name, b) == 0 {
 		t.Fatal("OnlineDDL show --json is not taken for a snapshot")
 	}
@@ -30,11 +30,11 @@ func TestSchemaMigrations(t *testing.T) {
 
 // A vttablet's /debug/vars (expvar's JSON, keys sorted) with its pool full.
 func TestDebugVars(t *testing.T) {
-	b, err := os.ReadFile("../../rules/txpoolfull/vitess-txpool-full/pool-held-by-long-transactions/snapshot-20250403T101800Z/zone1-0000000100-debug_vars.json")
+	b, err := os.ReadFile("../../rules/txpoolfull/vitess-txpool-full/pool-held-by-long-transactions/snapshot-20260403T101800Z/zone1-0000000100-debug_vars.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	origin := forensics.Origin{Path: "snapshot-20250403T101800Z/zone1-0000000100-debug_vars.json", Name: "zone1-0000000100-debug_vars.json"}
+	origin := forensics.Origin{Path: "snapshot-20260403T101800Z/zone1-0000000100-debug_vars.json", Name: "zone1-0000000100-debug_vars.json"}
 	if SnapshotFormat.Detect(origin.Name, b) == 0 {
 		t.Fatal("/debug/vars is not taken for a snapshot")
 	}
