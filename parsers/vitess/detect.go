@@ -45,6 +45,9 @@ func detectSnapshot(name string, head []byte) int {
 				return 90
 			}
 		}
+		if isMigrationHeader(line) {
+			return 90 // OnlineDDL show's table, SHOW VITESS_MIGRATIONS
+		}
 		if prose {
 			continue
 		}

@@ -1,6 +1,7 @@
 package vitess
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 
@@ -81,4 +82,83 @@ func str(v any) string {
 		return ""
 	}
 	return fmt.Sprint(v)
+}
+
+// The text forms of the migrations: `vtctldclient OnlineDDL show` without
+// --json (cli.WriteQueryResultTable of schematools.MarshallableSchemaMigrations)
+// and `SHOW VITESS_MIGRATIONS` through the mysql client print the same
+// table, one row per migration and shard, with _vt.schema_migrations'
+// column names (migration_uuid, keyspace, shard, mysql_table,
+// migration_status, cutover_attempts, stage, message, …).
+var migrationHeader = []byte("| migration_uuid ")
+
+// isMigrationHeader reports whether line is the table's header row.
+func isMigrationHeader(line []byte) bool {
+	return bytes.HasPrefix(line, []byte("| ")) && bytes.Contains(line, migrationHeader) && bytes.Contains(line, []byte("| migration_status "))
+}
+
+// tableCells splits a row "| a | b |" into its trimmed cells.
+func tableCells(line []byte) []string {
+	line = bytes.TrimSpace(line)
+	if len(line) < 2 || line[0] != '|' || line[len(line)-1] != '|' {
+		return nil
+	}
+	parts := strings.Split(string(line[1:len(line)-1]), "|")
+	for i := range parts {
+		parts[i] = strings.TrimSpace(parts[i])
+	}
+	return parts
+}
+
+// migrationTable reads the table whose first border is at pos, and
+// returns where reading resumes.
+func (p *snapshotParser) migrationTable(s *lineIndex, pos int, emit forensics.Emit) (int, bool) {
+	end := lineEnd(p.buf, pos)
+	if !bytes.HasPrefix(p.buf[pos:end], []byte("+-")) || end+1 >= len(p.buf) {
+		return 0, false
+	}
+	hEnd := lineEnd(p.buf, end+1)
+	header := p.buf[end+1 : hEnd]
+	if !isMigrationHeader(header) {
+		return 0, false
+	}
+	cols := map[string]int{}
+	for i, c := range tableCells(header) {
+		cols[c] = i
+	}
+	get := func(cells []string, name string) string {
+		if i, ok := cols[name]; ok && i < len(cells) {
+			if v := cells[i]; v != "NULL" {
+				return v
+			}
+		}
+		return ""
+	}
+	next := hEnd + 1
+	for next < len(p.buf) {
+		e := lineEnd(p.buf, next)
+		row := p.buf[next:e]
+		if bytes.HasPrefix(row, []byte("+-")) {
+			next = e + 1
+			continue
+		}
+		cells := tableCells(row)
+		if cells == nil {
+			break
+		}
+		ev := p.start(KindSchemaMigration, s.lineOf(next), string(row))
+		ev.Keyspace, ev.Shard, ev.Table = get(cells, "keyspace"), get(cells, "shard"), get(cells, "mysql_table")
+		set(ev, AttrUUID, get(cells, "migration_uuid"))
+		set(ev, AttrKeyspace, ev.Keyspace)
+		set(ev, AttrShard, ev.Shard)
+		set(ev, AttrTables, ev.Table)
+		set(ev, AttrStatus, migrationStatus(get(cells, "migration_status")))
+		set(ev, AttrAttempts, get(cells, "cutover_attempts"))
+		set(ev, AttrStage, get(cells, "stage"))
+		set(ev, AttrError, get(cells, "message"))
+		set(ev, AttrSnapshot, p.snapshot)
+		emit(ev)
+		next = e + 1
+	}
+	return min(next, len(p.buf)), true
 }

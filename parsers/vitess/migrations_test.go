@@ -50,3 +50,28 @@ func TestDebugVars(t *testing.T) {
 		{kind: KindTxPoolStats, line: 1, keyspace: "commerce", shard: "0", attrs: a{"capacity": "300", "in_use": "297"}},
 	})
 }
+
+// SHOW VITESS_MIGRATIONS through the mysql client, or OnlineDDL show without
+// --json: one row per shard, read by the header's column names (the table
+// is cut to the columns read and their neighbours).
+func TestSchemaMigrationsTable(t *testing.T) {
+	const uuid = "2e4a5c0e_1015_11f0_a0d5_0a43f95f28a3"
+	in := lines(
+		"mysql> SHOW VITESS_MIGRATIONS LIKE '"+uuid+"';",
+		"+----+--------------------------------------+----------+-------+--------------+-------------+------------------+-----------------------------------------------------+------------------+------------------+",
+		"| id | migration_uuid                       | keyspace | shard | mysql_schema | mysql_table | migration_status | message                                             | stage            | cutover_attempts |",
+		"+----+--------------------------------------+----------+-------+--------------+-------------+------------------+-----------------------------------------------------+------------------+------------------+",
+		"|  7 | "+uuid+" | commerce | -80   | vt_commerce  | corder      | running          | error waiting for pos: …, wait time: 10.003112s     | starting cut-over|                4 |",
+		"|  7 | "+uuid+" | commerce | 80-   | vt_commerce  | corder      | complete         |                                                     | re-enabling writes |              2 |",
+		"+----+--------------------------------------+----------+-------+--------------+-------------+------------------+-----------------------------------------------------+------------------+------------------+",
+		"2 rows in set (0.01 sec)",
+	)
+	origin := forensics.Origin{Name: "show_vitess_migrations.txt"}
+	if SnapshotFormat.Detect(origin.Name, []byte(in)) == 0 {
+		t.Fatal("the migrations table is not taken for a snapshot")
+	}
+	check(t, SnapshotFormat, origin, in, []want{
+		{kind: KindSchemaMigration, line: 5, keyspace: "commerce", shard: "-80", table: "corder", attrs: a{"uuid": uuid, "status": "running", "attempts": "4", "stage": "starting cut-over"}},
+		{kind: KindSchemaMigration, line: 6, keyspace: "commerce", shard: "80-", table: "corder", attrs: a{"status": "complete", "attempts": "2"}},
+	})
+}

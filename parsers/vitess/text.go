@@ -101,6 +101,9 @@ func parseCommand(line []byte) (command, bool) {
 // utils.go OutputStatusResponse). It returns where reading resumes.
 func (p *snapshotParser) textBlock(s *lineIndex, pos int, cmd command, emit forensics.Emit) (int, bool) {
 	end := lineEnd(p.buf, pos)
+	if next, ok := p.migrationTable(s, pos, emit); ok {
+		return next, true
+	}
 	if t, ok := tabletLine(p.buf[pos:end]); ok {
 		// GetTablets' text: one tablet a line, to the first line that is not.
 		ts, last, next := []Tablet{t}, end, end+1
