@@ -76,7 +76,8 @@ var SnapshotFormat = forensics.Format{
 	},
 }
 
-// VtctldLogFormat reads the logs of vtctld: glog, or one JSON object per line from v24 on (see slog.go). Lines have no year and no zone: the year
+// VtctldLogFormat reads the logs of vtctld: glog, or one JSON object per
+// line from v24 on (see slog.go). Lines have no year and no zone: the year
 // comes from the "Log file created at:" header, else from the file's
 // modification time, else from the current date (a date that would lie more
 // than two days after that time is taken to be from the year before); the
