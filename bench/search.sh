@@ -66,7 +66,7 @@ results=$work/search-$(date -u +%Y%m%dT%H%M%SZ).md
 {
 	echo "# forensics search against ripgrep, $(date -u +%F)"
 	echo
-	echo "$(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -sr); $(rg --version 2>/dev/null | head -1); bench/gen seed $seed; base build $base"
+	echo "$(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -sr); $(rg --version 2>/dev/null | head -1); bench/gen seed $seed; base build $base; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 } | tee "$results"
 
 for profile in "${profiles[@]}"; do
@@ -94,6 +94,7 @@ for profile in "${profiles[@]}"; do
 			done
 		done
 		python3 bench/search.py --dir "$dir" --base "$base" --runs "$runs" --title "$profile profile, $size" | tee -a "$results"
+		echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$results"
 	done
 done
 echo
