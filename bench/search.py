@@ -50,23 +50,23 @@ def rg_count(args, files):
 
 
 def rare_id(files):
-    """An 8-digit hexadecimal id (with a letter) from the middle of the
-    largest file, that one to three lines hold."""
-    big = max(files, key=os.path.getsize)
-    with open(big, "rb") as f:
-        f.seek(os.path.getsize(big) // 2)
-        chunk = f.read(1 << 20).decode("utf-8", "replace")
-    tried = 0
-    for m in re.finditer(r"(?<![0-9A-Za-z])[0-9a-f]{8}(?![0-9A-Za-z])", chunk):
-        tok = m.group(0)
-        if not re.search("[a-f]", tok):
-            continue
-        tried += 1
-        if rg_count(["-F", tok], files) <= 3:
-            return tok
-        if tried > 20:
-            break
-    sys.exit(f"no rare 8-digit hexadecimal id in the middle of {big}")
+    """An 8-digit hexadecimal id (with a letter) from the middle of one of
+    the largest files, that one to three lines hold."""
+    for big in sorted(files, key=os.path.getsize, reverse=True)[:5]:
+        with open(big, "rb") as f:
+            f.seek(os.path.getsize(big) // 2)
+            chunk = f.read(1 << 20).decode("utf-8", "replace")
+        tried = 0
+        for m in re.finditer(r"(?<![0-9A-Za-z])[0-9a-f]{8}(?![0-9A-Za-z])", chunk):
+            tok = m.group(0)
+            if not re.search("[a-f]", tok):
+                continue
+            tried += 1
+            if rg_count(["-F", tok], files) <= 3:
+                return tok
+            if tried > 10:
+                break
+    sys.exit("no rare 8-digit hexadecimal id in the middle of the largest files")
 
 
 files = stored_files()
