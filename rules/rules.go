@@ -36,6 +36,8 @@ var All = []*forensics.Rule{kvstream.Rule, nlhepingpong.Rule, deniedtables.Rule,
 	oomkill.Rule, autofailover.Rule, rebalance.Rule, rollbackzero.Rule, Builtin.rule("cb-disk-full"), clockskew.Rule,
 	clockoffset.Rule, diskstall.Rule, livenesslost.Rule, rangeunavailable.Rule,
 	reparent.Rule, vreplerror.Rule, orphancontrols.Rule,
+	Builtin.rule("crdb-io-overload"), Builtin.rule("crdb-changefeed-retrying"),
+	Builtin.rule("crdb-txn-contention"), Builtin.rule("crdb-decommission-stall"),
 	Builtin.rule("vitess-no-healthy-tablet"), Builtin.rule("vitess-txpool-full"),
 	Builtin.rule("vitess-online-ddl-cutover"), Builtin.rule("vitess-vtorc-recovery-loop")}
 
