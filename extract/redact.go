@@ -14,7 +14,8 @@ import (
 )
 
 // Redactor replaces what a bundle must not leak: user data that the
-// systems mark (Couchbase <ud>…</ud>, CockroachDB ‹…›) by "redacted", and
+// systems mark (Couchbase <ud>…</ud>, CockroachDB ‹…› but for a transaction's
+// short id) by "redacted", and
 // IPs, host names, buckets, keyspaces, tables and workflows by pseudonyms,
 // the same name by the same pseudonym in every file, path and expect.json.
 // Pseudonyms are plain words and TEST-NET addresses (RFC 5737), so the
@@ -33,7 +34,11 @@ var (
 	ipv4       = regexp.MustCompile(`(?:\d{1,3}\.){3}\d{1,3}`)
 	couchUD    = regexp.MustCompile(`<ud>.*?</ud>`)
 	crdbMarked = regexp.MustCompile(`‹[^›]*›`)
-	nsHost     = regexp.MustCompile(`ns_1@([A-Za-z][A-Za-z0-9.-]*)`)
+	// A transaction's short id (uuid.Short: 8 hex digits of a random
+	// UUID), which CockroachDB marks though it names nothing of the
+	// user's: it is what ties a waiting transaction to its blocker.
+	crdbTxnID = regexp.MustCompile(`^‹[0-9a-f]{8}›$`)
+	nsHost    = regexp.MustCompile(`ns_1@([A-Za-z][A-Za-z0-9.-]*)`)
 )
 
 // NewRedactor learns the names to replace from the run's events and the
@@ -159,7 +164,12 @@ func (r *Redactor) Text(s string) string {
 	s = passwordValue.ReplaceAllString(s, "${1}redacted")
 	s = r.replaceIDs(s)
 	s = couchUD.ReplaceAllString(s, "<ud>redacted</ud>")
-	s = crdbMarked.ReplaceAllString(s, "‹redacted›")
+	s = crdbMarked.ReplaceAllStringFunc(s, func(m string) string {
+		if crdbTxnID.MatchString(m) {
+			return m
+		}
+		return "‹redacted›"
+	})
 	s = r.replaceIPs(s)
 	for _, n := range r.order {
 		s = replaceToken(s, n, r.names[n])

@@ -21,6 +21,10 @@ func TestRedactorText(t *testing.T) {
 		{"bucket [default] scope _default", "bucket [bucket2] scope _default"},
 		// Marked user data.
 		{"key <ud>user::1234</ud> on ‹secret.example.com›", "key <ud>redacted</ud> on ‹redacted›"},
+		// A transaction's short id stays; the key span it waits in does not.
+		{"[n1,s1,r149/1:‹/Table/19{1-4}›] pusher ‹6a43640d›: finished waiting after 329.98s for pushee ‹fea211f7›",
+			"[n1,s1,r149/1:‹redacted›] pusher ‹6a43640d›: finished waiting after 329.98s for pushee ‹fea211f7›"},
+		{"‹6a43640d-user›", "‹redacted›"},
 	} {
 		r.sortOrder()
 		if got := r.Text(c.in); got != c.want {
