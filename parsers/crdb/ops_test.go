@@ -162,6 +162,24 @@ func TestOpsLines(t *testing.T) {
 				"span": "/Table/106/1/4{00-50}", "store": "s2"}},
 		},
 		{
+			// kvpb.BatchRequest.SafeFormat's "PushTxn(%s->%s)".
+			name:   "slow PushTxn RPC, v25.2",
+			format: LogFormat,
+			line:   "W250814 13:16:10.402117 91877 kv/kvclient/kvcoord/dist_sender.go:2143 ⋮ [T1,Vsystem,n3,client=‹10.0.1.7:51868›,hostssl,user=‹app›] 71  slow replica RPC: have been waiting 60.52s (1 attempts) for RPC PushTxn(‹3f2a9c1e›->‹b71d04a2›) [‹/Table/106/1/412/0›,‹/Min›), [txn: 3f2a9c1e] to replica (n1,s1):1; resp: ‹(err: <nil>), *kvpb.PushTxnResponse›",
+			want: &want{KindSlowRPC, 0, "n3", map[string]string{"pusher": "3f2a9c1e", "pushee": "b71d04a2", "seconds": "60.52", "attempts": "1",
+				"batch": "PushTxn(3f2a9c1e->b71d04a2) [/Table/106/1/412/0,/Min), [txn: 3f2a9c1e]", "replica": "(n1,s1):1",
+				"resp": "(err: <nil>), *kvpb.PushTxnResponse", "client": "10.0.1.7:51868", "gateway": "n3", "trace": "T1,Vsystem,n3,client=10.0.1.7:51868,hostssl,user=app"}},
+		},
+		{
+			// PushTxnRequest.SafeFormat's "PushTxn(%s,%s->%s)".
+			name:   "slow PushTxn RPC with the push type",
+			format: LogFormat,
+			line:   "W250814 13:16:10.402117 91877 kv/kvclient/kvcoord/dist_sender.go:2143 ⋮ [T1,Vsystem,n3] 71  slow replica RPC: have been waiting 61.00s (1 attempts) for RPC PushTxn(‹PUSH_ABORT›,3f2a9c1e->b71d04a2) [‹/Table/106/1/412/0›,‹/Min›) to replica (n1,s1):1; resp: ‹(err: <nil>)›",
+			want: &want{KindSlowRPC, 0, "n3", map[string]string{"pusher": "3f2a9c1e", "pushee": "b71d04a2", "seconds": "61.00", "attempts": "1",
+				"batch": "PushTxn(PUSH_ABORT,3f2a9c1e->b71d04a2) [/Table/106/1/412/0,/Min)", "replica": "(n1,s1):1",
+				"resp": "(err: <nil>)", "gateway": "n3", "trace": "T1,Vsystem,n3"}},
+		},
+		{
 			name:   "not a push: a pusher word",
 			format: LogFormat,
 			line:   "I240612 10:06:03.000120 91234 kv/kvserver/replica.go:640 ⋮ [T1,Vsystem,n2] 1201  pusher of the txn is gone: nothing to wait for",

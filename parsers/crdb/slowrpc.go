@@ -2,6 +2,7 @@ package crdb
 
 import (
 	"bytes"
+	"strings"
 
 	"forensics"
 	"forensics/parsers/scan"
@@ -16,7 +17,8 @@ import (
 // It is a WARNING on the DEV channel up to v25.3 and on KV_EXEC from v25.4,
 // whose default file group writes cockroach-kv-exec.<host>.….log. The
 // channel number before the @ (15 in the tests) is inferred, and nothing
-// here depends on it. The range RPC variant ("slow range RPC: …") is not
+// here depends on it. A PushTxn's pusher and pushee are kept, for the
+// transaction waits they belong to (txnwait.go). The range RPC variant ("slow range RPC: …") is not
 // read here.
 const KindSlowRPC forensics.Kind = "distsender.slow_rpc"
 
@@ -46,9 +48,34 @@ func (s *sender) slowRPC(ev *forensics.Event, msg []byte) bool {
 			ev.Set(AttrResp, string(r[resp+len("; resp: "):]))
 		}
 		if to := bytes.LastIndex(head, []byte(" to replica ")); to >= 0 {
-			ev.Set(AttrBatch, s.str(head[:to]))
+			batch := s.str(head[:to])
+			ev.Set(AttrBatch, batch)
 			ev.Set(AttrReplica, s.str(head[to+len(" to replica "):]))
+			pushTxn(ev, batch)
 		}
 	}
 	return true
+}
+
+// pushTxn reads the transactions of a PushTxn batch: "PushTxn(6a43640d->fea211f7)
+// [/Table/…]" (kvpb.BatchRequest.SafeFormat), or
+// "PushTxn(PUSH_TIMESTAMP,6a43640d->fea211f7)" (PushTxnRequest.SafeFormat,
+// v23.2+).
+func pushTxn(ev *forensics.Event, batch string) {
+	rest, ok := strings.CutPrefix(batch, "PushTxn(")
+	if !ok {
+		return
+	}
+	if i := strings.IndexByte(rest, ')'); i >= 0 {
+		rest = rest[:i]
+	}
+	if i := strings.LastIndexByte(rest, ','); i >= 0 {
+		rest = rest[i+1:]
+	}
+	pusher, pushee, ok := strings.Cut(rest, "->")
+	if !ok || pusher == "" || pushee == "" {
+		return
+	}
+	ev.Set(AttrPusher, pusher)
+	ev.Set(AttrPushee, pushee)
 }
