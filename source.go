@@ -3,6 +3,7 @@ package forensics
 import (
 	"regexp"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -44,8 +45,8 @@ func (p Problem) Error() string {
 }
 
 // cbcollectFolder matches the top folder of a cbcollect_info collection:
-// cbcollect_info_<otp node>_<YYYYMMDD-HHMMSS>.
-var cbcollectFolder = regexp.MustCompile(`^cbcollect_info_(.+@.+)_\d{8}-\d{6}$`)
+// cbcollect_info_<otp node>_<YYYYMMDD-HHMMSS>, the stamp in UTC.
+var cbcollectFolder = regexp.MustCompile(`^cbcollect_info_(.+@.+)_(\d{8}-\d{6})$`)
 
 // collectinfoZip matches the zip names Couchbase's UI and REST API give:
 // collectinfo-<ts>-<otp node>.zip, optionally -redacted.
@@ -96,4 +97,19 @@ func NodeFolder(p string) (node, inside string) {
 		}
 	}
 	return "", p
+}
+
+// CollectedAt returns when cbcollect_info collected the file at a display
+// path: the UTC stamp its cbcollect_info_<node>_<YYYYMMDD-HHMMSS> folder
+// carries (ns_server's cbcollect_info names the folder when it starts).
+// ok is false when no folder of the path is one.
+func CollectedAt(p string) (t time.Time, ok bool) {
+	for seg := range strings.FieldsFuncSeq(p, func(r rune) bool { return r == '/' || r == '!' }) {
+		if m := cbcollectFolder.FindStringSubmatch(seg); m != nil {
+			if at, err := time.Parse("20060102-150405", m[2]); err == nil {
+				t, ok = at, true
+			}
+		}
+	}
+	return t, ok
 }

@@ -1,6 +1,9 @@
 package forensics
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 func TestNodeFolder(t *testing.T) {
 	for _, c := range []struct{ path, node, inside string }{
@@ -17,6 +20,26 @@ func TestNodeFolder(t *testing.T) {
 		node, inside := NodeFolder(c.path)
 		if node != c.node || inside != c.inside {
 			t.Errorf("NodeFolder(%q) = %q, %q; want %q, %q", c.path, node, inside, c.node, c.inside)
+		}
+	}
+}
+
+func TestCollectedAt(t *testing.T) {
+	for _, c := range []struct {
+		path string
+		want string // RFC 3339, "" for none
+	}{
+		{"/abs/collectinfo-2022-07-22T004733-ns_1@10.0.0.1.zip!cbcollect_info_ns_1@10.0.0.1_20220722-004733/memcached.log", "2022-07-22T00:47:33Z"},
+		{"testdata/x/cbcollect_info_ns_1@cb-01.example.net_20251103-235959/ns_server.info.log", "2025-11-03T23:59:59Z"},
+		// The innermost folder wins.
+		{"cbcollect_info_ns_1@a_20220722-004733/cbcollect_info_ns_1@b_20230101-000000/diag.log", "2023-01-01T00:00:00Z"},
+		{"cbcollect_info_ns_1@a_20221399-004733/diag.log", ""}, // no 13th month
+		{"logs/ns_server.info.log", ""},
+		{"debug.zip!debug/nodes/3/logs/cockroach.log", ""},
+	} {
+		got, ok := CollectedAt(c.path)
+		if s := got.Format(time.RFC3339); ok != (c.want != "") || ok && s != c.want {
+			t.Errorf("CollectedAt(%q) = %s, %v; want %q", c.path, s, ok, c.want)
 		}
 	}
 }

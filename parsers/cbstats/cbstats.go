@@ -9,7 +9,6 @@ package cbstats
 
 import (
 	"bytes"
-	"strings"
 	"time"
 
 	"forensics"
@@ -57,16 +56,8 @@ func newParser(o forensics.Origin) forensics.Parser {
 // collectedAt is the UTC time in the cbcollect_info folder name, else the
 // file's time: cbstats runs within the collection.
 func collectedAt(o forensics.Origin) time.Time {
-	if i := strings.LastIndex(o.Path, "cbcollect_info_"); i >= 0 {
-		rest := o.Path[i:]
-		if j := strings.IndexByte(rest, '/'); j >= 0 {
-			rest = rest[:j]
-		}
-		if len(rest) >= 15 {
-			if t, err := time.Parse("20060102-150405", rest[len(rest)-15:]); err == nil {
-				return t
-			}
-		}
+	if t, ok := forensics.CollectedAt(o.Path); ok {
+		return t
 	}
 	return o.ModTime.UTC()
 }

@@ -67,24 +67,10 @@ func newCouchbaseLog(o forensics.Origin) forensics.Parser {
 	return p
 }
 
-// collectedAt reads the UTC stamp cbcollect_info puts in its folder name
-// (cbcollect_info_<node>_<YYYYMMDD-HHMMSS>); zero when the path has none.
+// collectedAt is the UTC stamp of the path's cbcollect_info folder; zero
+// when the path has none.
 func collectedAt(path string) time.Time {
-	i := strings.LastIndex(path, "cbcollect_info_")
-	if i < 0 {
-		return time.Time{}
-	}
-	rest := path[i:]
-	if j := strings.IndexByte(rest, '/'); j >= 0 {
-		rest = rest[:j]
-	}
-	if len(rest) < 15 {
-		return time.Time{}
-	}
-	t, err := time.Parse("20060102-150405", rest[len(rest)-15:])
-	if err != nil {
-		return time.Time{}
-	}
+	t, _ := forensics.CollectedAt(path)
 	return t
 }
 
