@@ -137,6 +137,7 @@ type aleParser struct {
 func newALE(o forensics.Origin) forensics.Parser {
 	p := &aleParser{origin: o}
 	p.out.node = p.nodeName
+	p.out.collected = collectedAt(o)
 	return p
 }
 

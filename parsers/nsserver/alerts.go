@@ -25,6 +25,8 @@ const (
 	// to the debug and info logs only, never to the user log.
 	RebalanceBucketWait forensics.Kind = "nsserver.rebalance_bucket_wait"
 	BucketQueryFailed   forensics.Kind = "nsserver.bucket_query_failed"
+	ConnectionsAlert    forensics.Kind = "nsserver.connections_alert"
+	IndexerRAMAlert     forensics.Kind = "nsserver.indexer_ram_alert"
 )
 
 var alertKindDocs = map[forensics.Kind]forensics.KindDoc{
@@ -36,6 +38,9 @@ var alertKindDocs = map[forensics.Kind]forensics.KindDoc{
 	WriteCommitFailed:   {Category: forensics.CategoryError, Label: "write commit failed", Doc: "the Write Commit Failure alert: the data service failed to persist items of a bucket on a node (menelaus_web_alerts_srv, ep_item_commit_failed)", Attrs: attrs.Of(AttrAlertHost, AttrVia)},
 	TimeOutOfSync:       {Category: forensics.CategoryOther, Label: "time out of sync", Doc: "the time-out-of-sync alert: a node's clock differs from the orchestrator's beyond the threshold (menelaus_web_alerts_srv)", Attrs: attrs.Of(AttrAlertNode, AttrVia)},
 	CASDrift:            {Category: forensics.CategoryOther, Label: "cas drift", Doc: "the CAS drift alert: a node received mutations of a bucket timestamped more than threshold_ms ahead of its clock (menelaus_web_alerts_srv, ep_clock_cas_drift_threshold_exceeded)", Attrs: attrs.Of(AttrAlertHost, AttrThresholdMS)},
+	ConnectionsAlert:    {Category: forensics.CategoryOther, Label: "data service connections alert", Doc: "the data service's user or system connections in use are above the notice threshold of their limit (menelaus_web_alerts_srv memcached_connections, 7.1+; 90% by default); used, threshold_pct, limit", Attrs: attrs.Of(AttrAlertNode, AttrConnType, AttrLimit, AttrThresholdPct, AttrUsed, AttrVia)},
+	IndexerRAMAlert:     {Category: forensics.CategoryOther, Label: "index RAM alert", Doc: "the approaching-max-index-RAM alert: the indexer's RAM on a node is at or above the threshold of its quota, percent as logged (menelaus_web_alerts_srv indexer_ram_max_usage; memory-optimized indexes only)", Attrs: attrs.Of(AttrAlertHost, AttrPercent, AttrThresholdPct, AttrVia)},
+	CertAlert:           certAlertDoc,
 }
 
 // rebalanceStepDocs documents the steps of a rebalance read from the ale logs.
@@ -46,7 +51,7 @@ var rebalanceStepDocs = []forensics.KindDoc{
 
 // alertKinds are the kinds of this file, for the formats' Kinds and diag.log's filter.
 var alertKinds = []forensics.Kind{AutoFailoverRefused, RebalanceStart, RebalanceEnd, RebalanceStuck,
-	DiskAlert, WriteCommitFailed, TimeOutOfSync, CASDrift}
+	DiskAlert, WriteCommitFailed, TimeOutOfSync, CASDrift, ConnectionsAlert, IndexerRAMAlert, CertAlert}
 
 // alertDocs documents the given kinds of this file, or all of them.
 func alertDocs(kinds ...forensics.Kind) []forensics.KindDoc {
@@ -68,6 +73,9 @@ func alertCandidate(msg []byte) bool {
 	if len(msg) < 10 {
 		return false
 	}
+	if certCandidate(msg) {
+		return true
+	}
 	switch msg[0] {
 	case 'C':
 		return scan.HasPrefix(msg, "Could not auto")
@@ -76,7 +84,7 @@ func alertCandidate(msg []byte) bool {
 	case 'S':
 		return scan.HasPrefix(msg, "Starting rebalance, KeepNodes")
 	case 'W':
-		return scan.HasPrefix(msg, "Warning: Rebalance of ") || scan.HasPrefix(msg, "Write Commit Failure.") || scan.HasPrefix(msg, "Waiting for bucket ")
+		return scan.HasPrefix(msg, "Warning: ") || scan.HasPrefix(msg, "Write Commit Failure.") || scan.HasPrefix(msg, "Waiting for bucket ")
 	case 'Q':
 		return scan.HasPrefix(msg, "Querying bucket ")
 	case 'A':
@@ -93,6 +101,9 @@ func recognizeAlert(msg []byte, ev *forensics.Event, out found) bool {
 	if !alertCandidate(msg) {
 		return false
 	}
+	if certCandidate(msg) {
+		return recognizeCert(msg, ev, out)
+	}
 	switch msg[0] {
 	case 'C':
 		return autoFailoverRefused(msg, ev, out)
@@ -104,8 +115,13 @@ func recognizeAlert(msg []byte, ev *forensics.Event, out found) bool {
 	case 'S':
 		return rebalanceStart(msg, ev, out)
 	case 'W':
-		if r, ok := scan.Cut(msg, "Warning: Rebalance of "); ok {
-			return rebalanceStuck(r, ev, out)
+		switch {
+		case scan.HasPrefix(msg, "Warning: Rebalance of "):
+			return rebalanceStuck(msg[len("Warning: Rebalance of "):], ev, out)
+		case scan.HasPrefix(msg, "Warning: On node "):
+			return connectionsAlert(msg[len("Warning: On node "):], ev, out)
+		case scan.HasPrefix(msg, "Warning: approaching max index RAM. "):
+			return indexerRAMAlert(msg, ev, out)
 		}
 		if r, ok := scan.Cut(msg, "Waiting for bucket "); ok {
 			return bucketWait(r, ev, out)
@@ -489,6 +505,51 @@ func casDrift(msg []byte, ev *forensics.Event, out found) bool {
 	ev.Bucket = b.String()
 	ev.Set(AttrAlertHost, host.String())
 	ev.Set(AttrThresholdMS, string(ms))
+	out(ev, nil)
+	return true
+}
+
+// connectionsAlert reads errors(memcached_connections) (7.1–8.0):
+// "Warning: On node ~s the number of ~s connections being used by the Data
+// Service (~p) is above the notice threshold of ~b%. The limit is ~p.",
+// with node() (ns_1@host), user or system, the connections in use, the
+// threshold and kv_max_user_connections or kv_max_system_connections.
+func connectionsAlert(r []byte, ev *forensics.Event, out found) bool {
+	node, ok := between(r, "", " the number of ")
+	typ, ok2 := between(r, " the number of ", " connections being used by the Data Service (")
+	used, ok3 := between(r, " connections being used by the Data Service (", ") is above the notice threshold of ")
+	pct, ok4 := between(r, " is above the notice threshold of ", "%. The limit is ")
+	if !ok || !ok2 || !ok3 || !ok4 {
+		return false
+	}
+	limit, _ := digits(r[bytes.Index(r, []byte("%. The limit is "))+len("%. The limit is "):])
+	ev.Kind = ConnectionsAlert
+	ev.Set(AttrAlertNode, string(node))
+	ev.Set(AttrConnType, string(typ))
+	ev.Set(AttrUsed, string(used))
+	ev.Set(AttrThresholdPct, string(pct))
+	if limit != nil {
+		ev.Set(AttrLimit, string(limit))
+	}
+	out(ev, nil)
+	return true
+}
+
+// indexerRAMAlert reads errors(indexer_ram_max_usage) (7.1–8.0): "Warning:
+// approaching max index RAM. Indexer RAM on node \"~s\" is ~p%, which is
+// at or above the threshold of ~p%." The check runs only for
+// memory-optimized indexes (index_settings_manager:is_memory_optimized).
+func indexerRAMAlert(msg []byte, ev *forensics.Event, out found) bool {
+	host, ok := between(msg, "Indexer RAM on node \"", "\" is ")
+	pct, ok2 := between(msg, "\" is ", "%, which is at or above the threshold of ")
+	limit, ok3 := between(msg, "%, which is at or above the threshold of ", "%")
+	if !ok || !ok2 || !ok3 {
+		return false
+	}
+	ev.Kind = IndexerRAMAlert
+	ev.Set(AttrAlertHost, string(host))
+	ev.Set(AttrPercent, string(pct))
+	ev.Set(AttrThresholdPct, string(limit))
 	out(ev, nil)
 	return true
 }

@@ -61,6 +61,16 @@ const (
 	AttrRepeated          forensics.AttrKey = "repeated"
 	AttrState             forensics.AttrKey = "state"
 	AttrVBNode            forensics.AttrKey = "vb_node"
+	AttrCAID              forensics.AttrKey = "ca_id"
+	AttrCert              forensics.AttrKey = "cert"
+	AttrConnType          forensics.AttrKey = "conn_type"
+	AttrDaysLeft          forensics.AttrKey = "days_left"
+	AttrExpired           forensics.AttrKey = "expired"
+	AttrExpires           forensics.AttrKey = "expires"
+	AttrLimit             forensics.AttrKey = "limit"
+	AttrSubject           forensics.AttrKey = "subject"
+	AttrThresholdPct      forensics.AttrKey = "threshold_pct"
+	AttrUsed              forensics.AttrKey = "used"
 )
 
 // attrs says what each key holds; each kind's doc lists the keys it carries.
@@ -72,12 +82,16 @@ var attrs = forensics.AttrDocs{
 	{Key: AttrAlertNode, Type: forensics.AttrText, Doc: "the node the alert names"},
 	{Key: AttrAllowUnsafe, Type: forensics.AttrBool, Doc: "whether the failover allowed unsafe (data-losing) moves"},
 	{Key: AttrAuto, Type: forensics.AttrBool, Doc: "true for an automatic failover"},
-	{Key: AttrBucketUUID, Type: forensics.AttrText, Doc: "the bucket's uuid"},
 	{Key: AttrBuckets, Type: forensics.AttrList, Doc: "the buckets concerned"},
+	{Key: AttrBucketUUID, Type: forensics.AttrText, Doc: "the bucket's uuid"},
+	{Key: AttrCAID, Type: forensics.AttrInt, Doc: "the id ns_server gives a trusted CA certificate"},
+	{Key: AttrCert, Type: forensics.AttrText, Doc: "which certificate: node (the server certificate), client, ca (a trusted CA), xdcr_client, xdcr_ca"},
 	{Key: AttrChainAfter, Type: forensics.AttrList, Doc: "the vbucket's replication chain after the change, as host:port, active first"},
 	{Key: AttrChainBefore, Type: forensics.AttrList, Doc: "the vbucket's replication chain before the change, as host:port, active first"},
 	{Key: AttrCompletionMessage, Type: forensics.AttrText, Doc: "the message the event log gives the completed operation"},
 	{Key: AttrComponent, Type: forensics.AttrText, Doc: "the event log's component of the event"},
+	{Key: AttrConnType, Type: forensics.AttrText, Doc: "which connections of the data service: user or system"},
+	{Key: AttrDaysLeft, Type: forensics.AttrNumber, Doc: "days from the bundle's collection (the cbcollect_info folder's stamp, else the file's time) to the certificate's expiry, to a tenth; negative once it had expired"},
 	{Key: AttrDeltaNodes, Type: forensics.AttrList, Doc: "the nodes the rebalance recovers by delta recovery"},
 	{Key: AttrDescription, Type: forensics.AttrText, Doc: "the event log's description of the event"},
 	{Key: AttrDownNode, Type: forensics.AttrText, Doc: "the node the event log names as down"},
@@ -86,6 +100,8 @@ var attrs = forensics.AttrDocs{
 	{Key: AttrErrorNodes, Type: forensics.AttrList, Doc: "the nodes whose failover failed, as logged"},
 	{Key: AttrEventID, Type: forensics.AttrInt, Doc: "the event log's event id"},
 	{Key: AttrExitStatus, Type: forensics.AttrInt, Doc: "the service's exit status, from the event log"},
+	{Key: AttrExpired, Type: forensics.AttrBool, Doc: "true when the alert says the certificate has expired"},
+	{Key: AttrExpires, Type: forensics.AttrTime, Doc: "when the certificate expires, as the alert gives it (UTC)"},
 	{Key: AttrFailedNodes, Type: forensics.AttrList, Doc: "the failed-over nodes the rebalance removes"},
 	{Key: AttrFailoverReason, Type: forensics.AttrText, Doc: "why the nodes were failed over, from the event log"},
 	{Key: AttrFromState, Type: forensics.AttrText, Doc: "the vbucket's state before the change"},
@@ -93,6 +109,7 @@ var attrs = forensics.AttrDocs{
 	{Key: AttrHost, Type: forensics.AttrText, Doc: "the vbucket's host, as host:port"},
 	{Key: AttrHosts, Type: forensics.AttrList, Doc: "the hosts the master event names, as host:port"},
 	{Key: AttrKeepNodes, Type: forensics.AttrList, Doc: "the nodes the rebalance keeps"},
+	{Key: AttrLimit, Type: forensics.AttrInt, Doc: "the limit the alert names (the data service's maximum connections of that type)"},
 	{Key: AttrLoadedNode, Type: forensics.AttrText, Doc: "the node the bucket was loaded on"},
 	{Key: AttrMasterNode, Type: forensics.AttrText, Doc: "the orchestrator node that ran the operation"},
 	{Key: AttrName, Type: forensics.AttrText, Doc: "the name the event log gives (the service's, the node's)"},
@@ -100,9 +117,9 @@ var attrs = forensics.AttrDocs{
 	{Key: AttrNodes, Type: forensics.AttrList, Doc: "the nodes concerned, as ns_1@host"},
 	{Key: AttrOperationID, Type: forensics.AttrText, Doc: "the id of the failover or rebalance, which ties its start to its end"},
 	{Key: AttrOsPID, Type: forensics.AttrInt, Doc: "the service's operating system pid"},
-	{Key: AttrPID, Type: forensics.AttrText, Doc: "the Erlang pid of the rebalance"},
 	{Key: AttrPath, Type: forensics.AttrText, Doc: "the disk path the alert names"},
-	{Key: AttrPercent, Type: forensics.AttrInt, Doc: "how full the disk is, in percent"},
+	{Key: AttrPercent, Type: forensics.AttrInt, Doc: "a usage in percent, as the alert gives it: how full the disk is, the indexer's RAM"},
+	{Key: AttrPID, Type: forensics.AttrText, Doc: "the Erlang pid of the rebalance"},
 	{Key: AttrReadyNode, Type: forensics.AttrText, Doc: "the node on which ns_doctor saw the buckets become ready"},
 	{Key: AttrReason, Type: forensics.AttrText, Doc: "why, as logged"},
 	{Key: AttrReasonNodes, Type: forensics.AttrList, Doc: "the nodes the rebalance's failure reason names"},
@@ -114,9 +131,12 @@ var attrs = forensics.AttrDocs{
 	{Key: AttrSeverity, Type: forensics.AttrText, Doc: "the event log's severity: info, warning, error"},
 	{Key: AttrState, Type: forensics.AttrText, Doc: "the vbucket's state after the change"},
 	{Key: AttrStatus, Type: forensics.AttrInt, Doc: "the exit status of the service or process"},
+	{Key: AttrSubject, Type: forensics.AttrText, Doc: "the certificate's subject, as logged"},
 	{Key: AttrThresholdMS, Type: forensics.AttrInt, Doc: "the clock drift threshold of the alert, in milliseconds"},
+	{Key: AttrThresholdPct, Type: forensics.AttrInt, Doc: "the alert's threshold, in percent"},
 	{Key: AttrTimeTaken, Type: forensics.AttrInt, Doc: "how long the operation took, in milliseconds, from the event log or the rebalance report"},
 	{Key: AttrUnreadyNode, Type: forensics.AttrText, Doc: "the node on which ns_doctor saw the buckets stop being ready"},
+	{Key: AttrUsed, Type: forensics.AttrInt, Doc: "the connections in use the alert counted"},
 	{Key: AttrVBNode, Type: forensics.AttrText, Doc: "the vbucket's node, as ns_1@host"},
 	{Key: AttrVia, Type: forensics.AttrText, Doc: "which record the event was read from: diag, event_log, master_events, info, rebalance_report"},
 	{Key: AttrWarmupTime, Type: forensics.AttrInt, Doc: "how long the bucket's warmup took, in seconds, from the event log"},

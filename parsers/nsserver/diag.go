@@ -55,9 +55,10 @@ var userKinds = map[forensics.Kind]bool{
 	FailoverFailed: true, FailoverEnd: true, AutoFailover: true,
 }
 
-func newDiag(forensics.Origin) forensics.Parser {
+func newDiag(o forensics.Origin) forensics.Parser {
 	p := &diagParser{}
 	p.out.via = "diag"
+	p.out.collected = collectedAt(o)
 	p.out.allow = func(k forensics.Kind) bool { return userKinds[k] || isAlertKind(k) }
 	p.out.node = func(raw []byte) string { return string(raw) }
 	return p

@@ -1,6 +1,8 @@
 package nsserver
 
 import (
+	"time"
+
 	"forensics"
 )
 
@@ -74,6 +76,18 @@ type emitter struct {
 	allow func(forensics.Kind) bool // nil: every kind
 	via   string
 	node  func(raw []byte) string // the event's node from the entry's node as logged
+	// collected is when the file was collected, for the time a
+	// certificate had left then (zero: unknown).
+	collected time.Time
+}
+
+// collectedAt is when the file of an origin was collected: its
+// cbcollect_info folder's stamp, else the file's modification time.
+func collectedAt(o forensics.Origin) time.Time {
+	if t, ok := forensics.CollectedAt(o.Path); ok {
+		return t
+	}
+	return o.ModTime.UTC()
 }
 
 // line takes a line of a log of entries, given what its header parser made
@@ -126,6 +140,9 @@ func (m *emitter) flush(e *entry, emit forensics.Emit) {
 		}
 		if m.via != "" {
 			ev.Set(AttrVia, m.via)
+		}
+		if ev.Kind == CertAlert {
+			setDaysLeft(ev, m.collected)
 		}
 		emit(ev)
 	})

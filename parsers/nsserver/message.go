@@ -52,6 +52,7 @@ var kindDocs = map[forensics.Kind]forensics.KindDoc{
 	BucketFailoverEnd:   {Category: forensics.CategoryFailover, Label: "bucket failover ended", Doc: "the failover of one bucket ended (master events bucketFailoverEnded)", Attrs: attrs.Of(AttrHosts, AttrNodes, AttrVia)},
 	VBucketState:        {Category: forensics.CategoryFailover, Label: "vbucket state set", Doc: "ns_server set or decided a vbucket's state on a node (ns_memcached, ns_janitor; master events vbucketStateChange)", Attrs: attrs.Of(AttrFromState, AttrHost, AttrState, AttrVBNode, AttrVia)},
 	VBucketMap:          {Category: forensics.CategoryFailover, Label: "vbucket map changed", Doc: "the vbucket map changed a vbucket's chain, e.g. a replica promoted to active (master events updateMap; ns_janitor)", Attrs: attrs.Of(AttrActiveAfter, AttrActiveBefore, AttrChainAfter, AttrChainBefore, AttrVia)},
+	CertUpdated:         certUpdatedDoc,
 	LoggedEvent:         {Category: forensics.CategoryOther, Label: "event log entry", Doc: "another event log entry (event log JSON), with its event_id and description", Attrs: attrs.Of(AttrComponent, AttrDescription, AttrDownNode, AttrEventID, AttrName, AttrNode, AttrReason, AttrSeverity, AttrVia)},
 }
 
