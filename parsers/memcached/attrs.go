@@ -50,28 +50,40 @@ const (
 	AttrSid               forensics.AttrKey = "sid"
 	AttrSigint            forensics.AttrKey = "sigint"
 	AttrSigterm           forensics.AttrKey = "sigterm"
+	AttrConnType          forensics.AttrKey = "conn_type"
+	AttrConnections       forensics.AttrKey = "connections"
+	AttrDurationMS        forensics.AttrKey = "duration_ms"
+	AttrFailures          forensics.AttrKey = "failures"
+	AttrLimit             forensics.AttrKey = "limit"
+	AttrOpcode            forensics.AttrKey = "opcode"
 )
 
 // attrs says what each key holds; each kind's doc lists the keys it carries.
 var attrs = forensics.AttrDocs{
 	{Key: AttrConnID, Type: forensics.AttrInt, Doc: "the connection id memcached logged"},
+	{Key: AttrConnType, Type: forensics.AttrText, Doc: "which connections: user (the client ports) or system (the internal ones)"},
+	{Key: AttrConnections, Type: forensics.AttrInt, Doc: "the connections in use when the new one was refused, as logged"},
 	{Key: AttrConsumer, Type: forensics.AttrText, Doc: "the DCP connection's name"},
 	{Key: AttrConsumerKind, Type: forensics.AttrText, Doc: "who opened the DCP connection, from its name: projector, replication, eventing, xdcr, …"},
 	{Key: AttrCookies, Type: forensics.AttrInt, Doc: "how many connections were waiting for warmup and are unblocked"},
 	{Key: AttrCriterion, Type: forensics.AttrText, Doc: "what was enough loaded to enable traffic: number of items, MB of data, low water mark"},
 	{Key: AttrDump, Type: forensics.AttrText, Doc: "the path of the minidump breakpad wrote"},
 	{Key: AttrDumpWritten, Type: forensics.AttrText, Doc: "whether the minidump was written, as logged"},
-	{Key: AttrDuration, Type: forensics.AttrDuration, Doc: "how long warmup took, as logged"},
+	{Key: AttrDuration, Type: forensics.AttrDuration, Doc: "how long it took, as logged: warmup (1.2 s), a slow operation (1263 ms, 12 s, 10m:5s)"},
+	{Key: AttrDurationMS, Type: forensics.AttrNumber, Doc: "how long the slow operation took, in milliseconds"},
 	{Key: AttrEndSeqno, Type: forensics.AttrInt, Doc: "the end seqno of the stream as created"},
+	{Key: AttrFailures, Type: forensics.AttrInt, Doc: "the connections refused since the first refusal of the episode (8.0.2+, which logs once a minute)"},
 	{Key: AttrFlags, Type: forensics.AttrText, Doc: "the DCP flags, as logged"},
 	{Key: AttrForce, Type: forensics.AttrBool, Doc: "true when warmup was forced (the bucket's force config)"},
 	{Key: AttrFrom, Type: forensics.AttrText, Doc: "the vbucket's state before"},
 	{Key: AttrHighSeqno, Type: forensics.AttrInt, Doc: "the vbucket's high seqno"},
 	{Key: AttrKeys, Type: forensics.AttrInt, Doc: "the keys warmup loaded"},
+	{Key: AttrLimit, Type: forensics.AttrInt, Doc: "the limit of connections of that kind (max_connections less the system ones, or system_connections)"},
 	{Key: AttrManifestUID, Type: forensics.AttrHex, Doc: "the collection manifest uid warmup read"},
 	{Key: AttrMeta, Type: forensics.AttrJSON, Doc: "the vbucket's state metadata (the topology), as logged"},
+	{Key: AttrOpcode, Type: forensics.AttrText, Doc: "the request's opcode, as memcached names it: GET, SET, DCP_MUTATION, COMPACT_DB, …"},
 	{Key: AttrOrigin, Type: forensics.AttrText, Doc: "the code that wrote the failover table entry"},
-	{Key: AttrPeer, Type: forensics.AttrJSON, Doc: "the DCP client's address, as logged"},
+	{Key: AttrPeer, Type: forensics.AttrJSON, Doc: "the client's address, as logged (a DCP client, the client of a slow operation)"},
 	{Key: AttrPitr, Type: forensics.AttrBool, Doc: "true when the stream asked for point-in-time recovery"},
 	{Key: AttrReason, Type: forensics.AttrText, Doc: "why, as logged"},
 	{Key: AttrReqEnd, Type: forensics.AttrInt, Doc: "the end seqno the stream request asked for"},
@@ -85,7 +97,7 @@ var attrs = forensics.AttrDocs{
 	{Key: AttrSnapEnd, Type: forensics.AttrInt, Doc: "the end of the snapshot"},
 	{Key: AttrSnapStart, Type: forensics.AttrInt, Doc: "the start of the snapshot"},
 	{Key: AttrStartSeqno, Type: forensics.AttrInt, Doc: "the start seqno of the stream as created"},
-	{Key: AttrStatus, Type: forensics.AttrText, Doc: "the status of the request or of the unblocked connections"},
+	{Key: AttrStatus, Type: forensics.AttrText, Doc: "the status of the request (a slow operation's response: Success, Etmpfail, …) or of the unblocked connections"},
 	{Key: AttrStore, Type: forensics.AttrText, Doc: "the storage engine that failed to write: couchstore or magma"},
 	{Key: AttrSystem, Type: forensics.AttrText, Doc: "the operating system's error, when logged: No space left on device"},
 	{Key: AttrTakeover, Type: forensics.AttrBool, Doc: "true when the stream is a takeover stream (a vbucket move)"},

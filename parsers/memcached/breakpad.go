@@ -22,16 +22,21 @@ const BreakpadCrash forensics.Kind = "memcached.breakpad_crash"
 //	   …
 //
 // It has no times: the crash is placed at the file's modification time,
-// which the handler's write set.
+// which the handler's write set. The next start of memcached copies the
+// file into memcached.log (logCrashData: "Detected previous crash", then
+// each line at CRITICAL) and removes it; crash.go reads that copy.
 var BreakpadFormat = forensics.Format{
 	Name:      "memcached-breakpad",
 	Component: "memcached",
 	Detect:    detectBreakpad,
 	New:       func(forensics.Origin) forensics.Parser { return &breakpadParser{} },
 	Kinds: []forensics.KindDoc{
-		{Kind: BreakpadCrash, Category: forensics.CategoryOther, Label: "breakpad crash", Doc: "memcached crashed and Breakpad wrote a minidump (memcached.log.breakpad.crash.txt, timed by the file); version, dump, dump_written, top_frame", Attrs: attrs.Of(AttrDump, AttrDumpWritten, AttrTopFrame, AttrVersion)},
+		breakpadDoc,
 	},
 }
+
+// breakpadDoc documents BreakpadCrash for both formats that emit it.
+var breakpadDoc = forensics.KindDoc{Kind: BreakpadCrash, Category: forensics.CategoryOther, Label: "breakpad crash", Doc: "memcached crashed and Breakpad wrote a minidump: read from memcached.log.breakpad.crash.txt (timed by the file), or from memcached.log, where the next start copies it (Detected previous crash; timed by that start); version, dump, dump_written, top_frame", Attrs: attrs.Of(AttrDump, AttrDumpWritten, AttrTopFrame, AttrVersion)}
 
 const breakpadName = "memcached.log.breakpad.crash.txt"
 
@@ -63,28 +68,48 @@ func (p *breakpadParser) Line(n int64, text []byte, emit forensics.Emit) (forens
 		e := &p.ev
 		e.Reset()
 		e.Kind, e.Line, e.Text = BreakpadCrash, n, string(text)
-		if i := bytes.IndexByte(r, ')'); i > 0 {
-			p.release = string(r[:i])
-			e.Set(AttrVersion, p.release)
-			r = r[i+1:]
-		}
-		if r, ok := bytes.CutPrefix(r, []byte(". Writing crash dump to ")); ok {
-			if i := bytes.Index(r, []byte(" before terminating.")); i > 0 {
-				e.Set(AttrDump, string(r[:i]))
-			}
-		}
-		if _, v, ok := bytes.Cut(r, []byte("Writing dump succeeded: ")); ok {
-			e.Set(AttrDumpWritten, string(bytes.TrimSpace(v)))
-		}
+		p.release = readBreakpadBanner(r, e)
 		p.open = true
 		return forensics.Stamp{}, nil
 	}
 	// The first frame after "Stack backtrace of crashed thread:" is where it crashed.
-	if p.open && len(text) > 3 && text[0] == ' ' && bytes.HasPrefix(text, []byte("   ")) {
-		p.ev.Set(AttrTopFrame, string(bytes.TrimSpace(text)))
-		p.flush(emit)
+	if p.open {
+		if frame, ok := backtraceFrame(text); ok {
+			p.ev.Set(AttrTopFrame, string(frame))
+			p.flush(emit)
+		}
 	}
 	return forensics.Stamp{}, nil
+}
+
+// readBreakpadBanner reads what follows "Breakpad caught a crash (Couchbase
+// version " into e (version, dump, dump_written) and returns the version.
+func readBreakpadBanner(r []byte, e *forensics.Event) (version string) {
+	if i := bytes.IndexByte(r, ')'); i > 0 {
+		version = string(r[:i])
+		e.Set(AttrVersion, version)
+		r = r[i+1:]
+	}
+	if r, ok := bytes.CutPrefix(r, []byte(". Writing crash dump to ")); ok {
+		if i := bytes.Index(r, []byte(" before terminating.")); i > 0 {
+			e.Set(AttrDump, string(r[:i]))
+		}
+	}
+	if _, v, ok := bytes.Cut(r, []byte("Writing dump succeeded: ")); ok {
+		e.Set(AttrDumpWritten, string(bytes.TrimSpace(v)))
+	}
+	return version
+}
+
+// backtraceFrame reads a frame of the crashed thread's backtrace, which
+// breakpad.cc's write_to_logger indents by three spaces (the frame itself,
+// from platform's print_backtrace, may start with its number: "#0  ").
+func backtraceFrame(b []byte) ([]byte, bool) {
+	if len(b) < 4 || !bytes.HasPrefix(b, []byte("   ")) {
+		return nil, false
+	}
+	f := bytes.TrimSpace(b)
+	return f, len(f) > 0
 }
 
 func (p *breakpadParser) flush(emit forensics.Emit) {

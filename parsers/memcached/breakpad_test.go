@@ -54,3 +54,33 @@ func FuzzBreakpad(f *testing.F) {
 		parsertest.Check(t, BreakpadFormat, breakpadOrigin, data)
 	})
 }
+
+// The next start copies the report into memcached.log at CRITICAL
+// (breakpad.cc logCrashData, 7.6 and 8.0 alike): the crash is on the
+// timeline of the start that reported it, with its first frame; the
+// lines after the report are read as usual.
+func TestCrashReportInLog(t *testing.T) {
+	res := parse(t,
+		"2025-10-21T17:39:12.120001-07:00 INFO Couchbase version 7.6.4-5146 starting.",
+		"2025-10-21T17:39:12.120201-07:00 CRITICAL Detected previous crash",
+		"2025-10-21T17:39:12.120233-07:00 CRITICAL Breakpad caught a crash (Couchbase version 7.6.4-5146). Writing crash dump to /opt/couchbase/var/lib/couchbase/crash/0c8e12b4-2a6f-4d1e-b7a0-5d9e3f61c2aa.dmp before terminating. Writing dump succeeded: yes",
+		"2025-10-21T17:39:12.120240-07:00 CRITICAL Stack backtrace of crashed thread:",
+		"2025-10-21T17:39:12.120245-07:00 CRITICAL    #0  /opt/couchbase/bin/../lib/libep.so(_ZN9Checkpoint11queueDirtyERK12SingleThreadedRCPtrI4ItemS2_ESt14default_deleteIS2_EE+0x1a2) [0x7f3c9a200000+0x2e1a8c]",
+		"2025-10-21T17:39:12.120249-07:00 CRITICAL    #1  /opt/couchbase/bin/memcached() [0x400000+0x13a7e5]",
+		"2025-10-21T17:39:12.120301-07:00 CRITICAL Breakpad caught a crash (Couchbase version 7.6.4-5146). Writing crash dump to /opt/couchbase/var/lib/couchbase/crash/2.dmp before terminating. Writing dump succeeded: no",
+		"2025-10-21T17:39:12.121000-07:00 INFO Process identifier: 23614",
+		"2025-10-21T17:39:12.200000-07:00 WARNING Shutting down client as we're running out of connections: 60001 of 60000",
+	)
+	if k := res.Kinds(); len(k) != 4 || k[0] != Start || k[1] != BreakpadCrash || k[2] != BreakpadCrash || k[3] != ConnRejected {
+		t.Fatalf("kinds %v", k)
+	}
+	c := res.Events[1]
+	if c.Line != 3 {
+		t.Errorf("crash on line %d", c.Line)
+	}
+	checkAttrs(t, c, map[string]string{"version": "7.6.4-5146", "dump_written": "yes",
+		"dump":      "/opt/couchbase/var/lib/couchbase/crash/0c8e12b4-2a6f-4d1e-b7a0-5d9e3f61c2aa.dmp",
+		"top_frame": "#0  /opt/couchbase/bin/../lib/libep.so(_ZN9Checkpoint11queueDirtyERK12SingleThreadedRCPtrI4ItemS2_ESt14default_deleteIS2_EE+0x1a2) [0x7f3c9a200000+0x2e1a8c]"})
+	// A report with no backtrace ends at the next line.
+	checkAttrs(t, res.Events[2], map[string]string{"dump_written": "no", "top_frame": ""})
+}

@@ -340,6 +340,20 @@ var ctxTemplates = [...]ctxTemplate{
 			emit(e)
 			return nil
 		}},
+	{"Slow operation", false, `daemon/cookie.cc maybeLogSlowCommand: LOG_WARNING_CTX("Slow operation", {"conn_id"}, {"bucket"}, {"command"}, {"duration"}, {"trace"}, {"cid"}, {"peer"}, {"packet"}, {"worker_tid"}, {"status"}?)`,
+		func(p *parser, l *line, c *lineContext, _ []byte, _ bool, emit forensics.Emit) error {
+			status := c.str("status")
+			if status == "" {
+				status = c.str("response") // the 7.x name
+			}
+			p.emitSlowOp(l, c, status, emit)
+			return nil
+		}},
+	{"Shutting down client as we're running out of connections", false, `daemon/server_socket.cc: {"system"}, {"current"} (8.0.0) or {"failures"}, {"success"}, {"first_failure"} (8.0.2+), {"limit"}`,
+		func(p *parser, l *line, c *lineContext, _ []byte, _ bool, emit forensics.Emit) error {
+			p.connRejected8(l, c, emit)
+			return nil
+		}},
 	{"noop is mandatory for ", true, `dcp/producer.cc: a stream request refused on a connection without noop`,
 		func(p *parser, l *line, c *lineContext, text []byte, _ bool, emit forensics.Emit) error {
 			if vb := c.vb(); vb >= 0 {

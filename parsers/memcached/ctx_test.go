@@ -179,3 +179,42 @@ func benchInput80(n int) []byte {
 	}
 	return []byte(sb.String())
 }
+
+// daemon/cookie.cc's slow command and server_socket.cc's refused client in
+// 8.0's form: the message, then the context (the duration is
+// cb::time2text's, the status the response's name).
+func TestFrontEnd80(t *testing.T) {
+	res := parse(t,
+		`2025-10-21T17:31:11.392478-07:00 WARNING Slow operation {"conn_id":2330,"bucket":"test3","command":"GET","duration":"1322 ms","trace":"request=7744031:1322187 get=7744102:1321956","cid":"10.1.2.9:61281/ae0","peer":{"ip":"10.1.2.9","port":61281},"packet":{"bodylen":13,"cas":0,"datatype":"raw","extlen":0,"key":"<ud>key::062070</ud>","keylen":13,"magic":"ClientRequest","opaque":2792,"opcode":"GET","vbucket":306},"worker_tid":3,"status":"Success","document_bytes_read":1834}`,
+		`2025-10-21T17:31:12.001000-07:00 WARNING Slow operation {"conn_id":2331,"bucket":"default","command":"RANGE_SCAN_CONTINUE","duration":"1h:2m:3s","trace":"","cid":"10.1.2.9:61282/1","peer":{"ip":"10.1.2.9","port":61282},"packet":{},"worker_tid":1}`,
+		`2025-10-21T17:31:13.000000-07:00 WARNING Shutting down client as we're running out of connections {"system":false,"current":60001,"limit":60000}`,
+		`2025-10-21T17:32:13.000000-07:00 WARNING Shutting down client as we're running out of connections {"system":true,"failures":212,"success":0,"first_failure":"60 s ago","limit":5000}`,
+	)
+	if len(res.Errors) > 0 {
+		t.Fatalf("errors %v", res.Errors)
+	}
+	if k := res.Kinds(); len(k) != 4 || k[0] != SlowOp || k[1] != SlowOp || k[2] != ConnRejected || k[3] != ConnRejected {
+		t.Fatalf("kinds %v", k)
+	}
+	if e := res.Events[0]; e.Bucket != "test3" {
+		t.Errorf("bucket %q", e.Bucket)
+	}
+	checkAttrs(t, res.Events[0], map[string]string{"conn_id": "2330", "opcode": "GET", "duration": "1322 ms", "duration_ms": "1322", "status": "Success", "peer": `{"ip":"10.1.2.9","port":61281}`})
+	checkAttrs(t, res.Events[1], map[string]string{"opcode": "RANGE_SCAN_CONTINUE", "duration_ms": "3723000", "status": ""})
+	checkAttrs(t, res.Events[2], map[string]string{"conn_type": "user", "connections": "60001", "limit": "60000", "failures": ""})
+	checkAttrs(t, res.Events[3], map[string]string{"conn_type": "system", "connections": "", "limit": "5000", "failures": "212"})
+}
+
+func TestDurationMS(t *testing.T) {
+	for in, want := range map[string]float64{"250 ns": 0.00025, "9999 us": 9.999, "1263 ms": 1263, "12 s": 12000,
+		"10m:5s": 605000, "1h:0m:59s": 3659000} {
+		if got, ok := durationMS(in); !ok || got != want {
+			t.Errorf("durationMS(%q) = %v, %v; want %v", in, got, ok, want)
+		}
+	}
+	for _, bad := range []string{"", "12", "12 minutes", "1h:2m", "m:5s", "10m:5s extra"} {
+		if got, ok := durationMS(bad); ok {
+			t.Errorf("durationMS(%q) = %v, want none", bad, got)
+		}
+	}
+}

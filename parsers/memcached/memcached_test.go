@@ -170,6 +170,18 @@ func TestLines(t *testing.T) {
 		{"refused snapshot", ts + "INFO 96: (default) DCP (Producer) eq_dcpq:" + replication + " - (vb:9) Stream request failed because this vbucketis currently receiving its initial disk snapshot", StreamRefused, "default", 9,
 			map[string]string{"status": "temporary_failure"}},
 
+		// daemon/cookie.cc, 7.1–7.6 and 7.0; server_socket.cc, 7.1–7.6.
+		{"slow op", ts + `WARNING 47: Slow operation: {"bucket":"test3","cid":"127.0.0.1:52372/0","command":"GET","duration":"1263 ms","packet":{"bodylen":10,"cas":0,"datatype":"raw","extlen":0,"key":"<ud>.doc1.</ud>","keylen":10,"magic":"ClientRequest","opaque":0,"opcode":"GET","vbucket":141},"peer":{"ip":"127.0.0.1","port":52372},"trace":"request=20221:1263","worker_tid":140213}`, SlowOp, "test3", -1,
+			map[string]string{"opcode": "GET", "duration": "1263 ms", "duration_ms": "1263", "conn_id": "47", "peer": `{"ip":"127.0.0.1","port":52372}`, "status": ""}},
+		{"slow op response", ts + `WARNING 2377: Slow operation: {"bucket":"sessions","cid":"10.9.0.5:46080/ef4e6","command":"SET","duration":"12 s","packet":{"bodylen":13,"cas":0,"datatype":"raw","extlen":8,"key":"<ud>key::547411</ud>","keylen":13,"magic":"ClientRequest","opaque":1862,"opcode":"SET","vbucket":486},"peer":{"ip":"10.9.0.5","port":45040},"response":"Etmpfail","trace":"request=706900566827747:12000619","worker_tid":7}`, SlowOp, "sessions", -1,
+			map[string]string{"opcode": "SET", "duration_ms": "12000", "status": "Etmpfail"}},
+		{"slow op 7.0", ts + `WARNING 53: Slow operation. {"cid":"10.0.0.7:57512/2a","duration":"10m:5s","trace":"request=113:605","command":"COMPACT_DB","peer":"{"ip":"10.0.0.7","port":57512}","bucket":"travel-sample","packet":{"bodylen":24,"cas":0,"datatype":"raw","extlen":24,"key":"<ud></ud>","keylen":0,"magic":"ClientRequest","opaque":42,"opcode":"COMPACT_DB","vbucket":7}}`, SlowOp, "travel-sample", -1,
+			map[string]string{"opcode": "COMPACT_DB", "duration": "10m:5s", "duration_ms": "605000"}},
+		{"connections exhausted", ts + "WARNING Shutting down client as we're running out of connections: 60001 of 60000", ConnRejected, "", -1,
+			map[string]string{"conn_type": "user", "connections": "60001", "limit": "60000"}},
+		{"system connections exhausted", ts + "WARNING Shutting down client as we're running out of connections on system interface: 5001 of 5000", ConnRejected, "", -1,
+			map[string]string{"conn_type": "system", "connections": "5001", "limit": "5000"}},
+
 		// Lines that must not become events.
 		{"consumer attempt", ts + "INFO 61: (default) DCP (Consumer) eq_dcpq:" + replication + " - (vb:7) Attempting to add stream: opaque_:12, start_seqno_:0, end_seqno_:18446744073709551615, vb_uuid:0, snap_start_seqno_:0, snap_end_seqno_:0, last_seqno:0, stream_req_value:{\"uid\":\"0\"}", "", "", -1, nil},
 		{"transition", ts + "INFO 382: (test3) DCP (Producer) eq_dcpq:" + projector + " - (vb:141) ActiveStream::transitionState: Transitioning from backfilling to in-memory", "", "", -1, nil},
@@ -177,7 +189,6 @@ func TestLines(t *testing.T) {
 		{"paused", ts + "INFO (test3) DCP (Producer) eq_dcpq:" + projector + " - Notifying paused connection now that DcpProducer::BufferLog is no longer full; ackedBytes:1052, bytesSent:0, maxBytes:10485760", "", "", -1, nil},
 		{"consumer open", ts + `INFO 61: DCP connection opened successfully. CONSUMER [ {"ip":"127.0.0.1","port":52314} - {"ip":"127.0.0.1","port":11209} (System, <ud>@ns_server</ud>) ]`, "", "", -1, nil},
 		{"process id", ts + "INFO Process identifier: 23614", "", "", -1, nil},
-		{"slow op", ts + `WARNING 47: Slow operation: {"bucket":"test3","cid":"127.0.0.1:52372/0","command":"GET","duration":"1263 ms","packet":{"bodylen":10,"cas":0,"datatype":"raw","extlen":0,"key":"<ud>.doc1.</ud>","keylen":10,"magic":"ClientRequest","opaque":0,"opcode":"GET","vbucket":141},"peer":{"ip":"127.0.0.1","port":52372},"trace":"request=20221:1263","worker_tid":140213}`, "", "", -1, nil},
 		{"compaction", ts + "INFO (test3) Compaction of vb:141 done (ok). purged tombstones:0, prepares:0, prepareBytes:0 collection_items_erased:alive:0,deleted:0, collections_erased:0, size/items/tombstones/purge_seqno pre{1298, 5, 0, 0}, post{1298, 5, 0, 0}", "", "", -1, nil},
 		{"cluster config", ts + `INFO 47: [ {"ip":"127.0.0.1","port":52101} - {"ip":"127.0.0.1","port":11209} (System, <ud>@ns_server</ud>) ] Updated global cluster configuration. New revision: 1234`, "", "", -1, nil},
 		{"version elsewhere", ts + `INFO 47: HELO [{"a":"Couchbase version 7.1.1 starting."}] XATTR, Snappy [ {"ip":"10.0.0.7","port":52372} - {"ip":"10.0.0.1","port":11210} (not authenticated) ]`, "", "", -1, nil},
@@ -355,7 +366,9 @@ func TestContinuationAndHeader(t *testing.T) {
 			t.Errorf("line %d: stamp %v", i+1, st.Time)
 		}
 	}
-	if k := res.Kinds(); len(k) != 1 || k[0] != LogOpened {
+	// The crash report's frame is a line of its own (no time): the crash
+	// ends with the file.
+	if k := res.Kinds(); len(k) != 2 || k[0] != LogOpened || k[1] != BreakpadCrash || res.Events[1].Attr(AttrTopFrame) != "" {
 		t.Errorf("events %v", k)
 	}
 }

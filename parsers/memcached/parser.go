@@ -31,6 +31,7 @@ type parser struct {
 	waiting map[string]int // how many of pending have each connection id
 	ctx     lineContext    // scratch for the context of an 8.0 line
 	line    line           // the line being read
+	crash   crashReport    // a crash report copied into the log, until its first frame
 
 	// The minute of the last timestamp and its instant: most lines share
 	// their minute with the line before, so only seconds are read for them.
@@ -94,6 +95,9 @@ func (p *parser) Line(n int64, text []byte, emit forensics.Emit) (forensics.Stam
 	// a table of functions, which a line on the stack would escape by.
 	l := &p.line
 	*l = line{n: n, st: st, text: text}
+	if (p.crash.open || lvl == levelCritical) && p.crashLine(l, lvl, msg, emit) {
+		return st, nil
+	}
 	if p.writeFailure(l, lvl, msg, emit) {
 		return st, nil
 	}
@@ -159,6 +163,7 @@ func (p *parser) stamp(b []byte) (forensics.Stamp, int, bool) {
 func (p *parser) Release() string { return p.release }
 
 func (p *parser) End(emit forensics.Emit) error {
+	p.flushCrash(emit)
 	p.flushPending(emit, p.live)
 	return nil
 }
@@ -274,6 +279,15 @@ func (p *parser) core(l *line, msg []byte, prevClosing bool, emit forensics.Emit
 	case 'D':
 		if l.cid != nil {
 			return p.dcpOpen(l, msg, emit)
+		}
+	case 'S':
+		if l.cid != nil {
+			// daemon/cookie.cc: "{id}: Slow operation. {…}" (7.0), "{id}: Slow operation: {…}" (7.1–7.6).
+			if r, ok := scan.Cut(msg, "Slow operation"); ok && len(r) > 1 && (r[0] == ':' || r[0] == '.') {
+				return p.slowOp(l, r[1:], emit)
+			}
+		} else if r, ok := scan.Cut(msg, "Shutting down client as we're running out of connections"); ok {
+			p.connRejected(l, r, emit)
 		}
 	}
 	return nil
