@@ -26,6 +26,8 @@ const (
 	AttrOsoCount      forensics.AttrKey = "oso_count"
 	AttrProjector     forensics.AttrKey = "projector"
 	AttrVbuckets      forensics.AttrKey = "vbuckets"
+	AttrMemUsed       forensics.AttrKey = "mem_used"
+	AttrState         forensics.AttrKey = "state"
 )
 
 // attrs says what each key holds; each kind's doc lists the keys it carries.
@@ -38,6 +40,7 @@ var attrs = forensics.AttrDocs{
 	{Key: AttrKVNode, Type: forensics.AttrText, Doc: "the KV node whose projector opened the stream, as host:port"},
 	{Key: AttrKeyspace, Type: forensics.AttrText, Doc: "the GSI keyspace id: bucket, or bucket:scope:collection"},
 	{Key: AttrManifest, Type: forensics.AttrHex, Doc: "the collection manifest uid of the vbucket's timestamp"},
+	{Key: AttrMemUsed, Type: forensics.AttrInt, Doc: "the memory the indexer used at its last memory check before the change, in bytes"},
 	{Key: AttrOp, Type: forensics.AttrText, Doc: "the request the projector answered (restartVbuckets, …)"},
 	{Key: AttrOsoCount, Type: forensics.AttrInt, Doc: "the out-of-sequence-order snapshot count of the vbucket's timestamp"},
 	{Key: AttrProjector, Type: forensics.AttrText, Doc: "the projector that answered, as host:port"},
@@ -46,6 +49,7 @@ var attrs = forensics.AttrDocs{
 	{Key: AttrSession, Type: forensics.AttrInt, Doc: "the stream's session id"},
 	{Key: AttrSnapEnd, Type: forensics.AttrInt, Doc: "the end of the vbucket's snapshot"},
 	{Key: AttrSnapStart, Type: forensics.AttrInt, Doc: "the start of the vbucket's snapshot"},
+	{Key: AttrState, Type: forensics.AttrText, Doc: "the indexer's state as logged: Paused, PrepareUnpause, Active"},
 	{Key: AttrStream, Type: forensics.AttrText, Doc: "the indexer's stream: MAINT_STREAM, INIT_STREAM, CATCHUP_STREAM"},
 	{Key: AttrVbuckets, Type: forensics.AttrList, Doc: "the vbuckets concerned, space-separated as logged"},
 	{Key: AttrVbuuid, Type: forensics.AttrInt, Doc: "the vbucket uuid, in decimal"},

@@ -41,7 +41,7 @@ var Format = forensics.Format{
 	Component: "indexer",
 	Detect:    detect,
 	New:       func(forensics.Origin) forensics.Parser { return &parser{} },
-	Kinds: []forensics.KindDoc{
+	Kinds: append([]forensics.KindDoc{
 		{Kind: StreamEnd, Category: forensics.CategoryStream, Label: "stream end", Doc: "a KV node ended a vbucket's stream to the indexer (TK StreamEnd): the last seqno the indexer had", Attrs: attrs.Of(AttrKeyspace, AttrSeqno, AttrStream, AttrVbuuid)},
 		{Kind: StreamBegin, Category: forensics.CategoryStream, Label: "stream begin", Doc: "a KV node's projector opened a vbucket's stream (TK StreamBegin), success or rollback; kv_node names the KV node", Attrs: attrs.Of(AttrHwtSeqno, AttrHwtSnapEnd, AttrHwtSnapStart, AttrKeyspace, AttrKVHost, AttrKVNode, AttrSeqno, AttrSession, AttrStream, AttrVbuuid)},
 		{Kind: Rollback, Category: forensics.CategoryRollback, Label: "stream begin with a rollback", Doc: "the KV node answered a stream request with a rollback (StreamBegin rollback): rollback_seqno and the vbuuid it named", Attrs: attrs.Of(AttrKeyspace, AttrRollbackSeqno, AttrStream, AttrVbuuid, AttrVbuuidHex)},
@@ -54,7 +54,7 @@ var Format = forensics.Format{
 		{Kind: RollbackTS, Category: forensics.CategoryRollback, Label: "rollback timestamp", Doc: "one vbucket of the rollback timestamp of a storage rollback", Attrs: attrs.Of(AttrKeyspace, AttrManifest, AttrOsoCount, AttrSeqno, AttrSnapEnd, AttrSnapStart, AttrStream, AttrVbuuid, AttrVbuuidHex)},
 		{Kind: RollbackToZero, Category: forensics.CategoryRollback, Label: "rollback to zero: indexes rebuilt", Doc: "no usable snapshot: the keyspace's indexes are rolled back to zero and rebuilt (StorageMgr::rollbackAllToZero)", Attrs: attrs.Of(AttrKeyspace, AttrStream)},
 		{Kind: ProjectorError, Category: forensics.CategoryError, Label: "projector answered with an error", Doc: "a projector answered a stream start or vbucket restart request with an error (KVSender)", Attrs: attrs.Of(AttrError, AttrKeyspace, AttrKVHost, AttrOp, AttrProjector, AttrStream)},
-	},
+	}, memoryKinds...),
 }
 
 var indexerPrefixes = []string{
@@ -83,6 +83,7 @@ type parser struct {
 	ev      forensics.Event
 	dump    dump
 	release string // the build the indexer named at start (release.go)
+	memUsed []byte // the memory the last check measured (memory.go)
 }
 
 func (p *parser) Line(n int64, text []byte, emit forensics.Emit) (forensics.Stamp, error) {
@@ -123,7 +124,11 @@ func (p *parser) Line(n int64, text []byte, emit forensics.Emit) (forensics.Stam
 			err = p.streamRestart(n, text, h, msg[len("Indexer::startBucketStream Stream: "):], emit)
 		case scan.HasPrefix(msg, versionPrefix):
 			p.readVersion(msg)
+		default:
+			p.memoryLine(n, text, h, msg, emit)
 		}
+	case 'M':
+		p.memoryLine(n, text, h, msg, emit)
 	case 'S':
 		switch {
 		case scan.HasPrefix(msg, "StorageMgr::handleRollback "):
