@@ -25,6 +25,7 @@ import (
 	"forensics/parsers/cbservice"
 	"forensics/parsers/cbstats"
 	"forensics/parsers/crdb"
+	"forensics/parsers/goxdcr"
 	"forensics/parsers/indexer"
 	"forensics/parsers/memcached"
 	"forensics/parsers/nsserver"
@@ -40,6 +41,7 @@ var All = append([]forensics.Format{
 	nsserver.Format, nsserver.DiagFormat, nsserver.EventLogFormat, nsserver.MasterEventsFormat, nsserver.RebalanceReportFormat,
 	indexer.Format,
 	projector.Format,
+	goxdcr.Format,
 	oslog.CouchbaseLogFormat, oslog.SyslogFormat,
 	cbstats.Format, cbaudit.Format,
 	crdb.LogFormat, crdb.JSONLogFormat, crdb.RequestsFormat, crdb.TraceFormat,

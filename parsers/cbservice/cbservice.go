@@ -6,6 +6,7 @@
 // timeline says which service wrote a line, and their lines are kept, with
 // their times where they start with one. Without it, a Go service's log
 // (eventing, query) looks enough like the indexer's to be taken for it.
+// goxdcr.log has a parser of its own (parsers/goxdcr).
 package cbservice
 
 import (
@@ -24,15 +25,15 @@ type service struct {
 
 // services lists the ns_server.<name>.log files of cbcollect_info (trinity
 // src and morpheus cbcollect_info.in) that are neither ns_server's own ale
-// logs (parsers/nsserver) nor the indexer's and projector's (parsers/indexer,
-// parsers/projector). key.log is ns_server's TLS key log (ns_common.hrl
-// TLS_KEY_LOG_FILENAME, 7.6) and trace.log its trace log (TRACE_LOG_FILENAME):
+// logs (parsers/nsserver) nor the indexer's, projector's and goxdcr's
+// (parsers/indexer, parsers/projector, parsers/goxdcr). key.log is
+// ns_server's TLS key log (ns_common.hrl TLS_KEY_LOG_FILENAME, 7.6) and
+// trace.log its trace log (TRACE_LOG_FILENAME):
 // ns_server writes both without ale's formatter (ns_server.erl
 // ale_noop_formatter); sigar_port.log is sigar's (sigar.erl, 7.6);
 // cont_backup.log and projector_stats.log are new in 8.0.
 var services = []service{
 	{"couchbase-query", "query", []string{"query.log"}},
-	{"couchbase-xdcr", "xdcr", []string{"goxdcr.log"}},
 	{"couchbase-fts", "fts", []string{"fts.log"}},
 	{"couchbase-eventing", "eventing", []string{"eventing.log"}},
 	{"couchbase-analytics", "analytics", []string{"analytics_*"}},
