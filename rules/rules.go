@@ -34,6 +34,7 @@ import (
 // the Go rules and the built-in rule files.
 var All = []*forensics.Rule{kvstream.Rule, nlhepingpong.Rule, deniedtables.Rule,
 	oomkill.Rule, autofailover.Rule, rebalance.Rule, rollbackzero.Rule, Builtin.rule("cb-disk-full"), clockskew.Rule,
+	Builtin.rule("cb-service-crash-loop"), Builtin.rule("cb-slow-ops-storm"),
 	clockoffset.Rule, diskstall.Rule, livenesslost.Rule, rangeunavailable.Rule,
 	reparent.Rule, vreplerror.Rule, orphancontrols.Rule,
 	Builtin.rule("crdb-io-overload"), Builtin.rule("crdb-changefeed-retrying"),
