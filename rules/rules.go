@@ -35,7 +35,7 @@ import (
 var All = []*forensics.Rule{kvstream.Rule, nlhepingpong.Rule, deniedtables.Rule,
 	oomkill.Rule, autofailover.Rule, rebalance.Rule, rollbackzero.Rule, Builtin.rule("cb-disk-full"), clockskew.Rule,
 	Builtin.rule("cb-service-crash-loop"), Builtin.rule("cb-slow-ops-storm"),
-	Builtin.rule("cb-xdcr-pipeline-restarts"),
+	Builtin.rule("cb-xdcr-pipeline-restarts"), Builtin.rule("cb-connection-limit"),
 	clockoffset.Rule, diskstall.Rule, livenesslost.Rule, rangeunavailable.Rule,
 	reparent.Rule, vreplerror.Rule, orphancontrols.Rule,
 	Builtin.rule("crdb-io-overload"), Builtin.rule("crdb-changefeed-retrying"),
