@@ -48,7 +48,7 @@ func plain(s string) bool {
 // Tools are the programs fix commands run. A command of another program,
 // stored in a timeline and shown as a fix, is not one forensics wrote.
 var Tools = []string{"vtctldclient", "cbstats", "couchbase-cli", "cockroach", "curl", "jq", "grep",
-	"ssh", "chronyc", "timedatectl", "dmesg", "iostat", "df", "ntpq", "journalctl", "date"}
+	"ssh", "chronyc", "timedatectl", "dmesg", "iostat", "df", "ntpq", "journalctl", "date", "ls", "ss"}
 
 // Split reads a command line as forensics writes it: plain words and
 // single-quoted words (with '\” for a quote), and pipes between commands;
