@@ -355,7 +355,7 @@ func (r *Redactor) assign() {
 
 var (
 	uuid  = regexp.MustCompile(`(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`)
-	hex32 = regexp.MustCompile(`(?i)\b[0-9a-f]{32}\b`)
+	hex32 = regexp.MustCompile(`(?i)[0-9a-f]{32,}`) // exactly 32 once its neighbours are checked
 	mac   = regexp.MustCompile(`(?i)\b(?:[0-9a-f]{2}:){5}[0-9a-f]{2}\b`)
 	ipv6  = regexp.MustCompile(`(?i)(?:[0-9a-f]{0,4}:){2,7}[0-9a-f]{0,4}`)
 )
@@ -379,9 +379,16 @@ func (r *Redactor) replaceIDs(s string) string {
 			return p
 		})
 	})
-	s = hex32.ReplaceAllStringFunc(s, func(id string) string {
-		return r.id(id, func(n int) string { return fmt.Sprintf("%032x", n) })
-	})
+	// Not \b: goxdcr joins a target cluster's UUID to its names with "_"
+	// (xmem_UUID/bucket/bucket), which \b takes for part of a word.
+	hexLocs := hex32.FindAllStringIndex(s, -1)
+	for i := len(hexLocs) - 1; i >= 0; i-- {
+		a, b := hexLocs[i][0], hexLocs[i][1]
+		if b-a != 32 || a > 0 && isAlnum(s[a-1]) || b < len(s) && isAlnum(s[b]) {
+			continue
+		}
+		s = s[:a] + r.id(s[a:b], func(n int) string { return fmt.Sprintf("%032x", n) }) + s[b:]
+	}
 	s = mac.ReplaceAllStringFunc(s, func(id string) string {
 		return r.id(id, func(n int) string { return fmt.Sprintf("02:00:00:00:%02x:%02x", n>>8&0xff, n&0xff) })
 	})
@@ -413,4 +420,8 @@ func (r *Redactor) id(id string, mk func(n int) string) string {
 	p := mk(len(r.ids) + 1)
 	r.ids[key] = p
 	return p
+}
+
+func isAlnum(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }

@@ -19,6 +19,9 @@ func TestRedactorText(t *testing.T) {
 		{"babysitter_of_ns_1@cb.local", "babysitter_of_ns_1@host1.example"},
 		// Couchbase's own scope keeps its name; the bucket "default" does not.
 		{"bucket [default] scope _default", "bucket [bucket2] scope _default"},
+		// goxdcr joins the target cluster's UUID to its names with "_"; 33 hex digits are not one.
+		{"Try to fix Pipeline 5c7a1b0e9d2f4e6a8b3c1d0e9f8a7b6c/orders/orders. xmem_5c7a1b0e9d2f4e6a8b3c1d0e9f8a7b6c/orders/orders_10.50.0.12:11210 5c7a1b0e9d2f4e6a8b3c1d0e9f8a7b6c0",
+			"Try to fix Pipeline 00000000000000000000000000000001/orders/orders. xmem_00000000000000000000000000000001/orders/orders_192.0.2.3:11210 5c7a1b0e9d2f4e6a8b3c1d0e9f8a7b6c0"},
 		// Marked user data.
 		{"key <ud>user::1234</ud> on ‹secret.example.com›", "key <ud>redacted</ud> on ‹redacted›"},
 		// A transaction's short id stays; the key span it waits in does not.
