@@ -97,7 +97,7 @@ func run(ctx context.Context, cfg Config) (*Result, error) {
 		if err := w.Discard(); err != nil {
 			return nil, err
 		}
-		out.Report = &report.Report{Problems: res.Problems, Summary: report.Summary{Skipped: len(res.Skipped), Problems: len(res.Problems)}}
+		out.Report = &report.Report{Problems: res.Problems, Summary: report.Summary{Skipped: len(res.Skipped), Problems: len(res.Problems)}, Root: report.InputRoot(cfg.Inputs)}
 		for _, s := range res.Skipped {
 			out.Report.Skipped = append(out.Report.Skipped, report.Skipped(s))
 		}
@@ -164,6 +164,7 @@ func run(ctx context.Context, cfg Config) (*Result, error) {
 		rd.Skipped = append(rd.Skipped, report.Skipped(s))
 	}
 	out.Report = report.Build(findings, srcs, rd)
+	out.Report.Root = report.InputRoot(cfg.Inputs)
 	return out, nil
 }
 

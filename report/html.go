@@ -37,8 +37,21 @@ var htmlPage = template.Must(template.New("report.html.tmpl").Funcs(template.Fun
 		return out
 	},
 	"inc":    func(i int) int { return i + 1 },
+	"sub":    func(a, b int) int { return a - b },
 	"anchor": func(id string) string { return "f-" + id },
+	"foldAt": evidenceFold,
 }).ParseFS(htmlFiles, "html/report.html.tmpl"))
+
+// evidenceFold is the index of the first evidence line a finding's section
+// folds away (-1: none): the first few stay in view, and a long list (a
+// storm's 26 lines) no longer pushes what to do down the page.
+func evidenceFold(n int) int {
+	const shown = 8
+	if n <= shown+2 {
+		return -1
+	}
+	return shown
+}
 
 // HTMLOptions says where the swimlanes read their events from, and how much
 // of the timeline around each finding they show.
@@ -102,7 +115,7 @@ func WriteHTML(ctx context.Context, w io.Writer, r *Report, opts HTMLOptions) er
 		if opts.Timeline == nil {
 			break
 		}
-		sl, err := buildSwimlanes(ctx, f, components, docs, opts)
+		sl, err := buildSwimlanes(ctx, r, f, components, docs, opts)
 		if err != nil {
 			return fmt.Errorf("timeline of finding %s: %w", f.ID, err)
 		}
@@ -122,7 +135,7 @@ func WriteHTML(ctx context.Context, w io.Writer, r *Report, opts HTMLOptions) er
 }
 
 type htmlData struct {
-	Report    *Report
+	Report    *Report // its Root: paths are shown relative to it (Rel)
 	Nodes     []nodeRow
 	Skipped   []skippedCount
 	Counts    string
@@ -412,7 +425,7 @@ func Swimlane(ctx context.Context, f forensics.Finding, components map[string]st
 	if opts.MaxEvents <= 0 {
 		opts.MaxEvents = DefaultMaxEvents
 	}
-	return buildSwimlanes(ctx, f, components, kindDocs(opts.Kinds), opts)
+	return buildSwimlanes(ctx, nil, f, components, kindDocs(opts.Kinds), opts) // paths as stored
 }
 
 // HTMLAsset returns the report page's script or style sheet, by name
@@ -426,9 +439,10 @@ func HTMLAsset(name string) ([]byte, error) {
 // the events that tell the story (every category but "other" and
 // "request") one by one while there is room, and counting the rest into
 // bands.
-func buildSwimlanes(ctx context.Context, f forensics.Finding, components map[string]string, docs map[forensics.Kind]forensics.KindDoc, opts HTMLOptions) (*swimlanes, error) {
+func buildSwimlanes(ctx context.Context, r *Report, f forensics.Finding, components map[string]string, docs map[forensics.Kind]forensics.KindDoc, opts HTMLOptions) (*swimlanes, error) {
 	since, until := Window(f, opts.Margin)
 	b := newLaneBuilder(f, since, until, components, docs)
+	b.report = r
 	if opts.Timeline != nil {
 		q := forensics.Query{Since: since, Until: until}
 		tooMany := false
@@ -444,6 +458,7 @@ func buildSwimlanes(ctx context.Context, f forensics.Finding, components map[str
 		}
 		if tooMany {
 			b = newLaneBuilder(f, since, until, components, docs)
+			b.report = r
 			kept := 0
 			for e, err := range opts.Timeline.Events(ctx, q) {
 				if err != nil {
@@ -464,6 +479,7 @@ func buildSwimlanes(ctx context.Context, f forensics.Finding, components map[str
 type laneKey struct{ node, component string }
 
 type laneBuilder struct {
+	report     *Report // whose Root the paths are shown relative to
 	sl         *swimlanes
 	finding    forensics.Finding
 	components map[string]string
@@ -596,7 +612,7 @@ func (b *laneBuilder) source(path string) int {
 		return i
 	}
 	b.sources[path] = len(b.sl.Sources)
-	b.sl.Sources = append(b.sl.Sources, path)
+	b.sl.Sources = append(b.sl.Sources, b.report.rel(path))
 	return b.sources[path]
 }
 
@@ -720,3 +736,6 @@ func (b *laneBuilder) style(kind forensics.Kind) markStyle {
 func storyCategory(c string) bool {
 	return c != string(forensics.CategoryOther) && c != string(forensics.CategoryRequest)
 }
+
+// Rel writes a display path relative to the folder the inputs were given in.
+func (d htmlData) Rel(path string) string { return d.Report.rel(path) }

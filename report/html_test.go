@@ -276,7 +276,7 @@ func TestSwimlanesBounded(t *testing.T) {
 		ts := f.Start.Add(time.Duration(i) * 3 * time.Microsecond)
 		evs = append(evs, forensics.Event{Stamp: forensics.Stamp{Time: ts}, Node: fmt.Sprintf("n%d", 1+i%3), Path: crdbLog, Line: int64(31 + i), Kind: "distsender.rpc", Text: "sending request to local client"})
 	}
-	sl, err := buildSwimlanes(context.Background(), f, nil, kindDocs(parsers.Kinds()), HTMLOptions{Timeline: sliceTimeline(evs), MaxEvents: 1000})
+	sl, err := buildSwimlanes(context.Background(), nil, f, nil, kindDocs(parsers.Kinds()), HTMLOptions{Timeline: sliceTimeline(evs), MaxEvents: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -399,5 +399,47 @@ func TestHTMLManyFindings(t *testing.T) {
 		if d.Total != 700 || len(d.Events) != minEventsPerFinding+1 {
 			t.Fatalf("finding %s: %d events, %d drawn one by one", d.Finding, d.Total, len(d.Events))
 		}
+	}
+}
+
+// A finding's section says what to do before its evidence, and folds a
+// long evidence list after the first few lines, numbered on where it left
+// off, each line keeping its anchor.
+func TestHTMLFixesBeforeLongEvidence(t *testing.T) {
+	r := fixtureReport()
+	f := r.Findings[0]
+	if len(f.Fixes) == 0 {
+		t.Fatal("the fixture's first finding has no fixes")
+	}
+	base := f.Evidence[0]
+	f.Evidence = nil
+	for i := range 26 {
+		e := base
+		e.Line = base.Line + int64(i)
+		f.Evidence = append(f.Evidence, e)
+	}
+	r.Findings = []forensics.Finding{f}
+	var b bytes.Buffer
+	if err := WriteHTML(context.Background(), &b, r, HTMLOptions{Timeline: sliceTimeline(fixtureEvents()), Kinds: parsers.Kinds()}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	fixes, evidence := strings.Index(page, "<h3>What to do</h3>"), strings.Index(page, "<h3>Evidence</h3>")
+	if fixes < 0 || evidence < 0 || fixes > evidence {
+		t.Errorf("what to do at %d, evidence at %d: the fixes must come first", fixes, evidence)
+	}
+	fold := strings.Index(page, `<details class="more-evidence">`)
+	if fold < 0 || !strings.Contains(page[fold:], "<summary>18 more evidence lines</summary>\n<ol class=\"evidence\" start=\"9\">") {
+		t.Fatalf("the evidence after the 8th line is not folded: %s", page[evidence:min(len(page), evidence+300)])
+	}
+	for i := 1; i <= 26; i++ {
+		at := strings.Index(page, fmt.Sprintf(`<li id="f-%s-e%d"`, f.ID, i))
+		if at < 0 || (i <= 8) != (at < fold) {
+			t.Errorf("evidence %d at %d, the fold at %d", i, at, fold)
+		}
+	}
+	// A short list stays whole.
+	if strings.Contains(writeFixtureHTML(t, HTMLOptions{}), `<details class="more-evidence">`) {
+		t.Error("a short evidence list is folded")
 	}
 }

@@ -31,7 +31,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 				mdCell(SubjectLine(f, r.Rules)), f.Start.UTC().Format(TimeFormat), Duration(f.End.Sub(f.Start)), mdCodeCell(f.ID))
 		}
 		for i, f := range r.Findings {
-			writeMarkdownFinding(&b, i+1, f, r.Rules)
+			writeMarkdownFinding(&b, r, i+1, f)
 		}
 	}
 	writeMarkdownInputs(&b, r)
@@ -114,7 +114,8 @@ func span(srcs []Source) (first, last time.Time) {
 	return first, last
 }
 
-func writeMarkdownFinding(b *strings.Builder, n int, f forensics.Finding, rules []*forensics.Rule) {
+func writeMarkdownFinding(b *strings.Builder, r *Report, n int, f forensics.Finding) {
+	rules := r.Rules
 	fmt.Fprintf(b, "\n## %d. %s: %s\n\n", n, strings.ToUpper(f.Severity.String()), mdEscape(f.Title))
 	fmt.Fprintf(b, "- **Rule:** %s\n", mdCode(f.Rule))
 	fmt.Fprintf(b, "- **ID:** %s (%s)\n", mdCode(f.ID), mdCode(shell.Command("forensics", "show", f.ID)))
@@ -143,7 +144,7 @@ func writeMarkdownFinding(b *strings.Builder, n int, f forensics.Finding, rules 
 				e    *forensics.Evidence
 			}{{"cause", s.Cause}, {"effect", s.Effect}} {
 				if q.e != nil {
-					fmt.Fprintf(b, "  - %s, `%s:%d`: `%s`\n", q.what, mdCode(q.e.Path), q.e.Line, mdCode(Clip(q.e.Text, maxText)))
+					fmt.Fprintf(b, "  - %s, `%s:%d`: `%s`\n", q.what, mdCode(r.rel(q.e.Path)), q.e.Line, mdCode(Clip(q.e.Text, maxText)))
 				}
 			}
 		}
@@ -157,7 +158,7 @@ func writeMarkdownFinding(b *strings.Builder, n int, f forensics.Finding, rules 
 			if i > 0 {
 				code.WriteString("\n")
 			}
-			fmt.Fprintf(&code, "# %d. %s  %s:%d", i+1, e.Time.UTC().Format(TimeFormat), Escape(e.Path), e.Line)
+			fmt.Fprintf(&code, "# %d. %s  %s:%d", i+1, e.Time.UTC().Format(TimeFormat), Escape(r.rel(e.Path)), e.Line)
 			if e.Note != "" {
 				code.WriteString("  (" + Escape(e.Note) + ")")
 			}
@@ -201,7 +202,7 @@ func writeMarkdownInputs(b *strings.Builder, r *Report) {
 			if s.First != nil {
 				first, last = s.First.UTC().Format(TimeFormat), s.Last.UTC().Format(TimeFormat)
 			}
-			fmt.Fprintf(b, "| %s | %s | %s | %s | %d | %d | %s | %s |\n", mdCodeCell(s.Path), mdCell(s.Node), s.Format, mdCell(s.Release), s.Lines, s.Events, first, last)
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %d | %d | %s | %s |\n", mdCodeCell(r.rel(s.Path)), mdCell(s.Node), s.Format, mdCell(s.Release), s.Lines, s.Events, first, last)
 		}
 		b.WriteString("\n")
 	}
@@ -214,7 +215,7 @@ func writeMarkdownInputs(b *strings.Builder, r *Report) {
 	if len(r.Problems) > 0 {
 		b.WriteString("Problems with the inputs:\n\n")
 		for _, p := range r.Problems {
-			where := p.Path
+			where := r.rel(p.Path)
 			if p.Line > 0 {
 				where += ":" + strconv.FormatInt(p.Line, 10)
 			}

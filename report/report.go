@@ -22,6 +22,20 @@ type Report struct {
 	// Rules are the rules whose findings the report holds: their
 	// declarations say how the writers show each finding's details.
 	Rules []*forensics.Rule `json:"-"`
+
+	// Root is the folder the inputs were given in (InputRoot): Markdown,
+	// SARIF and HTML name files relative to it, so that a ticket names the
+	// evidence as the bundle does, not as the analyst's machine stored it.
+	// JSON keeps every path as stored.
+	Root string `json:"-"`
+}
+
+// rel writes a display path relative to the inputs' folder.
+func (r *Report) rel(p string) string {
+	if r == nil {
+		return p
+	}
+	return RelativePath(r.Root, p)
 }
 
 // Source is the accounting of one file read: lines = events + plain + skipped.

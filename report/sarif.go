@@ -15,7 +15,8 @@ import (
 const SARIFSchema = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 
 // InputsBase is the uriBaseId of every relative artifact location: the
-// directory forensics analyze ran in, which the file cannot know.
+// folder the inputs were given in (Report.Root), which the file does not
+// name, so that it does not carry the analyst's paths.
 const InputsBase = "INPUTS"
 
 // FingerprintKey names the partial fingerprint that carries the finding's id.
@@ -33,13 +34,13 @@ const FingerprintKey = "forensicsFindingId/v1"
 // or its first evidence line; every evidence line, in time order, is a
 // related location whose message is the evidence note and whose snippet is
 // the line. Paths are written as forensics writes them everywhere else, so
-// they can be passed to `forensics timeline query --path`: a file given on
-// the command line is its path as given; an archive member is the archive's
-// path, "!", and the member's path inside it (nested archives repeat the
-// "!"), e.g. collectinfo-2022-07-22T004733-ns_1@10.0.0.1.zip!cbcollect_info_ns_1@10.0.0.1_20220722-004733/memcached.log.
-// The path is percent-encoded into a URI reference; a relative one has
-// uriBaseId INPUTS (the directory analyze ran in), an absolute one is a
-// file:// URI.
+// they can be passed to `forensics timeline query --source`: an archive
+// member is the archive's path, "!", and the member's path inside it
+// (nested archives repeat the "!"), e.g. collectinfo-2022-07-22T004733-ns_1@10.0.0.1.zip!cbcollect_info_ns_1@10.0.0.1_20220722-004733/memcached.log.
+// A path under the folder the inputs were given in (Report.Root) is
+// written relative to it, with uriBaseId INPUTS; a path outside it stays
+// as stored, an absolute one as a file:// URI. Every path is
+// percent-encoded into a URI reference.
 func WriteSARIF(w io.Writer, r *Report, rules []*forensics.Rule) error {
 	log := sarifLog{Schema: SARIFSchema, Version: "2.1.0", Runs: []sarifRun{buildRun(r, rules)}}
 	enc := json.NewEncoder(w)
@@ -70,7 +71,7 @@ func buildRun(r *Report, rules []*forensics.Rule) sarifRun {
 			props["release"] = s.Release
 		}
 		run.Artifacts = append(run.Artifacts, sarifArtifact{
-			Location:   artifactLocation(s.Path),
+			Location:   artifactLocation(r.rel(s.Path)),
 			Length:     s.Bytes,
 			Properties: props,
 		})
@@ -92,12 +93,12 @@ func buildRun(r *Report, rules []*forensics.Rule) sarifRun {
 			res.RuleIndex = &i
 		}
 		for i, e := range f.Evidence {
-			loc := evidenceLocation(e)
+			loc := evidenceLocation(r, e)
 			loc.ID = i + 1
 			res.RelatedLocations = append(res.RelatedLocations, loc)
 		}
 		if p := primaryEvidence(f); p >= 0 {
-			loc := evidenceLocation(f.Evidence[p])
+			loc := evidenceLocation(r, f.Evidence[p])
 			res.Locations = append(res.Locations, loc)
 		}
 		run.Results = append(run.Results, res)
@@ -108,7 +109,7 @@ func buildRun(r *Report, rules []*forensics.Rule) sarifRun {
 			n.Level = "error"
 		}
 		if p.Path != "" {
-			loc := sarifLocation{PhysicalLocation: &sarifPhysicalLocation{ArtifactLocation: artifactLocation(p.Path)}}
+			loc := sarifLocation{PhysicalLocation: &sarifPhysicalLocation{ArtifactLocation: artifactLocation(r.rel(p.Path))}}
 			if p.Line > 0 {
 				loc.PhysicalLocation.Region = &sarifRegion{StartLine: p.Line}
 			}
@@ -135,10 +136,10 @@ func primaryEvidence(f forensics.Finding) int {
 	return 0
 }
 
-func evidenceLocation(e forensics.Evidence) sarifLocation {
+func evidenceLocation(r *Report, e forensics.Evidence) sarifLocation {
 	loc := sarifLocation{
 		PhysicalLocation: &sarifPhysicalLocation{
-			ArtifactLocation: artifactLocation(e.Path),
+			ArtifactLocation: artifactLocation(r.rel(e.Path)),
 			Region:           &sarifRegion{StartLine: e.Line, Snippet: &sarifArtifactContent{Text: e.Text}},
 		},
 		Properties: map[string]any{"time": e.Time.UTC().Format(TimeFormat)},

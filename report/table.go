@@ -322,7 +322,7 @@ func WriteSources(w io.Writer, r *Report, l Layout) error {
 	for _, g := range foldProblems(r.Problems) {
 		p := g.first
 		if !l.Verbose {
-			p.Path = RelativePath(l.Root, p.Path)
+			p.Path = r.rel(p.Path)
 		}
 		writeLines(&b, "problem: "+EscapeLines(p.Error(), ""), "  ", "    ", l.Width)
 		if g.more > 0 {

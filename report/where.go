@@ -1,7 +1,6 @@
 package report
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -32,36 +31,28 @@ func (l Layout) where(e forensics.Evidence) string {
 // every node of a cluster shares, left out.
 func nodeLabel(node string) string { return strings.TrimPrefix(node, "ns_1@") }
 
-// InputRoot is the folder paths are shown relative to: the folder given,
-// when one folder is the input, else the folder that holds every input.
-// It is "" when there is none (inputs on different file systems' roots).
+// InputRoot is the folder paths are shown relative to: the one that holds
+// every input given, so that each keeps its own name (a folder given,
+// seed/, is seed/… in the paths). It is "" when that is the file system's
+// root, where relative paths would say no less.
 func InputRoot(inputs []string) string {
-	if len(inputs) == 0 {
-		return ""
-	}
-	var dirs []string
-	for _, in := range inputs {
+	root := ""
+	for i, in := range inputs {
 		abs, err := filepath.Abs(in)
 		if err != nil {
 			return ""
 		}
-		if fi, err := os.Stat(abs); err == nil && fi.IsDir() && len(inputs) == 1 {
-			return abs
+		dir := filepath.Dir(abs)
+		if i == 0 {
+			root = dir
+			continue
 		}
-		dirs = append(dirs, filepath.Dir(abs))
-	}
-	root := dirs[0]
-	for _, d := range dirs[1:] {
-		for root != d && !strings.HasPrefix(d, root+string(filepath.Separator)) {
-			parent := filepath.Dir(root)
-			if parent == root {
-				return ""
-			}
-			root = parent
+		for root != dir && !strings.HasPrefix(dir, root+string(filepath.Separator)) {
+			root = filepath.Dir(root)
 		}
 	}
 	if root == filepath.Dir(root) {
-		return "" // the file system's root: relative paths would say nothing less
+		return ""
 	}
 	return root
 }

@@ -32,7 +32,6 @@ type analyzeOptions struct {
 	fresh    bool
 	profile  string
 	limits   input.Limits
-	inputs   []string
 	stdout   io.Writer
 	stderr   io.Writer
 }
@@ -68,7 +67,7 @@ severity (the output is written all the same).`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.stdout, opts.stderr, opts.inputs = cmd.OutOrStdout(), cmd.ErrOrStderr(), args
+			opts.stdout, opts.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
 			return runAnalyze(cmd, opts, args)
 		},
 	}
@@ -157,17 +156,14 @@ func analyzeFormatsHelp() string {
 // then the findings on stdout: last, so that they are what a terminal shows
 // when the run ends.
 func writeAnalyzeTable(_ context.Context, opts *analyzeOptions, res *analysis.Result, _ []*forensics.Rule) error {
-	root := report.InputRoot(opts.inputs)
 	if !opts.quiet {
-		l := opts.layout(opts.stderr)
-		l.Root = root
-		if err := report.WriteSources(opts.stderr, res.Report, l); err != nil {
+		if err := report.WriteSources(opts.stderr, res.Report, opts.layout(opts.stderr)); err != nil {
 			return err
 		}
 		fmt.Fprintln(opts.stderr)
 	}
 	l := opts.layout(opts.stdout)
-	l.Root = root
+	l.Root = res.Report.Root
 	return report.WriteFindings(opts.stdout, res.Report.Findings, res.Report.Rules, l)
 }
 

@@ -49,7 +49,12 @@ func TestHTMLInChromium(t *testing.T) {
 	// events than are drawn one by one.
 	pages := map[string]string{}
 	for _, c := range []string{"couchbase/seed", "crdb/v2-node-log", "vitess/seed-reverse-failed"} {
-		pages[strings.ReplaceAll(c, "/", "-")] = caseReport(t, filepath.Join("../../testdata", c), work)
+		name := strings.ReplaceAll(c, "/", "-")
+		pages[name] = caseReport(t, filepath.Join("../../testdata", c), work)
+		// The same page with every folded part open (the sources read, the
+		// evidence after the first lines), as a reader opens them: it too
+		// must fit, with no time or name broken.
+		pages[name+"-open"] = openDetails(t, pages[name])
 	}
 	pages["dense"] = denseReport(t, work)
 
@@ -135,11 +140,15 @@ var browserWidths = []int{1400, 800}
 
 // checkLayout checks what the page measured after drawing (with getBBox, in
 // the browser's own text layout): labels shown, none overlapping another,
-// the page no wider than the window; and the story's moments drawn.
+// the page no wider than the window, no time, rule name or id broken
+// inside a word; and the story's moments drawn.
 func checkLayout(t *testing.T, page, dom string) {
 	t.Helper()
 	if m := regexp.MustCompile(`<body[^>]*data-overflow="(\d+)"`).FindStringSubmatch(dom); m == nil || m[1] != "0" {
 		t.Errorf("the page is wider than the window by %v px (tables must fit)", m)
+	}
+	if n := attrOf(regexp.MustCompile(`<body[^>]*>`).FindString(dom), "data-broken"); n != "0" {
+		t.Errorf("%s times, rule names or ids break inside a word: %s", n, attrOf(regexp.MustCompile(`<body[^>]*>`).FindString(dom), "data-broken-text"))
 	}
 	for _, loc := range svgOpen.FindAllString(dom, -1) {
 		f := attrOf(loc, "data-finding")
@@ -204,6 +213,24 @@ func caseReport(t *testing.T, dir, work string) string {
 		t.Fatal(err)
 	}
 	return page
+}
+
+// openDetails writes a copy of a page whose <details> are open.
+func openDetails(t *testing.T, page string) string {
+	t.Helper()
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := regexp.MustCompile(`<details( [^>]*)?>`).ReplaceAll(b, []byte("<details$1 open>"))
+	if bytes.Equal(open, b) {
+		t.Fatalf("%s has nothing folded", page)
+	}
+	out := strings.TrimSuffix(page, ".html") + "-open.html"
+	if err := os.WriteFile(out, open, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // denseReport writes a report whose finding has 20,000 events in its
@@ -367,6 +394,7 @@ func checkRendered(t *testing.T, page, dom string) {
 		Finding string
 		Lanes   []struct{ Node, Component string }
 		Events  [][7]any
+		Moments []struct{ Label string }
 	}
 	if err := json.Unmarshal(m[1], &charts); err != nil {
 		t.Fatal(err)
@@ -419,6 +447,14 @@ func checkRendered(t *testing.T, page, dom string) {
 		}
 		if len(want) > 0 {
 			t.Errorf("finding %s: evidence lines not drawn: %v", c.Finding, want)
+		}
+		// The timeline opens on the whole story: every evidence line and
+		// every moment inside the view, none pinned to an edge.
+		if n := attrOf(svg, "data-pinned"); n != "0" {
+			t.Errorf("finding %s: %s evidence lines lie outside the initial view", c.Finding, n)
+		}
+		if n, _ := strconv.Atoi(attrOf(svg, "data-moments")); n != len(c.Moments) {
+			t.Errorf("finding %s: %d of its %d moments inside the initial view", c.Finding, n, len(c.Moments))
 		}
 	}
 }

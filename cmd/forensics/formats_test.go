@@ -2,12 +2,15 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"forensics/expect"
+	"forensics/report"
 )
 
 // Every bundled case's findings as Markdown and SARIF equal its want.md
@@ -160,5 +163,58 @@ func TestReportCommand(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(tmp, "x.html")); !os.IsNotExist(err) {
 		t.Error("a failed report left a file behind")
+	}
+}
+
+// Markdown, SARIF and HTML name the evidence relative to the folder the
+// inputs were given in, however they were given (here by absolute paths,
+// from elsewhere): a ticket does not carry the analyst's paths, and SARIF's
+// uriBaseId INPUTS is that folder.
+func TestReportsNameFilesRelativeToTheInputs(t *testing.T) {
+	for _, c := range []string{"couchbase/seed", "crdb/debug-zip", "vitess/both-deny"} {
+		t.Run(c, func(t *testing.T) {
+			abs, inputs := caseInputs(t, filepath.Join("../../testdata", c))
+			for i := range inputs {
+				inputs[i] = filepath.Join(abs, inputs[i])
+			}
+			// The folder that holds every input.
+			root := report.InputRoot(inputs)
+			if root != abs && !strings.HasPrefix(root, abs+string(filepath.Separator)) {
+				t.Fatalf("the inputs' folder is %s, not the case's %s", root, abs)
+			}
+			t.Chdir(t.TempDir())
+			db := filepath.Join(t.TempDir(), "t.db")
+			for _, format := range []string{"markdown", "sarif", "html"} {
+				out := analyzeFormat(t, db, format, inputs)
+				if bytes.Contains(out, []byte(abs)) {
+					i := bytes.Index(out, []byte(abs))
+					t.Errorf("%s names the absolute path of the inputs: …%s…", format, out[max(0, i-80):min(len(out), i+len(abs)+80)])
+				}
+				if format != "sarif" {
+					continue
+				}
+				var log struct {
+					Runs []struct {
+						Artifacts []struct {
+							Location struct{ URI, URIBaseID string } `json:"location"`
+						} `json:"artifacts"`
+					} `json:"runs"`
+				}
+				if err := json.Unmarshal(out, &log); err != nil {
+					t.Fatal(err)
+				}
+				for _, a := range log.Runs[0].Artifacts {
+					uri, err := url.PathUnescape(a.Location.URI)
+					if err != nil || a.Location.URIBaseID != report.InputsBase {
+						t.Errorf("artifact %+v: not relative to %s", a.Location, report.InputsBase)
+						continue
+					}
+					file, _, _ := strings.Cut(uri, "!")
+					if _, err := os.Stat(filepath.Join(root, file)); err != nil {
+						t.Errorf("artifact %s is not a file under the inputs' folder %s: %v", uri, root, err)
+					}
+				}
+			}
+		})
 	}
 }

@@ -75,6 +75,7 @@ func writeReportFile(ctx context.Context, dbPath, incident string, run int64, pa
 	if err != nil {
 		return &exitError{exitFailed, err}
 	}
+	rep.Root = sc.root()
 	if path == "-" {
 		return writeHTML(ctx, stdout, db, run, rep)
 	}

@@ -139,28 +139,16 @@
     });
   };
 
-  // fitFinding shows the finding's evidence. When one stretch of evidence
-  // lies far from the rest (a topology snapshot taken minutes after the
-  // log lines that explain it), the view fits the larger cluster and says
-  // how many evidence lines are outside it; All shows them.
+  // fitFinding shows the finding: its window, every evidence line and
+  // every moment its reasoning rests on, with a margin on each side, so
+  // that the story opens whole (a view fitted to the densest stretch left
+  // the failover, or a later topology snapshot, pinned at an edge).
   Chart.prototype.fitFinding = function () {
-    var d = this.d, times = [];
-    d.events.forEach(function (e) { if (e[6] > 0) times.push(e[0]); });
-    times.sort(function (a, b) { return a - b; });
+    var d = this.d;
     var lo = Math.min(d.start, d.end), hi = Math.max(d.start, d.end);
-    if (times.length) { lo = Math.min(lo, times[0]); hi = Math.max(hi, times[times.length - 1]); }
-    this.outside = 0;
-    if (times.length >= 3) {
-      var gap = 0, at = 0;
-      for (var i = 1; i < times.length; i++) if (times[i] - times[i - 1] > gap) { gap = times[i] - times[i - 1]; at = i; }
-      if (gap > 0.7 * (hi - lo)) {
-        var left = times.slice(0, at), right = times.slice(at);
-        var keep = left.length >= right.length ? left : right;
-        this.outside = times.length - keep.length;
-        lo = keep[0]; hi = keep[keep.length - 1];
-      }
-    }
-    var m = Math.max((hi - lo) * 0.08, MIN_SPAN * 4);
+    d.events.forEach(function (e) { if (e[6] > 0) { lo = Math.min(lo, e[0]); hi = Math.max(hi, e[0]); } });
+    (d.moments || []).forEach(function (mo) { lo = Math.min(lo, mo.t); hi = Math.max(hi, mo.t); });
+    var m = Math.max((hi - lo) * 0.05, MIN_SPAN * 4);
     this.setView(lo - m, hi + m);
   };
 
@@ -329,25 +317,26 @@
       (pins[key] = pins[key] || { side: side, lane: e[1], nums: [], evs: [] }).nums.push(e[6]);
       pins[key].evs.push(i);
     });
-    var pinLayer = el('g', { 'class': 'evidence-pins' }, svg);
+    var pinLayer = el('g', { 'class': 'evidence-pins' }, svg), pinned = 0;
     Object.keys(pins).forEach(function (k) {
       var p = pins[k], cy = laneTop + p.lane * LANE_H + LANE_H / 2;
       var x = p.side === 'l' ? LABEL_W + 5 : width - PAD_R - 5, dir = p.side === 'l' ? -1 : 1;
       p.evs.forEach(function (i) {
         var shape = el('path', { 'class': 'mk ev pin c-evidence', d: 'M' + (x + dir * 5) + ' ' + cy + 'l' + (-dir * 8) + ' -5v10z', 'data-evidence': d.events[i][6] }, pinLayer);
-        el('title', {}, shape).textContent = self.describe(d.events[i]) + '\n(outside the view: All, or its Locate button, shows it)';
-        marks++;
+        el('title', {}, shape).textContent = self.describe(d.events[i]) + '\n(outside the view: Finding, or its "show on timeline" button, shows it)';
+        marks++; pinned++;
       });
       var label = (p.side === 'l' ? '← ' : '') + badgeLabel(p.nums) + (p.side === 'r' ? ' →' : '');
       var w = label.length * 6 + 6, bx = p.side === 'l' ? x + 4 : x - 4 - w;
-      var gg = el('g', { 'class': 'badge-ev label', 'data-prio': 3 }, pinLayer);
+      var gg = el('g', { 'class': 'badge-ev label', 'data-prio': 2 }, pinLayer); // what is off the view must say so
       el('rect', { x: bx, y: cy - 16, width: w, height: 10, rx: 3 }, gg);
       el('text', { x: bx + w / 2, y: cy - 8, 'text-anchor': 'middle' }, gg).textContent = label;
     });
 
     // The moments the reasoning rests on: a rule across every lane, labelled
     // above them; a label that would touch the one before takes the second row.
-    var mg = el('g', { 'class': 'moments' }, svg);
+    // The rules lie under the story's markers and the evidence numbers.
+    var mg = svg.insertBefore(el('g', { 'class': 'moments' }), turns);
     var rowEnd = [-Infinity, -Infinity];
     moments.forEach(function (mo) {
       var x = self.x(mo.t);
@@ -370,9 +359,10 @@
 
     svg.setAttribute('data-marks', marks);
     svg.setAttribute('data-bands', bands);
+    svg.setAttribute('data-pinned', pinned);
     this.info.textContent = d.total + (d.total === 1 ? ' event in ' : ' events in ') + d.lanes.length + (d.lanes.length === 1 ? ' lane' : ' lanes') +
       (d.bands.length ? ' (dense stretches counted, not drawn one by one)' : '') + ' · ' + fmtSpan(span) + ' shown' +
-      (this.outside ? ' · ' + this.outside + (this.outside === 1 ? ' evidence line lies' : ' evidence lines lie') + ' outside the view (All shows the whole window)' : '');
+      (pinned ? ' · ' + pinned + (pinned === 1 ? ' evidence line lies' : ' evidence lines lie') + ' outside the view (Finding shows them all)' : '');
   };
 
   // declutter hides labels that would cover a label of more weight (lane
@@ -402,7 +392,7 @@
     nums = nums.slice().sort(function (x, y) { return x - y; });
     var label = nums.length === 1 ? String(nums[0]) :
       nums[nums.length - 1] - nums[0] === nums.length - 1 ? nums[0] + '–' + nums[nums.length - 1] : nums.join(',');
-    if (label.length > 9) label = nums[0] + '…+' + (nums.length - 1);
+    if (label.length > 9) label = nums[0] + '…' + nums[nums.length - 1]; // the badge's title lists them all
     return label;
   }
   function badgeWidth(label) { return String(label).length * 6 + 6; }
@@ -495,7 +485,7 @@
     el('rect', { x: x - w / 2, y: b.cy - 16, width: w, height: 10, rx: 3 }, gg);
     var t = el('text', { x: x, y: b.cy - 8, 'text-anchor': 'middle' }, gg);
     t.textContent = label;
-    el('title', {}, gg).textContent = 'Evidence ' + label;
+    el('title', {}, gg).textContent = 'Evidence ' + b.nums.slice().sort(function (x, y) { return x - y; }).join(', ');
   };
 
   Chart.prototype.showGroup = function (gr) {
@@ -580,6 +570,24 @@
     return c;
   };
 
+  // brokenNames lists the times, rule names and ids the layout broke inside
+  // a word ("00:39:1" / "2.123", "kv-stream-" / "before-traffic"): there
+  // must be none, at any width (the browser test reads the count).
+  function brokenNames() {
+    var out = [], r = document.createRange();
+    document.querySelectorAll('time, code.rule, code.id').forEach(function (e) {
+      var t = e.firstChild;
+      if (e.getClientRects().length < 2 || !t || t.nodeType !== 3) return;
+      for (var i = 1; i < t.length; i++) {
+        r.setStart(t, i - 1); r.setEnd(t, i);
+        var before = r.getBoundingClientRect().top;
+        r.setStart(t, i); r.setEnd(t, i + 1);
+        if (r.getBoundingClientRect().top > before + 1 && t.data[i - 1] !== ' ') { out.push(t.data); return; }
+      }
+    });
+    return out;
+  }
+
   var charts = [];
   if (document.getElementById('forensics-data')) try {
     var data = JSON.parse(document.getElementById('forensics-data').textContent);
@@ -597,6 +605,9 @@
     if (document.body.getAttribute('data-rendered') !== 'error') {
       var doc = document.documentElement;
       document.body.setAttribute('data-overflow', String(Math.max(0, doc.scrollWidth - doc.clientWidth)));
+      var broken = brokenNames();
+      document.body.setAttribute('data-broken', String(broken.length));
+      document.body.setAttribute('data-broken-text', broken.slice(0, 5).join(' | '));
       document.body.setAttribute('data-rendered', 'ok');
       document.body.setAttribute('data-charts', String(roots.length));
     }
