@@ -42,11 +42,12 @@ func proseWidth(w io.Writer) int {
 	return 100
 }
 
-// addWideFlag adds --wide, which writes every row whole whatever the
-// terminal's width, as to a file: for scripts, and for reading in a pager
-// that scrolls sideways (less -S).
+// addWideFlag adds --wide (also spelled --no-wrap), which writes every row
+// whole whatever the terminal's width, as to a file: for scripts, and for
+// reading in a pager that scrolls sideways (less -S).
 func addWideFlag(cmd *cobra.Command, p *bool) {
 	cmd.Flags().BoolVar(p, "wide", false, "write every line whole, unwrapped and uncut, whatever the terminal's width (for scripts, less -S)")
+	cmd.Flags().BoolVar(p, "no-wrap", false, "the same as --wide")
 }
 
 // isTerminal reports whether w is a terminal, where text from the evidence

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"forensics/report"
 	"forensics/rules"
 )
 
@@ -127,4 +128,51 @@ func lastNonEmpty(lines []string) string {
 		}
 	}
 	return ""
+}
+
+// Evidence is never cut where a reader needs it whole: show prints every
+// evidence line whole on a narrow terminal (wrapped, nothing left out), and
+// analyze --wide, or --no-wrap, writes each one unwrapped on one line.
+func TestEvidenceWhole(t *testing.T) {
+	abs, inputs := caseInputs(t, "../../testdata/couchbase/seed")
+	for i := range inputs {
+		inputs[i] = filepath.Join(abs, inputs[i])
+	}
+	db := filepath.Join(t.TempDir(), "t.db")
+	var fs struct {
+		Findings []struct {
+			ID       string
+			Evidence []struct{ Text string }
+		}
+	}
+	if err := json.Unmarshal(analyzeJSON(t, db, inputs...), &fs); err != nil {
+		t.Fatal(err)
+	}
+	squeeze := func(s string) string { return strings.Join(strings.Fields(s), "") }
+	long := 0
+	for _, f := range fs.Findings {
+		screen := squeeze(strings.Join(onTerminal(t, 80, "show", "--db", db, f.ID), "\n"))
+		for _, e := range f.Evidence {
+			if utf8.RuneCountInString(e.Text) > 80 {
+				long++
+			}
+			if !strings.Contains(screen, squeeze(report.Escape(e.Text))) {
+				t.Errorf("show %s at 80 columns does not print the evidence line whole: %s", f.ID, e.Text)
+			}
+		}
+	}
+	if long == 0 {
+		t.Fatal("no evidence line is wider than the terminal: the test shows nothing")
+	}
+	for _, flag := range []string{"--wide", "--no-wrap"} {
+		screen := onTerminal(t, 80, append([]string{"analyze", "--db", filepath.Join(t.TempDir(), "w.db"), flag}, inputs...)...)
+		lines := strings.Join(screen, "\n")
+		for _, f := range fs.Findings {
+			for _, e := range f.Evidence {
+				if !strings.Contains(lines, report.Escape(e.Text)) {
+					t.Errorf("analyze %s at 80 columns does not write the evidence line whole on one line: %s", flag, e.Text)
+				}
+			}
+		}
+	}
 }
