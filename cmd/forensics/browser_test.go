@@ -147,8 +147,9 @@ func checkLayout(t *testing.T, page, dom string) {
 	if m := regexp.MustCompile(`<body[^>]*data-overflow="(\d+)"`).FindStringSubmatch(dom); m == nil || m[1] != "0" {
 		t.Errorf("the page is wider than the window by %v px (tables must fit)", m)
 	}
-	if n := attrOf(regexp.MustCompile(`<body[^>]*>`).FindString(dom), "data-broken"); n != "0" {
-		t.Errorf("%s times, rule names or ids break inside a word: %s", n, attrOf(regexp.MustCompile(`<body[^>]*>`).FindString(dom), "data-broken-text"))
+	body := regexp.MustCompile(`<body[^>]*>`).FindString(dom)
+	if n := attrOf(body, "data-broken"); n != "0" {
+		t.Errorf("%s times, rule names or ids break inside a word: %s", n, attrOf(body, "data-broken-text"))
 	}
 	for _, loc := range svgOpen.FindAllString(dom, -1) {
 		f := attrOf(loc, "data-finding")
