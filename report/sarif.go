@@ -53,7 +53,7 @@ func buildRun(r *Report, rules []*forensics.Rule) sarifRun {
 	run := sarifRun{
 		Tool: sarifTool{Driver: sarifDriver{Name: "forensics", Rules: []sarifRule{}}},
 		OriginalURIBaseIDs: map[string]sarifArtifactLocation{
-			InputsBase: {Description: &sarifMessage{Text: "The directory forensics analyze ran in: relative input paths are relative to it."}},
+			InputsBase: {Description: &sarifMessage{Text: "The folder that holds every input forensics analyzed: each artifact path is relative to it."}},
 		},
 		Results:     []sarifResult{},
 		Invocations: []sarifInvocation{{ExecutionSuccessful: true}},
