@@ -47,8 +47,12 @@ func InputRoot(inputs []string) string {
 			root = dir
 			continue
 		}
-		for root != dir && !strings.HasPrefix(dir, root+string(filepath.Separator)) {
-			root = filepath.Dir(root)
+		for root != dir && !strings.HasPrefix(dir, strings.TrimSuffix(root, string(filepath.Separator))+string(filepath.Separator)) {
+			up := filepath.Dir(root)
+			if up == root {
+				break
+			}
+			root = up
 		}
 	}
 	if root == filepath.Dir(root) {
