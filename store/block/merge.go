@@ -126,6 +126,12 @@ func (m *Merge) Lines(ctx context.Context, fn func(*store.Line, store.Mark) bool
 	if f.Fold && f.Text != "" {
 		match.text, match.fold = nil, regexp.MustCompile(`(?i)`+regexp.QuoteMeta(f.Text))
 	}
+	if match.re != nil {
+		match.reDFA = search.NewDFA(match.re)
+	}
+	if match.fold != nil {
+		match.foldDFA = search.NewDFA(match.fold)
+	}
 	if !q.Scan() {
 		match.q = q
 	}
@@ -227,14 +233,38 @@ func skipBefore(blocks []Ref, t int64) []Ref {
 
 // matcher is what a line must be to be selected.
 type matcher struct {
-	since, until int64 // unix ns; 0: unbounded
-	text         []byte
-	fold         *regexp.Regexp // the text in letters of either case
-	re           *regexp.Regexp
-	q            *search.Query // nil: no block is ruled out by its text
+	since, until   int64 // unix ns; 0: unbounded
+	text           []byte
+	fold           *regexp.Regexp // the text in letters of either case
+	re             *regexp.Regexp
+	foldDFA, reDFA *search.DFA   // theirs, when they have one
+	q              *search.Query // nil: no block is ruled out by its text
 }
 
-func (m *matcher) line(l *Line) bool {
+// runners are a goroutine's runners of a matcher's DFAs.
+type runners struct{ fold, re *search.Runner }
+
+func (m *matcher) runners() runners {
+	var rs runners
+	if m.foldDFA != nil {
+		rs.fold = m.foldDFA.Runner()
+	}
+	if m.reDFA != nil {
+		rs.re = m.reDFA.Runner()
+	}
+	return rs
+}
+
+func (rs runners) release() {
+	if rs.fold != nil {
+		rs.fold.Release()
+	}
+	if rs.re != nil {
+		rs.re.Release()
+	}
+}
+
+func (m *matcher) line(l *Line, rs runners) bool {
 	if m.since != 0 && l.Time < m.since || m.until != 0 && l.Time >= m.until {
 		return false
 	}
@@ -245,7 +275,21 @@ func (m *matcher) line(l *Line) bool {
 	if (m.re != nil || m.fold != nil) && m.q != nil && !m.q.In(l.Text) {
 		return false
 	}
-	return (m.fold == nil || m.fold.Match(l.Text)) && (m.re == nil || m.re.Match(l.Text))
+	return matches(m.fold, rs.fold, l.Text) && matches(m.re, rs.re, l.Text)
+}
+
+// matches reports whether re (nil: any text) matches text, asking its
+// DFA's runner first.
+func matches(re *regexp.Regexp, run *search.Runner, text []byte) bool {
+	if re == nil {
+		return true
+	}
+	if run != nil {
+		if m, known := run.Match(text); known {
+			return m
+		}
+	}
+	return re.Match(text)
 }
 
 // sourceLines iterates over the selected lines of one source.
@@ -433,7 +477,7 @@ func (it *sourceLines) nextLazy() (bool, error) {
 			continue
 		}
 		it.latest = max(it.latest, l.Time)
-		if !it.match.line(l) {
+		if !it.match.line(l, runners{}) {
 			continue
 		}
 		it.cur, it.curMark = it.line(l), it.latest
@@ -528,6 +572,8 @@ func (it *sourceLines) load(b Ref) error {
 		return nil
 	}
 	it.read.Add(1)
+	rs := it.match.runners()
+	defer rs.release()
 	for {
 		l, err := r.Next()
 		if err != nil {
@@ -537,7 +583,7 @@ func (it *sourceLines) load(b Ref) error {
 			break
 		}
 		it.latest = max(it.latest, l.Time)
-		if it.match.line(l) {
+		if it.match.line(l, rs) {
 			it.lines = append(it.lines, it.line(l))
 			it.marks = append(it.marks, it.latest)
 		}
