@@ -37,6 +37,8 @@ type Reader struct {
 	recs []byte // the records not read yet
 	buf  []byte // the decompressed S2 block, or the span's records (and, whole, its output)
 
+	whole bool // the last block was opened whole
+
 	// A deflate span: the output held starts at output offset base.
 	span bool
 	dec  io.ReadCloser // nil once the output is all in out
@@ -51,7 +53,7 @@ type Reader struct {
 // a deflate span is decoded at once, so that Text can give it back.
 func (r *Reader) Open(firstLine int64, data []byte, whole bool) error {
 	r.Close()
-	r.line, r.read, r.n = Line{N: firstLine}, false, 0
+	r.line, r.read, r.n, r.whole = Line{N: firstLine}, false, 0, whole
 	if len(data) >= 2 && [2]byte(data[:2]) == zranMagic {
 		return r.openSpan(data, whole)
 	}
@@ -85,14 +87,21 @@ func (r *Reader) Close() {
 		r.dec = nil
 	}
 	r.recs, r.out = nil, r.out[:0]
-	if cap(r.out) > keepOut {
+	if cap(r.out) > keepOut && !(r.whole && cap(r.out) <= keepWhole) {
 		r.out = nil
 	}
 }
 
 // keepOut is the most of a lazy span's output buffer a Reader keeps for
 // its next block: lines are short, and a merge keeps a Reader a source.
-const keepOut = 64 << 10
+// A Reader that opens blocks whole keeps up to keepWhole: a search has a
+// few of them, each decoding block after block, and a new megabyte each
+// was a tenth of a search's time (allocating it, faulting its pages in,
+// collecting it).
+const (
+	keepOut   = 64 << 10
+	keepWhole = 4 << 20
+)
 
 // Next returns the next line of the block, or nil after the last. The line
 // is valid until the next call.
