@@ -102,19 +102,64 @@ func collect(db *sql.DB, known map[[32]byte]bool) error {
 // releaseColumnDef is the release column of schema.sql's sources table.
 var releaseColumnDef = regexp.MustCompile(`(?m)^\s*release\s+TEXT[^\n]*\n`)
 
-var (
-	sqlComment = regexp.MustCompile(`--[^\n]*|/\*(?s:.*?)\*/`)
-	sqlSpace   = regexp.MustCompile(`\s+`)
-	sqlPunct   = regexp.MustCompile(`\s*([(),])\s*`)
-)
-
 // objectDigest identifies a schema object by its kind, names and
 // definition, with comments and spacing left out.
 func objectDigest(typ, name, tbl, def string) [32]byte {
-	def = sqlComment.ReplaceAllString(def, " ")
-	def = sqlSpace.ReplaceAllString(def, " ")
-	def = sqlPunct.ReplaceAllString(def, "$1")
-	return sha256.Sum256([]byte(strings.ToLower(typ) + "\x00" + name + "\x00" + tbl + "\x00" + strings.TrimSpace(def)))
+	return sha256.Sum256([]byte(strings.ToLower(typ) + "\x00" + name + "\x00" + tbl + "\x00" + strings.TrimSpace(normalSQL(def))))
+}
+
+// normalSQL returns a definition with each comment (-- to the end of the
+// line, /* to */) a space, each run of spaces one space, and no space
+// next to a parenthesis or a comma. Every command opens a timeline, and
+// digests its schema and forensics' own (a hundred definitions): with
+// regular expressions that took a fast search a third of its time.
+func normalSQL(def string) string {
+	isSpace := func(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' }
+	isPunct := func(c byte) bool { return c == '(' || c == ')' || c == ',' }
+	// Comments to a space.
+	var b strings.Builder
+	for i := 0; i < len(def); i++ {
+		switch {
+		case strings.HasPrefix(def[i:], "--"):
+			end := strings.IndexByte(def[i:], '\n')
+			if end < 0 {
+				end = len(def) - i
+			}
+			b.WriteByte(' ')
+			i += end - 1
+			continue
+		case strings.HasPrefix(def[i:], "/*"):
+			if end := strings.Index(def[i+2:], "*/"); end >= 0 {
+				b.WriteByte(' ')
+				i += 2 + end + 1
+				continue
+			}
+		}
+		b.WriteByte(def[i])
+	}
+	// Runs of spaces to one.
+	in := b.String()
+	out := make([]byte, 0, len(in))
+	for i := 0; i < len(in); i++ {
+		if isSpace(in[i]) {
+			for i+1 < len(in) && isSpace(in[i+1]) {
+				i++
+			}
+			out = append(out, ' ')
+			continue
+		}
+		out = append(out, in[i])
+	}
+	// No space next to a parenthesis or a comma.
+	n := 0
+	for i, c := range out {
+		if c == ' ' && (i > 0 && isPunct(out[i-1]) || i+1 < len(out) && isPunct(out[i+1])) {
+			continue
+		}
+		out[n] = c
+		n++
+	}
+	return string(out[:n])
 }
 
 // UntrustedError says that a timeline holds a schema object forensics did
