@@ -6,16 +6,19 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"forensics/expect"
 	"forensics/report"
+	"forensics/report/sarifschema"
 )
 
 // Every bundled case's findings as Markdown and SARIF equal its want.md
 // and want.sarif (rewritten with -update; TestScenariosSARIFSchema validates
-// them).
+// them). The SARIF output validates against the schema whole; its golden
+// keeps the rules its results use (sarifGolden).
 func TestScenariosFormats(t *testing.T) {
 	forEachCase(t, func(t *testing.T, dir string) {
 		abs, inputs := caseInputs(t, dir)
@@ -23,8 +26,145 @@ func TestScenariosFormats(t *testing.T) {
 		db := filepath.Join(t.TempDir(), "timeline.db")
 		md := analyzeFormat(t, db, "markdown", inputs)
 		golden(t, "want.md", md)
-		golden(t, "want.sarif", analyzeFormat(t, db, "sarif", inputs))
+		sarif := analyzeFormat(t, db, "sarif", inputs)
+		if err := sarifschema.Validate(sarif); err != nil {
+			t.Errorf("SARIF output does not validate against SARIF 2.1.0: %v", err)
+		}
+		golden(t, "want.sarif", sarifGolden(t, sarif))
 	})
+}
+
+// sarifGolden is the SARIF log a case's want.sarif holds: the driver's
+// rules cut down to those the results use, renumbered, so that a new rule
+// changes the goldens of the cases it finds something in and no others.
+// The log stays valid SARIF, its keys in the order forensics writes them.
+func sarifGolden(t *testing.T, out []byte) []byte {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(out))
+	dec.UseNumber()
+	v, err := decodeOrdered(dec)
+	if err != nil {
+		t.Fatalf("SARIF output: %v", err)
+	}
+	log, _ := v.(jsonObject)
+	runs, _ := log.get("runs").([]any)
+	for _, r := range runs {
+		run, _ := r.(jsonObject)
+		driver, _ := run.get("tool").(jsonObject).get("driver").(jsonObject)
+		rules, _ := driver.get("rules").([]any)
+		kept := []any{}
+		index := map[any]int{}
+		results, _ := run.get("results").([]any)
+		for _, res := range results {
+			res, _ := res.(jsonObject)
+			id := res.get("ruleId")
+			if _, ok := index[id]; !ok {
+				for _, rule := range rules {
+					if rule.(jsonObject).get("id") == id {
+						index[id] = len(kept)
+						kept = append(kept, rule)
+					}
+				}
+			}
+			i, ok := index[id]
+			if !ok {
+				t.Fatalf("SARIF result of rule %v: the driver has no such rule", id)
+			}
+			res.set("ruleIndex", json.Number(strconv.Itoa(i)))
+		}
+		driver.set("rules", kept)
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// jsonObject is a JSON object that keeps its keys' order.
+type jsonObject []jsonMember
+
+type jsonMember struct {
+	key   string
+	value any
+}
+
+func (o jsonObject) get(key string) any {
+	for _, m := range o {
+		if m.key == key {
+			return m.value
+		}
+	}
+	return nil
+}
+
+func (o jsonObject) set(key string, v any) {
+	for i := range o {
+		if o[i].key == key {
+			o[i].value = v
+		}
+	}
+}
+
+func (o jsonObject) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	b.WriteByte('{')
+	for i, m := range o {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if err := enc.Encode(m.key); err != nil {
+			return nil, err
+		}
+		b.WriteByte(':')
+		if err := enc.Encode(m.value); err != nil {
+			return nil, err
+		}
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// decodeOrdered decodes the next JSON value, its objects as jsonObject.
+func decodeOrdered(dec *json.Decoder) (any, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch tok {
+	case json.Delim('{'):
+		o := jsonObject{}
+		for dec.More() {
+			k, err := dec.Token()
+			if err != nil {
+				return nil, err
+			}
+			v, err := decodeOrdered(dec)
+			if err != nil {
+				return nil, err
+			}
+			o = append(o, jsonMember{k.(string), v})
+		}
+		_, err := dec.Token()
+		return o, err
+	case json.Delim('['):
+		a := []any{}
+		for dec.More() {
+			v, err := decodeOrdered(dec)
+			if err != nil {
+				return nil, err
+			}
+			a = append(a, v)
+		}
+		_, err := dec.Token()
+		return a, err
+	}
+	return tok, nil
 }
 
 // caseInputs returns a case folder's absolute path and its inputs relative
