@@ -29,7 +29,11 @@ echo "| load | time |"
 echo "|---|--:|"
 sed -n 's/^ *hostile_load_test.go:[0-9]*: \(| [^|]* | [^|]* |\)$/\1/p' "$log"
 if [ "$status" -ne 0 ]; then
-	grep -E -- '^(--- FAIL|FAIL|ok|panic)|_test.go:[0-9]+: [^|]' "$log" | head -50
+	# A runtime error (fatal error, a signal) ends the test binary without
+	# a test's failure line: the end of the log says what it was.
+	grep -E -- '^(--- FAIL|FAIL|ok|panic|fatal error)|_test.go:[0-9]+: [^|]' "$log" | head -50
+	echo "… the end of the test log:"
+	tail -60 "$log"
 	exit "$status"
 fi
 grep -E -- '^--- (PASS|SKIP)' "$log"

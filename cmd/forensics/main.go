@@ -10,7 +10,9 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -132,19 +134,36 @@ and say what to do about it.`,
 	root.AddCommand(newAnalyzeCmd(), newTimelineCmd(), newFindingsCmd(), newShowCmd(), newRulesCmd(), newTestCmd(), newReportCmd(), newVersionCmd(), newIncidentsCmd(), newExtractCmd(), newPushCmd(), newFleetCmd(), newServeCmd())
 	withBashFallbacks(root)
 	// The help fits the terminal: the descriptions of flags and commands
-	// wrap under their own column.
-	width := widthOf(stdout)
-	cobra.AddTemplateFunc("flagUsages", func(fs *pflag.FlagSet) string { return fs.FlagUsagesWrapped(width) })
-	cobra.AddTemplateFunc("commandLine", func(name string, pad int, short string) string {
-		var b strings.Builder
-		first := "  " + name + strings.Repeat(" ", max(pad-len(name), 0)) + " "
-		report.WriteProse(&b, short, first, strings.Repeat(" ", len(first)), width)
-		return strings.TrimSuffix(strings.TrimPrefix(b.String(), "  "), "\n")
+	// wrap under their own column. cobra's template functions belong to the
+	// process, and one process may run commands side by side, so each root
+	// command carries its own width.
+	root.Annotations = map[string]string{helpWidth: strconv.Itoa(widthOf(stdout))}
+	addTemplateFuncs.Do(func() {
+		cobra.AddTemplateFunc("flagUsages", func(c *cobra.Command, fs *pflag.FlagSet) string {
+			return fs.FlagUsagesWrapped(helpWidthOf(c))
+		})
+		cobra.AddTemplateFunc("commandLine", func(c *cobra.Command) string {
+			var b strings.Builder
+			first := "  " + c.Name() + strings.Repeat(" ", max(c.NamePadding()-len(c.Name()), 0)) + " "
+			report.WriteProse(&b, c.Short, first, strings.Repeat(" ", len(first)), helpWidthOf(c))
+			return strings.TrimSuffix(strings.TrimPrefix(b.String(), "  "), "\n")
+		})
 	})
 	root.SetUsageTemplate(strings.NewReplacer(
-		".LocalFlags.FlagUsages", "flagUsages .LocalFlags",
-		".InheritedFlags.FlagUsages", "flagUsages .InheritedFlags",
-		"{{rpad .Name .NamePadding }} {{.Short}}", "{{commandLine .Name .NamePadding .Short}}",
+		".LocalFlags.FlagUsages", "flagUsages . .LocalFlags",
+		".InheritedFlags.FlagUsages", "flagUsages . .InheritedFlags",
+		"{{rpad .Name .NamePadding }} {{.Short}}", "{{commandLine .}}",
 	).Replace(root.UsageTemplate()))
 	return root
+}
+
+// helpWidth is the root command's annotation that holds the width its help
+// wraps to (0: no wrapping).
+const helpWidth = "forensics.help-width"
+
+var addTemplateFuncs sync.Once
+
+func helpWidthOf(c *cobra.Command) int {
+	n, _ := strconv.Atoi(c.Root().Annotations[helpWidth])
+	return n
 }

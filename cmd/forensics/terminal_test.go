@@ -6,6 +6,7 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf8"
 
@@ -175,4 +176,35 @@ func TestEvidenceWhole(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestRunSideBySide runs commands side by side in one process, as the
+// shared store's load test and a program embedding run do: each prints
+// what it prints alone (and the race detector, which CI runs on this
+// test, finds no state shared between them).
+func TestRunSideBySide(t *testing.T) {
+	commands := [][]string{
+		{"--help"},
+		{"analyze", "--help"},
+		{"timeline", "query", "--help"},
+		{"rules", "list"},
+	}
+	alone := make([]string, len(commands))
+	for i, args := range commands {
+		alone[i] = runOK(t, args...)
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		for i, args := range commands {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				var stdout, stderr bytes.Buffer
+				if code := run(args, &stdout, &stderr); code != exitOK || stdout.String() != alone[i] {
+					t.Errorf("forensics %s side by side: exit %d, %d bytes (alone: %d)\n%s", strings.Join(args, " "), code, stdout.Len(), len(alone[i]), stderr.String())
+				}
+			}()
+		}
+	}
+	wg.Wait()
 }
