@@ -9,7 +9,7 @@ import (
 )
 
 // Rule recognises one kind of failure on the timeline. A rule is a value;
-// the list of rules in use is rules.All.
+// the list of rules in use is rules.All().
 type Rule struct {
 	Name  string // kebab-case; the same string in flags, output and testdata folders
 	Doc   Doc

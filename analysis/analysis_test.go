@@ -27,7 +27,7 @@ func open(t *testing.T, path string) store.Backend {
 }
 
 func config(db store.Backend, inputs ...string) Config {
-	return Config{Store: db, Inputs: inputs, Formats: parsers.All, Rules: rules.All, Limits: input.DefaultLimits, RulesID: "test"}
+	return Config{Store: db, Inputs: inputs, Formats: parsers.All, Rules: rules.All(), Limits: input.DefaultLimits, RulesID: "test"}
 }
 
 // The seed incident analysed without the command line: the findings are the
@@ -72,7 +72,7 @@ func TestRunSeed(t *testing.T) {
 		t.Errorf("second run found %s, first %s", ids(second.Report), ids(first.Report))
 	}
 
-	stored, run, err := Report(ctx, db, 0, rules.All)
+	stored, run, err := Report(ctx, db, 0, rules.All())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 )
 
 // Every built-in rule file reads kinds the parsers declare and names only
-// attributes those kinds carry, and is in rules.All.
+// attributes those kinds carry, and is in rules.All().
 func TestBuiltinRuleFiles(t *testing.T) {
 	vocab := rulefile.Vocab(parsers.Kinds())
 	n := 0
@@ -29,7 +29,7 @@ func TestBuiltinRuleFiles(t *testing.T) {
 			return nil
 		}
 		if r, ok := rules.Lookup(f.Rule.Name); !ok || r.Doc != f.Rule.Doc {
-			t.Errorf("%s: rule %s is not in rules.All", p, f.Rule.Name)
+			t.Errorf("%s: rule %s is not in rules.All()", p, f.Rule.Name)
 		}
 		return nil
 	})

@@ -18,7 +18,7 @@ func TestRuleKindsAreDeclared(t *testing.T) {
 	for _, k := range parsers.Kinds() {
 		declared[k.Kind] = true
 	}
-	for _, r := range rules.All {
+	for _, r := range rules.All() {
 		for _, k := range r.Kinds {
 			if !declared[k] {
 				t.Errorf("rule %s reads %s, which no parser declares", r.Name, k)
@@ -34,7 +34,7 @@ var kebab = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
 // so every part is written; and it declares what it reads.
 func TestRulesAreWellFormed(t *testing.T) {
 	seen := map[string]bool{}
-	for _, r := range rules.All {
+	for _, r := range rules.All() {
 		if !kebab.MatchString(r.Name) {
 			t.Errorf("rule name %q is not kebab-case", r.Name)
 		}

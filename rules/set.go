@@ -29,8 +29,8 @@ const (
 
 // Default is the built-in rules alone.
 func Default() *Set {
-	s := &Set{Rules: slices.Clone(All), origin: map[*forensics.Rule]string{}}
-	for _, f := range Builtin {
+	s := &Set{Rules: slices.Clone(All()), origin: map[*forensics.Rule]string{}}
+	for _, f := range Builtin.Files() {
 		s.origin[f.Rule] = "built-in " + f.Path
 	}
 	return s

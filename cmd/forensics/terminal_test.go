@@ -84,7 +84,7 @@ func TestRulesListWrapsBetweenWords(t *testing.T) {
 			words[w] = true
 		}
 	}
-	for _, r := range rules.All {
+	for _, r := range rules.All() {
 		for _, w := range strings.Fields(firstParagraph(r.Doc.Detects)) {
 			if !words[w] && utf8.RuneCountInString(w) < 70 {
 				t.Errorf("rules list at 80 columns broke %q (%s)", w, r.Name)
