@@ -101,7 +101,7 @@ const (
 // Runner runs a DFA, building its states as the lines need them.
 type Runner struct {
 	d      *DFA
-	trans  []int32          // state<<7 | byte: the next state, or unknown, matched or giveUp
+	trans  []int32          // state<<7 | byte: the next state << 7, or unknown, matched or giveUp
 	pcs    [][]uint32       // by state: the rune instructions its threads wait at
 	atEnd  []bool           // by state: the regexp matches if the line ends there
 	runes  map[uint64]int32 // state<<32 | rune beyond ASCII: the next state
@@ -139,7 +139,10 @@ func (r *Runner) Match(text []byte) (match, known bool) {
 	if r.begins {
 		return true, true
 	}
-	s := r.start
+	// at is the current state's row of trans (its number << 7): a look-up
+	// a byte, each waiting on the one before, with no shift between.
+	at := int(r.start) << 7
+	trans := r.trans
 	for i := 0; i < len(text); i++ {
 		b := text[i]
 		if b >= utf8.RuneSelf {
@@ -147,14 +150,14 @@ func (r *Runner) Match(text []byte) (match, known bool) {
 			// reads it as utf8.RuneError), by the slower road.
 			c, size := utf8.DecodeRune(text[i:])
 			i += size - 1
-			n := r.stepRune(s, c)
+			n := r.stepRune(int32(at>>7), c)
 			if n < 0 {
 				return n == matched, n == matched
 			}
-			s = n
+			at, trans = int(n)<<7, r.trans
 			continue
 		}
-		n := r.trans[int(s)<<7|int(b)]
+		n := trans[at|int(b)]
 		if n < 0 {
 			switch n {
 			case matched:
@@ -162,22 +165,24 @@ func (r *Runner) Match(text []byte) (match, known bool) {
 			case giveUp:
 				return false, false
 			}
-			if n = r.step(s, b); n < 0 {
-				if n == matched {
-					return true, true
-				}
-				return false, false
+			if n = r.step(int32(at>>7), b); n < 0 {
+				return n == matched, n == matched
 			}
+			n <<= 7
+			trans = r.trans // grown
 		}
-		s = n
+		at = int(n)
 	}
-	return r.atEnd[s], true
+	return r.atEnd[at>>7], true
 }
 
 // step builds the transition of state s on byte b.
 func (r *Runner) step(s int32, b byte) int32 {
 	n := r.next(s, func(pc uint32) bool { return r.d.bytes[pc][b/64]&(1<<(b%64)) != 0 })
-	if n != giveUp {
+	switch {
+	case n >= 0:
+		r.trans[int(s)<<7|int(b)] = n << 7
+	case n == matched:
 		r.trans[int(s)<<7|int(b)] = n
 	}
 	return n
