@@ -7,6 +7,7 @@ which prints its lines), their lines
 compared, and what the index costs. Prints Markdown."""
 
 import argparse
+import json
 import os
 import re
 import statistics
@@ -19,6 +20,8 @@ p.add_argument("--dir", required=True, help="the bundle's folder: zips/, extract
 p.add_argument("--base", required=True, help="the name of the build without the index")
 p.add_argument("--runs", type=int, default=5)
 p.add_argument("--title", default="")
+p.add_argument("--summary", help="append each query's figures to this file, a JSON object a line")
+p.add_argument("--no-cost", action="store_true", help="time the queries only, not what the index costs")
 a = p.parse_args()
 
 work = os.path.dirname(os.path.abspath(a.dir))
@@ -125,6 +128,18 @@ for what, fargs, rargs in queries:
     f, r = statistics.median(ft), statistics.median(rt)
     verdict = "yes" if same else f"NO: forensics {len(got)}, rg {len(want)}"
     print(f"| {what}: `{shell(fargs)}` | {len(got)} | {f:.3f} s | {r:.3f} s | {r / f:.1f}× | {blocks} | {verdict} |")
+    if a.summary:
+        with open(a.summary, "a") as out:
+            out.write(json.dumps({"bundle": a.title, "query": what, "args": shell(fargs), "lines": len(got),
+                                  "forensics": f, "rg": r, "same": same}) + "\n")
+
+
+if a.no_cost:
+    print()
+    print(f"The rare id: `{rid}`.")
+    if failed:
+        sys.exit("forensics and rg differ on a query's lines")
+    sys.exit(0)
 
 
 def ingest(build):

@@ -8,7 +8,9 @@
 # ingest time and timeline size against a build without it (--base), and
 # the index's share of the timeline.
 #
-# usage: bench/search.sh [--size SIZE]... [--profile NAME]... [--runs N] [--seed N] [--base REV] [WORKDIR]
+# At the end it prints the ratios of every bundle in one table.
+#
+# usage: bench/search.sh [--size SIZE]... [--profile NAME]... [--runs N] [--seed N] [--base REV] [--queries-only] [WORKDIR]
 #
 #   WORKDIR     where the bundles, extracted files, timelines and results go
 #               (default $BENCH_DIR, else bench/out; keep it out of git)
@@ -18,12 +20,15 @@
 #   --seed      bench/gen's seed (default 2)
 #   --base      the build without the index, for ingest time and size
 #               (default: the commit before the index of blocks)
+#   --queries-only  time the queries only: no ingest timed, no base build
+#               (a bundle's timeline is analyzed once if missing); the
+#               machine is held a few minutes, not a quarter of an hour
 #
 # Run it under the land lock so that nothing else runs on the machine:
 #   flock /work/land.lock bash bench/search.sh
 set -euo pipefail
 
-sizes=() profiles=() runs=5 seed=2 base=
+sizes=() profiles=() runs=5 seed=2 base= queries_only=
 work=${BENCH_DIR:-}
 while (($#)); do
 	case $1 in
@@ -32,6 +37,7 @@ while (($#)); do
 	--runs) runs=$2; shift 2 ;;
 	--seed) seed=$2; shift 2 ;;
 	--base) base=$2; shift 2 ;;
+	--queries-only) queries_only=1; shift ;;
 	-h | --help) sed -n '2,/^set -e/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;;
 	-*) echo "search.sh: unknown flag $1" >&2; exit 2 ;;
 	*) work=$1; shift ;;
@@ -54,7 +60,7 @@ if [ -z "$base" ]; then
 	base=$added^
 fi
 base=$(git rev-parse --short "$base")
-if [ ! -x "$work/forensics-$base" ]; then
+if [ -z "$queries_only" ] && [ ! -x "$work/forensics-$base" ]; then
 	rm -rf "$work/base-src"
 	mkdir -p "$work/base-src"
 	git archive "$base" | tar -x -C "$work/base-src"
@@ -63,6 +69,7 @@ if [ ! -x "$work/forensics-$base" ]; then
 fi
 
 results=$work/search-$(date -u +%Y%m%dT%H%M%SZ).md
+summary=${results%.md}.jsonl
 {
 	echo "# forensics search against ripgrep, $(date -u +%F)"
 	echo
@@ -83,6 +90,12 @@ for profile in "${profiles[@]}"; do
 				unzip -q -o "$z" -d "$dir/extracted/$(basename "$z" .zip)"
 			done
 		fi
+		if [ -n "$queries_only" ]; then
+			[ -f "$dir/new.db" ] || "$work/forensics" analyze -q --db "$dir/new.db" "$dir/zips" >/dev/null
+			python3 bench/search.py --dir "$dir" --base "$base" --runs "$runs" --title "$profile $size" --summary "$summary" --no-cost | tee -a "$results"
+			echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$results"
+			continue
+		fi
 		# Ingest with and without the index, the same bundle, taking turns,
 		# three times each into a fresh timeline (search.py takes the median).
 		for run in 1 2 3; do
@@ -93,9 +106,29 @@ for profile in "${profiles[@]}"; do
 				/usr/bin/time -f "%e %M" -o "$dir/$build.time.$run" "$bin" analyze -q --db "$db" "$dir/zips" >/dev/null
 			done
 		done
-		python3 bench/search.py --dir "$dir" --base "$base" --runs "$runs" --title "$profile profile, $size" | tee -a "$results"
+		python3 bench/search.py --dir "$dir" --base "$base" --runs "$runs" --title "$profile $size" --summary "$summary" | tee -a "$results"
 		echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$results"
 	done
 done
+# Every bundle's ratios in one table: rg / forensics (above 1: forensics
+# is faster), forensics' seconds in brackets.
+python3 - "$summary" <<'PY' | tee -a "$results"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+bundles = list(dict.fromkeys(r["bundle"] for r in rows))
+queries = list(dict.fromkeys(r["query"] for r in rows))
+cell = {(r["bundle"], r["query"]): r for r in rows}
+print()
+print("## rg / forensics, every bundle")
+print()
+print("| query | " + " | ".join(bundles) + " |")
+print("|---|" + "--:|" * len(bundles))
+for q in queries:
+    cs = []
+    for b in bundles:
+        r = cell.get((b, q))
+        cs.append(f"{r['rg'] / r['forensics']:.2f} ({r['forensics']:.3f} s)" + ("" if r["same"] else " DIFFERENT LINES") if r else "")
+    print(f"| {q} | " + " | ".join(cs) + " |")
+PY
 echo
 echo "results in $results"
