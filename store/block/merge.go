@@ -265,6 +265,12 @@ func (rs runners) release() {
 }
 
 func (m *matcher) line(l *Line, rs runners) bool {
+	return m.before(l) && matches(m.fold, rs.fold, l.Text) && matches(m.re, rs.re, l.Text)
+}
+
+// before reports whether a line passes what the matcher asks before its
+// regexps: the window, the text, the query's strings.
+func (m *matcher) before(l *Line) bool {
 	if m.since != 0 && l.Time < m.since || m.until != 0 && l.Time >= m.until {
 		return false
 	}
@@ -272,10 +278,20 @@ func (m *matcher) line(l *Line, rs runners) bool {
 		return false
 	}
 	// The query's strings first: far cheaper than a regexp.
-	if (m.re != nil || m.fold != nil) && m.q != nil && !m.q.In(l.Text) {
-		return false
+	return (m.re == nil && m.fold == nil) || m.q == nil || m.q.In(l.Text)
+}
+
+// regexp2 reports whether the regexp matches each of two texts, through
+// its DFA's runner side by side.
+func (m *matcher) regexp2(run *search.Runner, a, b []byte) (bool, bool) {
+	ma, ka, mb, kb := run.Match2(a, b)
+	if !ka {
+		ma = m.re.Match(a)
 	}
-	return matches(m.fold, rs.fold, l.Text) && matches(m.re, rs.re, l.Text)
+	if !kb {
+		mb = m.re.Match(b)
+	}
+	return ma, mb
 }
 
 // matches reports whether re (nil: any text) matches text, asking its
@@ -574,6 +590,17 @@ func (it *sourceLines) load(b Ref) error {
 	it.read.Add(1)
 	rs := it.match.runners()
 	defer rs.release()
+	// A regexp's DFA runs two lines side by side (Runner.Match2): a line
+	// that passes the rest of the filter waits for the next one. Its text
+	// stays in the block's buffer, which is opened whole.
+	pairs := rs.re != nil && it.match.fold == nil
+	var held Line
+	var heldMark int64
+	holding := false
+	keep := func(l *Line, mark int64) {
+		it.lines = append(it.lines, it.line(l))
+		it.marks = append(it.marks, mark)
+	}
 	for {
 		l, err := r.Next()
 		if err != nil {
@@ -583,10 +610,27 @@ func (it *sourceLines) load(b Ref) error {
 			break
 		}
 		it.latest = max(it.latest, l.Time)
-		if it.match.line(l, rs) {
-			it.lines = append(it.lines, it.line(l))
-			it.marks = append(it.marks, it.latest)
+		switch {
+		case !pairs:
+			if it.match.line(l, rs) {
+				keep(l, it.latest)
+			}
+		case !it.match.before(l):
+		case !holding:
+			held, heldMark, holding = *l, it.latest, true
+		default:
+			a, b := it.match.regexp2(rs.re, held.Text, l.Text)
+			if a {
+				keep(&held, heldMark)
+			}
+			if b {
+				keep(l, it.latest)
+			}
+			holding = false
 		}
+	}
+	if holding && matches(it.match.re, rs.re, held.Text) {
+		keep(&held, heldMark)
 	}
 	if len(it.lines) == 0 || it.noKinds {
 		return nil

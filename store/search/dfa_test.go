@@ -3,6 +3,7 @@ package search
 import (
 	"math/rand/v2"
 	"regexp"
+	"slices"
 	"testing"
 )
 
@@ -41,21 +42,28 @@ func TestDFA(t *testing.T) {
 			continue
 		}
 		r := d.Runner()
-		check := func(line string) {
+		check := func(line, other string) {
 			got, known := r.Match([]byte(line))
 			if known && got != re.MatchString(line) {
 				t.Errorf("%q on %q: the DFA says %v, regexp %v", p, line, got, !got)
 			}
+			ga, ka, gb, kb := r.Match2([]byte(line), []byte(other))
+			if ka && ga != re.MatchString(line) || kb && gb != re.MatchString(other) {
+				t.Errorf("%q on %q and %q side by side: the DFA says %v and %v", p, line, other, ga, gb)
+			}
 		}
-		for _, l := range dfaLines {
-			check(l)
-		}
-		for range 2000 {
+		random := func() string {
 			b := make([]byte, rng.IntN(30))
 			for i := range b {
 				b[i] = alphabet[rng.IntN(len(alphabet))]
 			}
-			check(string(b))
+			return string(b)
+		}
+		for _, l := range dfaLines {
+			check(l, dfaLines[rng.IntN(len(dfaLines))])
+		}
+		for range 2000 {
+			check(random(), random())
 		}
 		r.Release()
 	}
@@ -106,6 +114,14 @@ func TestDFAStartsOver(t *testing.T) {
 		if got != re.Match(b) {
 			t.Fatalf("%s: the DFA says %v", b, got)
 		}
+		// Side by side, where one line can make the runner start over
+		// in the middle of the other.
+		other := slices.Clone(b)
+		other[len(other)-1] ^= 1
+		ga, ka, gb, kb := r.Match2(b, other)
+		if ka && ga != re.Match(b) || kb && gb != re.Match(other) {
+			t.Fatalf("%s and %s side by side: the DFA says %v and %v", b, other, ga, gb)
+		}
 	}
 	if gaveUp == 0 || gaveUp > 100 {
 		t.Errorf("the DFA gave up on %d lines of 3000, want a few", gaveUp)
@@ -129,6 +145,12 @@ func FuzzDFA(f *testing.F) {
 		defer r.Release()
 		if got, known := r.Match([]byte(line)); known && got != re.MatchString(line) {
 			t.Errorf("%q on %q: the DFA says %v, regexp %v", pattern, line, got, !got)
+		}
+		// Side by side with its own halves.
+		a, b := line[:len(line)/2], line[len(line)/2:]
+		ga, ka, gb, kb := r.Match2([]byte(a), []byte(b))
+		if ka && ga != re.MatchString(a) || kb && gb != re.MatchString(b) {
+			t.Errorf("%q on %q and %q side by side: the DFA says %v and %v", pattern, a, b, ga, gb)
 		}
 	})
 }
