@@ -146,21 +146,20 @@ func (s *Segment) Reset() {
 	s.n = 0
 }
 
-// decodePart returns the words of a stored part.
-func decodePart(data []byte) ([]uint64, error) {
+// decodePart decodes the words of a stored part into words, through raw
+// (GramsPart*8 bytes).
+func decodePart(words []uint64, raw, data []byte) error {
 	n, err := s2.DecodedLen(data)
 	if err != nil || n != GramsPart*8 {
-		return nil, fmt.Errorf("%w: a part of the index of %d bytes", ErrCorrupt, n)
+		return fmt.Errorf("%w: a part of the index of %d bytes", ErrCorrupt, n)
 	}
-	raw, err := s2.Decode(nil, data)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	if _, err := s2.Decode(raw, data); err != nil {
+		return fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
-	words := make([]uint64, GramsPart)
 	for i := range words {
 		words[i] = binary.LittleEndian.Uint64(raw[i*8:])
 	}
-	return words, nil
+	return nil
 }
 
 // Grams is a search's Query as the index answers it: each string holds in
@@ -316,12 +315,16 @@ func (g *Grams) eval(all uint64, word func(uint32) uint64) uint64 {
 	return eval(g.root)
 }
 
-// DecodeParts decodes stored parts by number.
+// DecodeParts decodes stored parts by number. A search decodes hundreds
+// of them: their words are one allocation.
 func DecodeParts(stored map[int][]byte) (map[int][]uint64, error) {
 	out := make(map[int][]uint64, len(stored))
+	words := make([]uint64, len(stored)*GramsPart)
+	var raw [GramsPart * 8]byte
 	for p, data := range stored {
-		w, err := decodePart(data)
-		if err != nil {
+		w := words[:GramsPart:GramsPart]
+		words = words[GramsPart:]
+		if err := decodePart(w, raw[:], data); err != nil {
 			return nil, err
 		}
 		out[p] = w
