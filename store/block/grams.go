@@ -268,19 +268,34 @@ func stringGrams(s string) *gramNode {
 func (g *Grams) Parts() []int { return g.parts }
 
 // Match returns the blocks of a segment of n blocks that may hold a match
-// (bit i: block i), given the words of the parts Parts names.
-func (g *Grams) Match(n int, parts map[int][]uint64) uint64 {
+// (bit i: block i), given the stored parts Parts names. It decodes a part
+// when an answer needs it: a string rules a segment out once one of its
+// 4-grams does, and the rest of its parts are not decoded.
+func (g *Grams) Match(n int, stored map[int][]byte) (uint64, error) {
 	all := uint64(1)<<n - 1
 	if n == 64 {
 		all = ^uint64(0)
 	}
-	return g.eval(all, func(s uint32) uint64 {
-		p := parts[int(s/GramsPart)]
-		if p == nil {
-			return all // a part not stored: any block may hold it
+	var raw [GramsPart * 8]byte
+	words := map[int][]uint64{}
+	var err error
+	m := g.eval(all, func(s uint32) uint64 {
+		p := int(s / GramsPart)
+		w, ok := words[p]
+		if !ok {
+			data, ok := stored[p]
+			if !ok || err != nil {
+				return all // a part not stored: any block may hold it
+			}
+			w = make([]uint64, GramsPart)
+			if err = decodePart(w, raw[:], data); err != nil {
+				return all
+			}
+			words[p] = w
 		}
-		return p[s%GramsPart]
+		return w[s%GramsPart]
 	})
+	return m, err
 }
 
 // eval returns the blocks of all that may hold a match, given the word of
@@ -296,40 +311,31 @@ func (g *Grams) eval(all uint64, word func(uint32) uint64) uint64 {
 		case search.And:
 			m := all
 			for _, s := range x.slots {
-				m &= word(s)
+				if m &= word(s); m == 0 {
+					return 0
+				}
 			}
 			for _, sub := range x.sub {
-				m &= eval(sub)
+				if m &= eval(sub); m == 0 {
+					return 0
+				}
 			}
 			return m
 		}
 		var m uint64
 		for _, s := range x.slots {
-			m |= word(s)
+			if m |= word(s); m&all == all {
+				return all
+			}
 		}
 		for _, sub := range x.sub {
-			m |= eval(sub)
+			if m |= eval(sub); m&all == all {
+				return all
+			}
 		}
 		return m & all
 	}
 	return eval(g.root)
-}
-
-// DecodeParts decodes stored parts by number. A search decodes hundreds
-// of them: their words are one allocation.
-func DecodeParts(stored map[int][]byte) (map[int][]uint64, error) {
-	out := make(map[int][]uint64, len(stored))
-	words := make([]uint64, len(stored)*GramsPart)
-	var raw [GramsPart * 8]byte
-	for p, data := range stored {
-		w := words[:GramsPart:GramsPart]
-		words = words[GramsPart:]
-		if err := decodePart(w, raw[:], data); err != nil {
-			return nil, err
-		}
-		out[p] = w
-	}
-	return out, nil
 }
 
 // Resketcher sketches the lines of stored blocks: those a timeline holds

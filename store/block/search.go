@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"maps"
 	"slices"
 
 	"forensics/store"
@@ -82,6 +83,10 @@ type SegmentParts struct {
 // one), the parts named.
 type ReadGrams func(ctx context.Context, incidents, segments []int64, parts []int) (map[int64]*SegmentParts, error)
 
+// firstParts is how many parts of the index Choose reads of every segment
+// before it reads the rest of those it did not rule out.
+const firstParts = 4
+
 // Choose drops from srcs the blocks the index rules out for q and counts
 // in stats what it kept: a block of a segment whose words say it holds no
 // 4-gram of a string the search needs. Blocks not indexed are kept.
@@ -107,20 +112,55 @@ func Choose(ctx context.Context, srcs []Source, q *search.Query, stats *store.Se
 	if g == nil || len(segs) == 0 {
 		return srcs, nil
 	}
-	stored, err := read(ctx, incidents, segs, g.Parts())
+	// The first few parts of every segment, then the rest of the parts
+	// of the segments those did not rule out: a rare string is ruled out
+	// of nearly every segment by a few of its 4-grams. A part not read
+	// leaves every block of its segment possible.
+	parts := g.Parts()
+	first := parts[:min(len(parts), firstParts)]
+	stored, err := read(ctx, incidents, segs, first)
 	if err != nil {
 		return nil, err
 	}
 	masks := make(map[int64]uint64, len(stored))
-	for id, sp := range stored {
-		if sp.Version != GramsVersion || sp.Blocks < 1 || sp.Blocks > SegmentBlocks {
-			continue // another build's sketches: its blocks are read
+	match := func(ids []int64) error {
+		for _, id := range ids {
+			sp := stored[id]
+			if sp == nil || sp.Version != GramsVersion || sp.Blocks < 1 || sp.Blocks > SegmentBlocks {
+				continue // another build's sketches: its blocks are read
+			}
+			m, err := g.Match(sp.Blocks, sp.Parts)
+			if err != nil {
+				return fmt.Errorf("the index of lines, segment %d: %w", id, err)
+			}
+			masks[id] = m
 		}
-		parts, err := DecodeParts(sp.Parts)
-		if err != nil {
-			return nil, fmt.Errorf("the index of lines, segment %d: %w", id, err)
+		return nil
+	}
+	if err := match(segs); err != nil {
+		return nil, err
+	}
+	if rest := parts[len(first):]; len(rest) > 0 {
+		var open []int64
+		for _, id := range segs {
+			if m, ok := masks[id]; ok && m != 0 {
+				open = append(open, id)
+			}
 		}
-		masks[id] = g.Match(sp.Blocks, parts)
+		if len(open) > 0 {
+			more, err := read(ctx, incidents, open, rest)
+			if err != nil {
+				return nil, err
+			}
+			for id, sp := range more {
+				if have := stored[id]; have != nil && have.Version == sp.Version && have.Blocks == sp.Blocks {
+					maps.Copy(have.Parts, sp.Parts)
+				}
+			}
+			if err := match(open); err != nil {
+				return nil, err
+			}
+		}
 	}
 	stats.Indexed = true
 	stats.Chosen = 0
