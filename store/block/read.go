@@ -307,7 +307,13 @@ func (r *Reader) fill(from, to int64) error {
 	}
 	need := int(to - r.base)
 	if cap(r.out) < need {
-		grown := make([]byte, len(r.out), max(need, spanRead))
+		// A reader of whole blocks keeps its buffer: room for blocks a
+		// little larger than this one, not a new one for each.
+		size := need
+		if r.whole {
+			size += need / 8
+		}
+		grown := make([]byte, len(r.out), max(size, spanRead))
 		copy(grown, r.out)
 		r.out = grown
 	}
