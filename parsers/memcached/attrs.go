@@ -56,6 +56,10 @@ const (
 	AttrFailures          forensics.AttrKey = "failures"
 	AttrLimit             forensics.AttrKey = "limit"
 	AttrOpcode            forensics.AttrKey = "opcode"
+	AttrPurgedTombstones  forensics.AttrKey = "purged_tombstones"
+	AttrResult            forensics.AttrKey = "result"
+	AttrSizeAfter         forensics.AttrKey = "size_after"
+	AttrSizeBefore        forensics.AttrKey = "size_before"
 )
 
 // attrs says what each key holds; each kind's doc lists the keys it carries.
@@ -85,15 +89,19 @@ var attrs = forensics.AttrDocs{
 	{Key: AttrOrigin, Type: forensics.AttrText, Doc: "the code that wrote the failover table entry"},
 	{Key: AttrPeer, Type: forensics.AttrJSON, Doc: "the client's address, as logged (a DCP client, the client of a slow operation)"},
 	{Key: AttrPitr, Type: forensics.AttrBool, Doc: "true when the stream asked for point-in-time recovery"},
+	{Key: AttrPurgedTombstones, Type: forensics.AttrInt, Doc: "the tombstones (deleted documents' metadata) the compaction purged"},
 	{Key: AttrReason, Type: forensics.AttrText, Doc: "why, as logged"},
 	{Key: AttrReqEnd, Type: forensics.AttrInt, Doc: "the end seqno the stream request asked for"},
 	{Key: AttrReqStart, Type: forensics.AttrInt, Doc: "the start seqno the stream request asked for"},
 	{Key: AttrRequestedEndSeqno, Type: forensics.AttrInt, Doc: "the end seqno the client asked for, before memcached adjusted it"},
+	{Key: AttrResult, Type: forensics.AttrText, Doc: "how the compaction ended: Success, Aborted or Failed (7.0's ok and failed read as Success and Failed)"},
 	{Key: AttrRollbackSeqno, Type: forensics.AttrInt, Doc: "the seqno the producer told the consumer to roll back to"},
 	{Key: AttrSeqno, Type: forensics.AttrInt, Doc: "the seqno of the failover table entry"},
 	{Key: AttrSid, Type: forensics.AttrInt, Doc: "the DCP stream id, when the connection has several streams per vbucket"},
 	{Key: AttrSigint, Type: forensics.AttrBool, Doc: "whether the shutdown came from SIGINT"},
 	{Key: AttrSigterm, Type: forensics.AttrBool, Doc: "whether the shutdown came from SIGTERM"},
+	{Key: AttrSizeAfter, Type: forensics.AttrInt, Doc: "the vbucket file's size after the compaction, in bytes"},
+	{Key: AttrSizeBefore, Type: forensics.AttrInt, Doc: "the vbucket file's size before the compaction, in bytes"},
 	{Key: AttrSnapEnd, Type: forensics.AttrInt, Doc: "the end of the snapshot"},
 	{Key: AttrSnapStart, Type: forensics.AttrInt, Doc: "the start of the snapshot"},
 	{Key: AttrStartSeqno, Type: forensics.AttrInt, Doc: "the start seqno of the stream as created"},

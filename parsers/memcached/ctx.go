@@ -246,6 +246,11 @@ var ctxTemplates = [...]ctxTemplate{
 			emit(e)
 			return nil
 		}},
+	{"Compaction complete", false, `engines/ep/src/ep_bucket.cc compactInternal: {"vb"}, {"result"}, {"purged":{…}}, {"pre":{…}}, {"post":{…}}`,
+		func(p *parser, l *line, c *lineContext, _ []byte, _ bool, emit forensics.Emit) error {
+			p.compaction8(l, c, emit)
+			return nil
+		}},
 	{"Creating stream", false, `dcp/active_stream.cc`,
 		func(p *parser, l *line, c *lineContext, _ []byte, _ bool, emit forensics.Emit) error {
 			p.streamCreated8(l, c, emit)

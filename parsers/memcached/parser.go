@@ -411,7 +411,9 @@ func (p *parser) engineLine(l *line, emit forensics.Emit) error {
 		// collections/manager.cc, called by Warmup::initialize, the first
 		// warmup phase; nothing else about warmup's start is logged at INFO.
 		// 7.0 adds " force:{}".
-		if r, ok := scan.Cut(body, "Collections::Manager::warmupLoadManifest: starting at uid:"); ok {
+		if r, ok := scan.Cut(body, "Compaction of "); ok {
+			p.compaction7(l, r, emit)
+		} else if r, ok := scan.Cut(body, "Collections::Manager::warmupLoadManifest: starting at uid:"); ok {
 			e := p.event(l, WarmupStart)
 			uid := r
 			if i := bytes.IndexByte(uid, ' '); i >= 0 {

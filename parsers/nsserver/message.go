@@ -80,13 +80,13 @@ func candidate(msg []byte) bool {
 	case 'P':
 		return scan.HasPrefix(msg, "Port exited with status ")
 	case 'C':
-		return scan.HasPrefix(msg, "Cushion managed supervisor for ") || scan.HasPrefix(msg, "Changed ")
+		return scan.HasPrefix(msg, "Cushion managed supervisor for ") || scan.HasPrefix(msg, "Changed ") || scan.HasPrefix(msg, compactingPrefix)
 	case 'E':
 		return scan.HasPrefix(msg, "Enabling traffic to bucket ")
 	case 'B':
 		return scan.HasPrefix(msg, "Bucket ")
 	case 'F':
-		return scan.HasPrefix(msg, "Failed over ") || scan.HasPrefix(msg, "Failed to enable traffic") || scan.HasPrefix(msg, "Failover ")
+		return scan.HasPrefix(msg, "Failed over ") || scan.HasPrefix(msg, "Failed to enable traffic") || scan.HasPrefix(msg, "Failover ") || scan.HasPrefix(msg, finishedPrefix)
 	case 'G':
 		return scan.HasPrefix(msg, "Graceful failover ")
 	case 'T':
@@ -140,6 +140,9 @@ func recognize(msg []byte, ev *forensics.Event, out found) {
 			}
 		}
 	case 'C':
+		if compaction(msg, ev, out) {
+			return
+		}
 		if rest, ok := scan.Cut(msg, "Cushion managed supervisor for "); ok {
 			cushionFailed(rest, ev, out)
 		} else if rest, ok := scan.Cut(msg, "Changed bucket "); ok {
@@ -161,7 +164,9 @@ func recognize(msg []byte, ev *forensics.Event, out found) {
 			bucketMessage(rest, ev, out)
 		}
 	case 'F':
-		failMessage(msg, ev, out)
+		if !compaction(msg, ev, out) {
+			failMessage(msg, ev, out)
+		}
 	case 'G':
 		if rest, ok := scan.Cut(msg, "Graceful failover "); ok {
 			failoverResult(rest, true, ev, out)

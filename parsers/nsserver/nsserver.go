@@ -22,7 +22,7 @@ var Format = forensics.Format{
 	New:       newALE,
 	Kinds: append(docs(ServiceExited, PortExited, TrafficEnabling, BucketWarmed, TrafficEnableFailed,
 		BucketReady, BucketUnready, BucketNotReady, BucketLoaded, FailoverStart, FailoverNode,
-		FailoverFailed, FailoverEnd, AutoFailover, VBucketState, VBucketMap, CertUpdated), append(alertDocs(), rebalanceStepDocs...)...),
+		FailoverFailed, FailoverEnd, AutoFailover, VBucketState, VBucketMap, CertUpdated), append(append(alertDocs(), rebalanceStepDocs...), compactionDocs...)...),
 }
 
 // DiagFormat reads diag.log: the user-visible log entries of all nodes
