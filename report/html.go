@@ -420,12 +420,13 @@ func Window(f forensics.Finding, margin time.Duration) (since, until time.Time) 
 // Swimlane returns the data of a finding's swimlane as WriteHTML embeds it
 // (JSON), for another page that draws it with the report's script
 // (forensicsSwimlane in HTMLAsset("report.js")). components names the
-// component of each source path.
-func Swimlane(ctx context.Context, f forensics.Finding, components map[string]string, opts HTMLOptions) (any, error) {
+// component of each source path; root is the inputs' folder (InputRoot),
+// which the swimlane names files relative to, as the report does.
+func Swimlane(ctx context.Context, f forensics.Finding, components map[string]string, root string, opts HTMLOptions) (any, error) {
 	if opts.MaxEvents <= 0 {
 		opts.MaxEvents = DefaultMaxEvents
 	}
-	return buildSwimlanes(ctx, nil, f, components, kindDocs(opts.Kinds), opts) // paths as stored
+	return buildSwimlanes(ctx, &Report{Root: root}, f, components, kindDocs(opts.Kinds), opts)
 }
 
 // HTMLAsset returns the report page's script or style sheet, by name

@@ -454,7 +454,7 @@ func (s *Server) finding(ctx context.Context, r *http.Request) (any, error) {
 		components[src.Path] = src.Component
 	}
 	out := findingPage{Finding: f.Finding}
-	out.Swimlane, err = report.Swimlane(ctx, f.Finding, components, report.HTMLOptions{Timeline: store.Timeline(s.db, inc.Latest), Kinds: s.opts.Kinds})
+	out.Swimlane, err = report.Swimlane(ctx, f.Finding, components, report.InputRoot(inc.Inputs), report.HTMLOptions{Timeline: store.Timeline(s.db, inc.Latest), Kinds: s.opts.Kinds})
 	return out, err
 }
 

@@ -205,3 +205,40 @@ func explorer(t *testing.T, dsn string, opts serve.Options) *httptest.Server {
 	t.Cleanup(func() { srv.Close(); r.Close() })
 	return srv
 }
+
+// A finding's swimlane in the explorer names files as the reports do:
+// relative to the folder that holds the inputs (seed/cbcollect_info_…/…),
+// not as the timeline stored them (../../testdata/couchbase/seed/…).
+func TestServeSwimlanePaths(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "seed.db")
+	runOK(t, "analyze", "-q", "--db", db, "../../testdata/couchbase/seed")
+	srv := explorer(t, db, serveOptions(time.Minute))
+	get := func(q string, v any) {
+		t.Helper()
+		res, err := http.Get(srv.URL + "/api/" + q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		if err := json.NewDecoder(res.Body).Decode(v); err != nil || res.StatusCode != 200 {
+			t.Fatalf("%s: %d %v", q, res.StatusCode, err)
+		}
+	}
+	var list []struct{ ID string }
+	get("findings", &list)
+	if len(list) == 0 {
+		t.Fatal("no findings in the seed")
+	}
+	var f struct {
+		Swimlane struct{ Sources []string }
+	}
+	get("finding?id="+list[0].ID, &f)
+	if len(f.Swimlane.Sources) == 0 {
+		t.Fatal("a swimlane without sources")
+	}
+	for _, p := range f.Swimlane.Sources {
+		if !strings.HasPrefix(p, "seed/cbcollect_info_ns_1@") {
+			t.Errorf("swimlane source %q, want it relative to the inputs' folder (seed/cbcollect_info_…)", p)
+		}
+	}
+}
