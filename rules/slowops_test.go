@@ -45,17 +45,23 @@ func TestSlowOpsStormNamesCompaction(t *testing.T) {
 		}
 		return append(evs, ev(nsserver.CompactionEnd, node, bucket, from+time.Duration(n)*10*time.Second+20*time.Minute))
 	}
+	const (
+		whole = "finished compacting 20 vbucket files of orders during the storm"
+		few   = "finished compacting 3 vbucket file(s) of orders during the storm"
+		began = "compaction daemon began compacting orders on ns_1@10.40.1.22 at 16:23:00.000Z"
+	)
 	tests := []struct {
 		name     string
 		evs      []forensics.Event
 		findings int
-		named    bool
+		want     []string // in the explanation; none: no compaction named
 	}{
-		{"during the storm", append(storm(), compaction("ns_1@10.40.1.22", "orders", -2*time.Minute, 20)...), 1, true},
-		{"another bucket", append(storm(), compaction("ns_1@10.40.1.22", "carts", -2*time.Minute, 20)...), 1, false},
-		{"another node", append(storm(), compaction("ns_1@10.40.1.21", "orders", -2*time.Minute, 20)...), 1, false},
-		{"hours before", append(storm(), compaction("ns_1@10.40.1.22", "orders", -5*time.Hour, 20)...), 1, false},
-		{"no storm", compaction("ns_1@10.40.1.22", "orders", -2*time.Minute, 20), 0, false},
+		{"during the storm", append(storm(), compaction("ns_1@10.40.1.22", "orders", 0, 20)...), 1, []string{began, whole}},
+		{"a few files", append(storm(), compaction("ns_1@10.40.1.22", "orders", 0, 3)...), 1, []string{began, few}},
+		{"another bucket", append(storm(), compaction("ns_1@10.40.1.22", "carts", 0, 20)...), 1, nil},
+		{"another node", append(storm(), compaction("ns_1@10.40.1.21", "orders", 0, 20)...), 1, nil},
+		{"hours before", append(storm(), compaction("ns_1@10.40.1.22", "orders", -5*time.Hour, 20)...), 1, nil},
+		{"no storm", compaction("ns_1@10.40.1.22", "orders", 0, 20), 0, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -67,12 +73,16 @@ func TestSlowOpsStormNamesCompaction(t *testing.T) {
 				return
 			}
 			f := fs[0]
-			named := strings.Contains(f.Explanation, "vbucket files of orders") && strings.Contains(f.Explanation, "compaction daemon began compacting orders")
-			if named != tc.named {
-				t.Errorf("compaction named: %v, want %v:\n%s", named, tc.named, f.Explanation)
+			for _, w := range tc.want {
+				if !strings.Contains(f.Explanation, w) {
+					t.Errorf("the explanation does not say %q:\n%s", w, f.Explanation)
+				}
 			}
-			if !tc.named && strings.Contains(f.Explanation, "compacting") {
-				t.Errorf("compaction mentioned:\n%s", f.Explanation)
+			if tc.want == nil && strings.Contains(f.Explanation, "compacting") {
+				t.Errorf("compaction named:\n%s", f.Explanation)
+			}
+			if !f.Start.Equal(base) {
+				t.Errorf("the finding starts at %v, want the storm's start: the compaction widens no window", f.Start)
 			}
 		})
 	}

@@ -19,9 +19,9 @@ const (
 )
 
 var compactionDocs = []forensics.KindDoc{
-	{Kind: CompactionStart, Category: forensics.CategoryStep, Label: "bucket compaction began",
+	{Kind: CompactionStart, Category: forensics.CategoryOther, Label: "bucket compaction began",
 		Doc: "ns_server's compaction daemon began compacting a bucket's vbucket files on this node (compaction_daemon: Compacting databases for bucket …)"},
-	{Kind: CompactionEnd, Category: forensics.CategoryStep, Label: "bucket compaction finished",
+	{Kind: CompactionEnd, Category: forensics.CategoryOther, Label: "bucket compaction finished",
 		Doc: "ns_server's compaction daemon finished compacting a bucket's vbucket files on this node (compaction_daemon: Finished compaction of databases for bucket …)"},
 }
 
