@@ -56,6 +56,8 @@ const (
 	AttrFailures          forensics.AttrKey = "failures"
 	AttrLimit             forensics.AttrKey = "limit"
 	AttrOpcode            forensics.AttrKey = "opcode"
+	AttrAgent             forensics.AttrKey = "agent"
+	AttrClientIP          forensics.AttrKey = "client_ip"
 	AttrPurgedTombstones  forensics.AttrKey = "purged_tombstones"
 	AttrResult            forensics.AttrKey = "result"
 	AttrSizeAfter         forensics.AttrKey = "size_after"
@@ -64,6 +66,8 @@ const (
 
 // attrs says what each key holds; each kind's doc lists the keys it carries.
 var attrs = forensics.AttrDocs{
+	{Key: AttrAgent, Type: forensics.AttrText, Doc: "the name a client gave itself in its HELO: the SDK and its version (gocbcore/v10.3.1 gocb/v2.7.1), a service's name"},
+	{Key: AttrClientIP, Type: forensics.AttrText, Doc: "the client's IP address, from the connection's peer"},
 	{Key: AttrConnID, Type: forensics.AttrInt, Doc: "the connection id memcached logged"},
 	{Key: AttrConnType, Type: forensics.AttrText, Doc: "which connections: user (the client ports) or system (the internal ones)"},
 	{Key: AttrConnections, Type: forensics.AttrInt, Doc: "the connections in use when the new one was refused, as logged"},

@@ -333,6 +333,11 @@ var ctxTemplates = [...]ctxTemplate{
 			p.warmup8(l, text, emit)
 			return nil
 		}},
+	{"HELO", false, `daemon/protocol/mcbp/hello_packet_executor.cc: {"conn_id"}, {"client"}, {"features"}, {"description"}`,
+		func(p *parser, l *line, c *lineContext, _ []byte, _ bool, emit forensics.Emit) error {
+			p.hello8(l, c, emit)
+			return nil
+		}},
 	{"KVBucket::setVBucketState: ", true, `kv_bucket.cc: fmt message, context {"conn_id"?, "bucket"}`,
 		func(p *parser, l *line, _ *lineContext, text []byte, _ bool, emit forensics.Emit) error {
 			p.failoverEntry(l, text[len("KVBucket::setVBucketState: "):], "KVBucket::setVBucketState", emit)

@@ -69,7 +69,7 @@ var Format = forensics.Format{
 		{Kind: StreamRollback, Category: forensics.CategoryRollback, Label: "stream request answered with a rollback", Doc: "a DCP producer answered a stream request with a rollback (Stream request requires rollback to seqno …)", Attrs: attrs.Of(AttrConnID, AttrConsumer, AttrConsumerKind, AttrReason, AttrReqEnd, AttrReqStart, AttrRollbackSeqno, AttrSnapEnd, AttrSnapStart, AttrUUID)},
 		{Kind: StreamRefused, Category: forensics.CategoryError, Label: "stream request refused", Doc: "a DCP producer refused a stream request (Stream request failed because …); status not_my_vbucket when the vbucket is missing, dead or in the wrong state", Attrs: attrs.Of(AttrConnID, AttrConsumer, AttrConsumerKind, AttrReason, AttrSid, AttrStatus)},
 		{Kind: VBState, Category: forensics.CategoryFailover, Label: "vbucket state changed", Doc: "a vbucket changed state (VBucket::setState: transitioning … from:… to:…)", Attrs: attrs.Of(AttrFrom, AttrHighSeqno, AttrMeta, AttrTo)},
-		writeFailedDoc, slowOpDoc, connRejectedDoc, compactionDoneDoc,
+		writeFailedDoc, slowOpDoc, connRejectedDoc, compactionDoneDoc, helloDoc,
 		breakpadDoc,
 	},
 }

@@ -192,7 +192,8 @@ func TestLines(t *testing.T) {
 		{"compaction", ts + "INFO (test3) Compaction of vb:141 done (ok). purged tombstones:0, prepares:0, prepareBytes:0 collection_items_erased:alive:0,deleted:0, collections_erased:0, size/items/tombstones/purge_seqno pre{1298, 5, 0, 0}, post{1298, 5, 0, 0}", CompactionDone, "test3", 141,
 			map[string]string{"result": "Success", "purged_tombstones": "0", "size_before": "1298", "size_after": "1298"}},
 		{"cluster config", ts + `INFO 47: [ {"ip":"127.0.0.1","port":52101} - {"ip":"127.0.0.1","port":11209} (System, <ud>@ns_server</ud>) ] Updated global cluster configuration. New revision: 1234`, "", "", -1, nil},
-		{"version elsewhere", ts + `INFO 47: HELO [{"a":"Couchbase version 7.1.1 starting."}] XATTR, Snappy [ {"ip":"10.0.0.7","port":52372} - {"ip":"10.0.0.1","port":11210} (not authenticated) ]`, "", "", -1, nil},
+		{"version elsewhere", ts + `INFO 47: HELO [{"a":"Couchbase version 7.1.1 starting."}] XATTR, Snappy [ {"ip":"10.0.0.7","port":52372} - {"ip":"10.0.0.1","port":11210} (not authenticated) ]`, Hello, "", -1,
+			map[string]string{"agent": "Couchbase version 7.1.1 starting.", "client_ip": "10.0.0.7", "version": "-", "user": "-"}},
 		{"bucket name with space", ts + "INFO (my bucket) Warmup completed: 1 keys and 1 values loaded in 1 ms (1 keys/s), mem_used now at 1 MB (1 MB/s)", "", "", -1, nil},
 		{"debug transition", ts + `DEBUG (test3) Warmup transition from state "initialize" to "creating vbuckets"`, "", "", -1, nil},
 	}

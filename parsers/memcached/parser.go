@@ -280,6 +280,10 @@ func (p *parser) core(l *line, msg []byte, prevClosing bool, emit forensics.Emit
 		if l.cid != nil {
 			return p.dcpOpen(l, msg, emit)
 		}
+	case 'H':
+		if r, ok := scan.Cut(msg, "HELO "); ok && l.cid != nil {
+			p.hello7(l, r, emit)
+		}
 	case 'S':
 		if l.cid != nil {
 			// daemon/cookie.cc: "{id}: Slow operation. {…}" (7.0), "{id}: Slow operation: {…}" (7.1–7.6).
