@@ -27,6 +27,7 @@ const (
 	AttrProjector     forensics.AttrKey = "projector"
 	AttrVbuckets      forensics.AttrKey = "vbuckets"
 	AttrMemUsed       forensics.AttrKey = "mem_used"
+	AttrMemQuota      forensics.AttrKey = "mem_quota"
 	AttrState         forensics.AttrKey = "state"
 )
 
@@ -40,6 +41,7 @@ var attrs = forensics.AttrDocs{
 	{Key: AttrKVNode, Type: forensics.AttrText, Doc: "the KV node whose projector opened the stream, as host:port"},
 	{Key: AttrKeyspace, Type: forensics.AttrText, Doc: "the GSI keyspace id: bucket, or bucket:scope:collection"},
 	{Key: AttrManifest, Type: forensics.AttrHex, Doc: "the collection manifest uid of the vbucket's timestamp"},
+	{Key: AttrMemQuota, Type: forensics.AttrInt, Doc: "the indexer's memory quota in bytes, from the last PeriodicStats line in the log before the change (memory_quota)"},
 	{Key: AttrMemUsed, Type: forensics.AttrInt, Doc: "the memory the indexer used at its last memory check before the change, in bytes"},
 	{Key: AttrOp, Type: forensics.AttrText, Doc: "the request the projector answered (restartVbuckets, …)"},
 	{Key: AttrOsoCount, Type: forensics.AttrInt, Doc: "the out-of-sequence-order snapshot count of the vbucket's timestamp"},

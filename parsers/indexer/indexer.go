@@ -80,10 +80,11 @@ type dump struct {
 }
 
 type parser struct {
-	ev      forensics.Event
-	dump    dump
-	release string // the build the indexer named at start (release.go)
-	memUsed []byte // the memory the last check measured (memory.go)
+	ev       forensics.Event
+	dump     dump
+	release  string // the build the indexer named at start (release.go)
+	memUsed  []byte // the memory the last check measured (memory.go)
+	memQuota []byte // the quota the last PeriodicStats gave (memory.go)
 }
 
 func (p *parser) Line(n int64, text []byte, emit forensics.Emit) (forensics.Stamp, error) {
@@ -129,6 +130,10 @@ func (p *parser) Line(n int64, text []byte, emit forensics.Emit) (forensics.Stam
 		}
 	case 'M':
 		p.memoryLine(n, text, h, msg, emit)
+	case 'P':
+		if scan.HasPrefix(msg, statsPrefix) {
+			p.periodicStats(msg)
+		}
 	case 'S':
 		switch {
 		case scan.HasPrefix(msg, "StorageMgr::handleRollback "):

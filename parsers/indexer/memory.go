@@ -22,14 +22,14 @@ const (
 
 var memoryKinds = []forensics.KindDoc{
 	{Kind: Paused, Category: forensics.CategoryError, Label: "indexer paused: memory full",
-		Doc:   "the indexer went to the Paused state because its memory use passed the high mark of its quota (memory-optimized indexes; Indexer::handleIndexerPauseMOI Indexer State Changed to Paused, 7.2: handleIndexerPause); mem_used is the memory the last check measured, in bytes",
-		Attrs: attrs.Of(AttrMemUsed, AttrState)},
+		Doc:   "the indexer went to the Paused state because its memory use passed the high mark of its quota (memory-optimized indexes; Indexer::handleIndexerPauseMOI Indexer State Changed to Paused, 7.2: handleIndexerPause); mem_used is the memory the last check measured, mem_quota the quota the last PeriodicStats gave, in bytes",
+		Attrs: attrs.Of(AttrMemQuota, AttrMemUsed, AttrState)},
 	{Kind: StreamPaused, Category: forensics.CategoryStream, Label: "stream paused for memory",
 		Doc:   "the mutation manager paused a stream while the indexer is paused for memory: its mutations wait (MutationMgr::handleIndexerPauseMOI Stream … Paused)",
 		Attrs: attrs.Of(AttrStream)},
 	{Kind: Resumed, Category: forensics.CategoryStream, Label: "indexer resumed",
 		Doc:   "the indexer left the Paused state: memory fell below the low mark of its quota and it takes mutations and scans again (Indexer::handleUnpauseMOI, 7.2: handleUnpause)",
-		Attrs: attrs.Of(AttrMemUsed, AttrState)},
+		Attrs: attrs.Of(AttrMemQuota, AttrMemUsed, AttrState)},
 }
 
 // The templates, secondary/indexer (neo = 7.2 without "MOI"; trinity = 7.6
@@ -40,12 +40,16 @@ var memoryKinds = []forensics.KindDoc{
 //	indexer.go handleIndexerPause[MOI] "Indexer::handleIndexerPause[MOI] Indexer State Changed to %v"
 //	mutation_manager.go               "MutationMgr::handleIndexerPause[MOI] Stream %v Paused"
 //	indexer.go handleUnpause[MOI]      "Indexer::handleUnpause[MOI] %v"
+//	stats_manager.go                   "PeriodicStats = %s" (JSON with "memory_quota"), in indexer.log
+//	                                   only with indexer.statsLogEnable false: 7.x writes it to indexer_stats.log by default
 const (
 	memUsedPrefix  = "Indexer::monitorMemUsage MemoryUsed Total "
 	bootUsedPrefix = "Indexer::bootstrap MemoryUsed "
 	pausePrefix    = "Indexer::handleIndexerPause"
 	streamPausePre = "MutationMgr::handleIndexerPause"
 	unpausePrefix  = "Indexer::handleUnpause"
+	statsPrefix    = "PeriodicStats = {"
+	quotaMember    = `"memory_quota":`
 )
 
 // memoryLine reads the templates above; the memory checks give no event,
@@ -88,11 +92,25 @@ func (p *parser) memoryLine(n int64, text []byte, h cbgo.Header, msg []byte, emi
 	}
 }
 
+// periodicStats keeps the memory quota a PeriodicStats line gives.
+func (p *parser) periodicStats(msg []byte) {
+	i := bytes.Index(msg, []byte(quotaMember))
+	if i < 0 {
+		return
+	}
+	if d, ok := leadingDigits(msg[i+len(quotaMember):]); ok {
+		p.memQuota = append(p.memQuota[:0], d...)
+	}
+}
+
 func (p *parser) stateEvent(k forensics.Kind, n int64, text []byte, h cbgo.Header, state []byte, emit forensics.Emit) {
 	e := p.start(k, n, h.Stamp, text)
 	add(e, AttrState, string(state))
 	if len(p.memUsed) > 0 {
 		add(e, AttrMemUsed, string(p.memUsed))
+	}
+	if len(p.memQuota) > 0 {
+		add(e, AttrMemQuota, string(p.memQuota))
 	}
 	emit(e)
 }

@@ -58,3 +58,26 @@ func TestMemoryPause(t *testing.T) {
 		}
 	}
 }
+
+// The quota is logged in indexer.log only in PeriodicStats (with the stats
+// logger off; 7.x writes them to indexer_stats.log by default): a pause
+// after one carries it, a pause without one does not.
+func TestMemoryQuota(t *testing.T) {
+	input := `2025-11-03T09:39:00.000-05:00 [Info] Indexer::handleIndexerPauseMOI Indexer State Changed to Paused
+2025-11-03T09:39:30.000-05:00 [Info] Indexer::handleUnpauseMOI PrepareUnpause
+2025-11-03T09:40:00.004-05:00 [Info] PeriodicStats = {"avg_resident_percent":100,"cpu_utilization":412.7,"indexer_state":"Active","memory_quota":4294967296,"memory_used":3905843200,"memory_used_storage":3221225472,"num_connections":24}
+2025-11-03T09:40:12.120-05:00 [Info] Indexer::monitorMemUsage MemoryUsed Total 4093640704 Idle 1048576
+2025-11-03T09:40:12.131-05:00 [Info] Indexer::handleIndexerPauseMOI Indexer State Changed to Paused
+2025-11-03T09:41:00.004-05:00 [Info] PeriodicStats = {"cpu_utilization":12.7,"memory_quota":"x"}
+2025-11-03T09:41:03.122-05:00 [Info] Indexer::handleUnpauseMOI PrepareUnpause
+`
+	res := parse(input)
+	if len(res.Errors) > 0 || len(res.Events) != 4 {
+		t.Fatalf("got %v, errors %v", res.Kinds(), res.Errors)
+	}
+	for i, want := range []string{"", "", "4294967296", "4294967296"} {
+		if got := res.Events[i].Attr(AttrMemQuota); got != want {
+			t.Errorf("event %d (%s): mem_quota %q, want %q", i, res.Events[i].Kind, got, want)
+		}
+	}
+}

@@ -377,6 +377,7 @@ func init() {
 		"lower":     {out: tText, doc: "in small letters", fn: func(v val, _ string) val { return text(strings.ToLower(v.String())) }},
 		"otp":       {out: tText, doc: "a host as ns_server names its node: ns_1@HOST (a name with an @ stays as it is)", fn: func(v val, _ string) val { return keep(v, nsserver.NodeName(v.String())) }},
 		"kb":        {out: tText, doc: "a figure in kB as MiB or GiB", fn: kbFilter},
+		"bytes":     {out: tText, doc: "a figure in bytes as MiB or GiB", fn: bytesFilter},
 		"dur":       {out: tText, doc: "a number of seconds as a duration: 1m30s", fn: durFilter},
 		"plural":    {out: tText, arg: true, doc: "the argument when the number is not 1, else nothing: {count} time{count|plural:s}", fn: pluralFilter},
 		"host":      {out: tText, doc: "the host of a node name (ns_1@HOST → HOST), checked as a hostname or address", fn: nameFilter(func(s string) (string, error) { h := nsserver.Host(s); return h, names.Host(h) })},
@@ -445,6 +446,14 @@ func kbFilter(v val, _ string) val {
 		return text(fmt.Sprintf("%.1f GiB", n/(1<<20)))
 	}
 	return text(fmt.Sprintf("%.0f MiB", n/(1<<10)))
+}
+
+func bytesFilter(v val, _ string) val {
+	n, ok := v.number()
+	if !ok {
+		return keep(v, v.String())
+	}
+	return kbFilter(num(n/(1<<10)), "")
 }
 
 func durFilter(v val, _ string) val {
