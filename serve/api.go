@@ -91,12 +91,11 @@ func (s *Server) summary(ctx context.Context, r *http.Request) (any, error) {
 	return out, nil
 }
 
-// displayRoot is the folder the inputs were given in, as given: the
-// timeline's paths begin with it. One folder given is the root itself.
+// displayRoot is the folder that holds the inputs, as given: the
+// timeline's paths begin with it, and the page names files from there, as
+// the reports do (report.InputRoot): a folder given, seed/, keeps its name
+// (seed/cbcollect_info_…/memcached.log).
 func displayRoot(inputs []string) string {
-	if len(inputs) == 1 {
-		return filepath.Clean(inputs[0]) // a file's paths go on with "!", not "/"
-	}
 	root := ""
 	for i, in := range inputs {
 		d := filepath.Dir(filepath.Clean(in))

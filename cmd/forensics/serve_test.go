@@ -241,4 +241,10 @@ func TestServeSwimlanePaths(t *testing.T) {
 			t.Errorf("swimlane source %q, want it relative to the inputs' folder (seed/cbcollect_info_…)", p)
 		}
 	}
+	// The page names files from the same folder (its summary's root).
+	var sum struct{ Root string }
+	get("summary", &sum)
+	if sum.Root != "../../testdata/couchbase" {
+		t.Errorf("the page's root %q, want the folder that holds seed/, as given", sum.Root)
+	}
 }
