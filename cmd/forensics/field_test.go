@@ -40,7 +40,7 @@ var fieldCases = []struct {
 		"json_rpc.log":             {format: "nsserver", node: "ns_1@cb-example-0000.cb-example.default.svc", events: -1},
 		"reports.log":              {format: "nsserver", node: "ns_1@cb.local", events: -1},
 		"audit.log":                {format: "cbaudit", events: 3},
-		"memcached.log.000000.txt": {format: "memcached", release: "6.6.0-7909", events: 8},
+		"memcached.log.000000.txt": {format: "memcached", release: "6.6.0-7909", events: 9},
 		"rebalance_report_2021-03-09T17:33:43Z.json": {format: "nsserver-rebalance-report", node: "ns_1@cb-example-0000.cb-example.default.svc", events: 1},
 		"rebalance_report_2021-03-09T20:23:16Z.json": {format: "nsserver-rebalance-report", node: "ns_1@cb-example-0000.cb-example.default.svc", events: 1},
 		// The services' own logs carry no node; each is plain under its component.

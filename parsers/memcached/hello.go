@@ -93,13 +93,24 @@ func agentName(key []byte) string {
 	return string(key)
 }
 
-// peerIP is the address of a peer as memcached writes it: {"ip":…,"port":…}.
+// peerIP is the address of a peer as memcached writes it: {"ip":…,"port":…}
+// (7.x, 8.0), or ip:port before 7.0 ("[::1]:port" for IPv6).
 func peerIP(peer []byte) string {
 	var a struct {
 		IP string `json:"ip"`
 	}
-	if len(peer) > 0 && peer[0] == '{' && json.Unmarshal(peer, &a) == nil {
-		return a.IP
+	if len(peer) > 0 && peer[0] == '{' {
+		if json.Unmarshal(peer, &a) == nil {
+			return a.IP
+		}
+		return ""
 	}
-	return ""
+	i := bytes.LastIndexByte(peer, ':')
+	if i <= 0 {
+		return ""
+	}
+	if _, rest, ok := number(peer[i+1:]); !ok || len(rest) > 0 {
+		return ""
+	}
+	return string(bytes.TrimSuffix(bytes.TrimPrefix(peer[:i], []byte("[")), []byte("]")))
 }

@@ -26,6 +26,10 @@ func TestHello(t *testing.T) {
 			map[string]string{"agent": "couchbase-java/3.7.2 (Linux 5.15.0-1057-aws amd64; OpenJDK 64-Bit Server VM 17.0.11+9)", "client_ip": "10.9.2.135", "conn_id": "9121", "user": "orders-app"}},
 		{"8.0 no description", `2025-11-03T17:04:11.002120+00:00 INFO HELO {"conn_id":9122,"client":{"a":"x"},"features":[]}`,
 			map[string]string{"agent": "x", "client_ip": "-"}},
+		{"6.6", `2021-03-09T17:32:02.761301+00:00 INFO 49: HELO [regular] [ 127.0.0.1:48253 - 127.0.0.1:11209 (<ud>@ns_server</ud>) ]`,
+			map[string]string{"agent": "regular", "client_ip": "127.0.0.1", "peer": "127.0.0.1:48253", "user": "<ud>@ns_server</ud>"}},
+		{"6.6 ipv6", `2021-03-09T17:32:02.761301+00:00 INFO 50: HELO [regular] [ [::1]:48254 - [::1]:11209 (<ud>@ns_server</ud>) ]`,
+			map[string]string{"client_ip": "::1"}},
 		// Not a HELO: refused, cut, or the words elsewhere.
 		{"7.6 cut", `2025-11-03T11:04:17.221840-05:00 INFO 5210: HELO [{"a":"gocbcore/v10.3.1"}] TCPNODELAY [ {"ip":"10.9.3.2`, nil},
 		{"7.6 changing", `2025-11-03T11:04:17.221840-05:00 INFO 5210: [ {"ip":"10.9.3.213","port":62485} - {"ip":"10.40.1.22","port":11210} (not authenticated) ] Changing options via HELO is not possible with multiple commands in flight`, nil},
