@@ -22,7 +22,8 @@ var helloDoc = forensics.KindDoc{Kind: Hello, Category: forensics.CategoryReques
 // hello7 reads the 7.x line after "HELO ": the client's key in brackets when
 // it sent one (JSON {"a":agent,"i":id} from the SDKs, else any text), the
 // features, and the connection's description (daemon/connection.cc
-// getDescription: "[ {peer} - {socket} ({user}) ]").
+// getDescription: "[ {peer} - {socket} ({user}) ]"). Every new connection
+// logs one, so the values are cut from the line, not decoded.
 func (p *parser) hello7(l *line, r []byte, emit forensics.Emit) {
 	d := bytes.LastIndex(r, []byte(" [ "))
 	if d < 0 || !scan.HasSuffix(r, " ]") {
@@ -31,15 +32,19 @@ func (p *parser) hello7(l *line, r []byte, emit forensics.Emit) {
 	head, desc := r[:d], r[d+3:len(r)-2]
 	e := p.event(l, Hello)
 	if len(head) > 0 && head[0] == '[' {
-		if k := bytes.LastIndex(head, []byte("]")); k > 0 {
-			e.Set(AttrAgent, agentName(head[1:k]))
+		if k := bytes.LastIndexByte(head, ']'); k > 0 {
+			key := head[1:k]
+			if a, ok := jsonString(key, `"a":"`); ok && key[0] == '{' {
+				key = a
+			}
+			setText(e, l, AttrAgent, key)
 		}
 	}
 	if i := bytes.Index(desc, []byte(" - ")); i > 0 {
 		peer := desc[:i]
 		e.Set(AttrPeer, l.txt.Str(peer))
-		if ip := peerIP(peer); ip != "" {
-			e.Set(AttrClientIP, ip)
+		if ip := peerIP(peer); len(ip) > 0 {
+			e.Set(AttrClientIP, l.txt.Str(ip))
 		}
 		rest := desc[i+3:]
 		if j := bytes.Index(rest, []byte(" (")); j >= 0 {
@@ -55,62 +60,84 @@ func (p *parser) hello7(l *line, r []byte, emit forensics.Emit) {
 // key as {"a": …}), {"features"}, {"description":{"peer","socket","user"}}.
 func (p *parser) hello8(l *line, c *lineContext, emit forensics.Emit) {
 	e := p.event(l, Hello)
-	var client struct {
-		A string `json:"a"`
+	if a, ok := jsonString(c.raw("client"), `"a":"`); ok {
+		setText(e, l, AttrAgent, a)
 	}
-	if json.Unmarshal(c.raw("client"), &client) == nil && client.A != "" {
-		e.Set(AttrAgent, client.A)
-	}
-	var desc struct {
-		Peer json.RawMessage `json:"peer"`
-		User *struct {
-			Name string `json:"name"`
-		} `json:"user"`
-	}
-	if json.Unmarshal(c.raw("description"), &desc) == nil {
-		if len(desc.Peer) > 0 {
-			e.Set(AttrPeer, l.txt.Str(desc.Peer))
-			if ip := peerIP(desc.Peer); ip != "" {
-				e.Set(AttrClientIP, ip)
-			}
+	desc := c.raw("description")
+	if peer, ok := jsonObject(desc, `"peer":`); ok {
+		e.Set(AttrPeer, l.txt.Str(peer))
+		if ip := peerIP(peer); len(ip) > 0 {
+			e.Set(AttrClientIP, l.txt.Str(ip))
 		}
-		if desc.User != nil && desc.User.Name != "" {
-			e.Set(AttrUser, desc.User.Name)
+	}
+	if user, ok := jsonObject(desc, `"user":`); ok {
+		if name, ok := jsonString(user, `"name":"`); ok {
+			setText(e, l, AttrUser, name)
 		}
 	}
 	emit(e)
 }
 
-// agentName is the name a client gave in its HELO key: the "a" of the
-// SDKs' JSON ({"a":"gocbcore/v10.3.1 gocb/v2.7.1","i":"…"}), else the key.
-func agentName(key []byte) string {
-	var k struct {
-		A string `json:"a"`
+// setText sets key to b, a JSON string's body cut from the line: as it is
+// when it holds no escape, else decoded.
+func setText(e *forensics.Event, l *line, key forensics.AttrKey, b []byte) {
+	if bytes.IndexByte(b, '\\') < 0 {
+		e.Set(key, l.txt.Str(b))
+		return
 	}
-	if len(key) > 0 && key[0] == '{' && json.Unmarshal(key, &k) == nil && k.A != "" {
-		return k.A
+	var s string
+	if json.Unmarshal(append(append([]byte{'"'}, b...), '"'), &s) == nil {
+		e.Set(key, s)
 	}
-	return string(key)
+}
+
+// jsonString returns the body of the string that follows member (`"a":"`)
+// in the JSON object obj, escapes left as they are.
+func jsonString(obj []byte, member string) ([]byte, bool) {
+	if len(obj) == 0 || obj[0] != '{' {
+		return nil, false
+	}
+	i := bytes.Index(obj, []byte(member))
+	if i < 0 {
+		return nil, false
+	}
+	v := obj[i+len(member)-1:] // from the opening quote
+	end := stringEnd(v, 0)
+	if end < 2 || v[end-1] != '"' {
+		return nil, false
+	}
+	return v[1 : end-1], true
+}
+
+// jsonObject returns the object that follows member (`"peer":`) in obj.
+func jsonObject(obj []byte, member string) ([]byte, bool) {
+	if len(obj) == 0 || obj[0] != '{' {
+		return nil, false
+	}
+	i := bytes.Index(obj, []byte(member))
+	if i < 0 {
+		return nil, false
+	}
+	v := obj[i+len(member):]
+	if len(v) == 0 || v[0] != '{' || !json.Valid(v[:valueEnd(v, 0)]) {
+		return nil, false
+	}
+	return v[:valueEnd(v, 0)], true
 }
 
 // peerIP is the address of a peer as memcached writes it: {"ip":…,"port":…}
 // (7.x, 8.0), or ip:port before 7.0 ("[::1]:port" for IPv6).
-func peerIP(peer []byte) string {
-	var a struct {
-		IP string `json:"ip"`
-	}
+func peerIP(peer []byte) []byte {
 	if len(peer) > 0 && peer[0] == '{' {
-		if json.Unmarshal(peer, &a) == nil {
-			return a.IP
-		}
-		return ""
+		ip, _ := jsonString(peer, `"ip":"`)
+		return ip
 	}
 	i := bytes.LastIndexByte(peer, ':')
 	if i <= 0 {
-		return ""
+		return nil
 	}
 	if _, rest, ok := number(peer[i+1:]); !ok || len(rest) > 0 {
-		return ""
+		return nil
 	}
-	return string(bytes.TrimSuffix(bytes.TrimPrefix(peer[:i], []byte("[")), []byte("]")))
+	return bytes.TrimSuffix(bytes.TrimPrefix(peer[:i], []byte("[")), []byte("]"))
 }

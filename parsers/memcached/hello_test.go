@@ -24,6 +24,8 @@ func TestHello(t *testing.T) {
 			map[string]string{"agent": "-", "client_ip": "10.9.0.2"}},
 		{"8.0 sdk", `2025-11-03T17:04:11.002120+00:00 INFO HELO {"conn_id":9121,"client":{"a":"couchbase-java/3.7.2 (Linux 5.15.0-1057-aws amd64; OpenJDK 64-Bit Server VM 17.0.11+9)","i":"2a1c07e9f1d34c55/00000000a1b2c3d4"},"features":["TCP nodelay","Collections","Duplex","Snappy"],"description":{"peer":{"ip":"10.9.2.135","port":55606},"socket":{"ip":"10.40.1.21","port":11210},"user":{"name":"orders-app","domain":"local"}}}`,
 			map[string]string{"agent": "couchbase-java/3.7.2 (Linux 5.15.0-1057-aws amd64; OpenJDK 64-Bit Server VM 17.0.11+9)", "client_ip": "10.9.2.135", "conn_id": "9121", "user": "orders-app"}},
+		{"8.0 escaped", `2025-11-03T17:04:11.002120+00:00 INFO HELO {"conn_id":9123,"client":{"a":"my \"app\" 1.0","i":"x"},"features":[],"description":{"peer":{"ip":"10.9.2.7","port":1},"socket":{"ip":"10.40.1.21","port":11210},"user":null}}`,
+			map[string]string{"agent": `my "app" 1.0`, "client_ip": "10.9.2.7", "user": "-"}},
 		{"8.0 no description", `2025-11-03T17:04:11.002120+00:00 INFO HELO {"conn_id":9122,"client":{"a":"x"},"features":[]}`,
 			map[string]string{"agent": "x", "client_ip": "-"}},
 		{"6.6", `2021-03-09T17:32:02.761301+00:00 INFO 49: HELO [regular] [ 127.0.0.1:48253 - 127.0.0.1:11209 (<ud>@ns_server</ud>) ]`,
