@@ -149,7 +149,7 @@ func (m *Merge) Lines(ctx context.Context, fn func(*store.Line, store.Mark) bool
 	defer func() { stats.Read += int(read.Load()) }()
 	window := !f.Since.IsZero() && !f.Until.IsZero()
 	searching := f.Text != "" || f.Regexp != nil
-	readAhead := searching && !window && len(m.Sources) > 1
+	readAhead := searching && !window && (len(m.Sources) > 1 || len(m.Sources) == 1 && len(m.Sources[0].Blocks) > 1)
 	shared := &Reader{} // the one reader of whole blocks: their lines are copied out, so sources take turns
 	its := make([]*sourceLines, len(m.Sources))
 	for i := range m.Sources {
@@ -340,9 +340,9 @@ type sourceLines struct {
 	marks   []int64 // of lines: each one's curMark
 	pos     int
 
-	data    []byte       // the stored block
-	decoded chan decoded // with read-ahead: the blocks' lines, in order, instead of blocks
-	unread  bool         // cur only places the source by its first block's time
+	data    []byte            // the stored block
+	decoded chan chan decoded // with read-ahead: the futures of the blocks' lines, in order, instead of blocks
+	unread  bool              // cur only places the source by its first block's time
 }
 
 // decoded is the lines of a block that pass the filter and their marks,
@@ -353,27 +353,38 @@ type decoded struct {
 	err   error
 }
 
-// readAhead reads the blocks of each source of a streaming search on a
-// goroutine of its own, as many at once as there are cores, while the merge
-// takes their lines in timeline order. A --grep over a big timeline decodes
-// gigabytes of blocks that hold no match, and one source at a time left the
-// other cores idle. Each source holds at most one block's lines ahead.
+// readAhead decodes the blocks of a streaming search as many at once as
+// there are cores, while the merge takes their lines in timeline order. A
+// --grep over a big timeline decodes gigabytes of blocks that hold no
+// match: one source at a time left the other cores idle, and so did one
+// block at a time of a source, when one file (memcached.log, debug.log)
+// holds most of what is searched. A block decodes on its own: its lines'
+// places start from its Ref.Prior, which is what the blocks before it
+// would have left. Each source holds at most depth blocks' lines ahead.
 type readAhead struct {
-	slots   chan struct{}
-	done    chan struct{}
-	wg      sync.WaitGroup
-	readers chan *Reader // one a slot, not one a source
+	slots chan struct{}
+	done  chan struct{}
+	wg    sync.WaitGroup
+	kits  chan *kit // one a slot, not one a block
+	depth int
+}
+
+// kit is what decoding a block needs: a reader of whole blocks and a
+// buffer for the stored bytes, reused from block to block.
+type kit struct {
+	r    Reader
+	data []byte
 }
 
 func newReadAhead() *readAhead {
 	n := runtime.GOMAXPROCS(0)
-	return &readAhead{slots: make(chan struct{}, n), readers: make(chan *Reader, n), done: make(chan struct{})}
+	return &readAhead{slots: make(chan struct{}, n), kits: make(chan *kit, n), done: make(chan struct{}), depth: max(2, n)}
 }
 
-// start hands its blocks to a goroutine, which sends their lines to it.decoded.
+// start hands its blocks to a goroutine, which has each decoded as soon
+// as a slot is free and sends it.decoded the future of its lines, in order.
 func (ra *readAhead) start(it *sourceLines) {
-	ch := make(chan decoded)
-	r := &sourceLines{st: it.st, ctx: it.ctx, src: it.src, match: it.match, noKinds: it.noKinds, read: it.read}
+	ch := make(chan chan decoded, ra.depth-1)
 	blocks := it.blocks
 	it.blocks, it.decoded = nil, ch
 	ra.wg.Add(1)
@@ -381,32 +392,33 @@ func (ra *readAhead) start(it *sourceLines) {
 		defer ra.wg.Done()
 		defer close(ch)
 		for _, b := range blocks {
+			fut := make(chan decoded, 1) // the decoding never waits for the merge
+			select {
+			case ch <- fut:
+			case <-ra.done:
+				return
+			}
 			select {
 			case ra.slots <- struct{}{}:
 			case <-ra.done:
 				return
 			}
-			select {
-			case r.whole = <-ra.readers:
-			default:
-				r.whole = &Reader{}
-			}
-			err := r.load(b)
-			ra.readers <- r.whole // never blocks: a slot holds at most one
-			r.whole = nil
-			<-ra.slots
-			if err == nil && len(r.lines) == 0 {
-				continue
-			}
-			select {
-			case ch <- decoded{r.lines, r.marks, err}:
-			case <-ra.done:
-				return
-			}
-			if err != nil {
-				return
-			}
-			r.lines, r.marks = nil, nil // the merge has them
+			ra.wg.Add(1)
+			go func() {
+				defer ra.wg.Done()
+				var k *kit
+				select {
+				case k = <-ra.kits:
+				default:
+					k = &kit{}
+				}
+				r := &sourceLines{st: it.st, ctx: it.ctx, src: it.src, match: it.match, noKinds: it.noKinds, read: it.read, whole: &k.r, data: k.data}
+				err := r.load(b)
+				k.data = r.data
+				ra.kits <- k // never blocks: a slot holds at most one
+				<-ra.slots
+				fut <- decoded{r.lines, r.marks, err}
+			}()
 		}
 	}()
 }
@@ -448,10 +460,11 @@ func (it *sourceLines) step() (bool, error) {
 	}
 	for it.pos >= len(it.lines) {
 		if it.decoded != nil {
-			d, ok := <-it.decoded
+			fut, ok := <-it.decoded
 			if !ok {
 				return false, nil
 			}
+			d := <-fut
 			if d.err != nil {
 				return false, d.err
 			}

@@ -112,55 +112,43 @@ func Choose(ctx context.Context, srcs []Source, q *search.Query, stats *store.Se
 	if g == nil || len(segs) == 0 {
 		return srcs, nil
 	}
-	// The first few parts of every segment, then the rest of the parts
-	// of the segments those did not rule out: a rare string is ruled out
-	// of nearly every segment by a few of its 4-grams. A part not read
-	// leaves every block of its segment possible.
+	// The first few parts of every segment, then more of the parts of the
+	// segments those did not rule out, twice as many each round: a rare
+	// string is ruled out of nearly every segment by a few of its 4-grams,
+	// and each part read costs a row (of a page of its own). A part not
+	// read leaves every block of its segment possible.
 	parts := g.Parts()
-	first := parts[:min(len(parts), firstParts)]
-	stored, err := read(ctx, incidents, segs, first)
-	if err != nil {
-		return nil, err
-	}
-	masks := make(map[int64]uint64, len(stored))
-	match := func(ids []int64) error {
-		for _, id := range ids {
+	masks := make(map[int64]uint64, len(segs))
+	stored := make(map[int64]*SegmentParts, len(segs))
+	open := segs
+	for done, round := 0, firstParts; done < len(parts) && len(open) > 0; done, round = done+round, 2*round {
+		more, err := read(ctx, incidents, open, parts[done:min(len(parts), done+round)])
+		if err != nil {
+			return nil, err
+		}
+		for id, sp := range more {
+			if have := stored[id]; have == nil {
+				stored[id] = sp
+			} else if have.Version == sp.Version && have.Blocks == sp.Blocks {
+				maps.Copy(have.Parts, sp.Parts)
+			}
+		}
+		next := open[:0:0]
+		for _, id := range open {
 			sp := stored[id]
 			if sp == nil || sp.Version != GramsVersion || sp.Blocks < 1 || sp.Blocks > SegmentBlocks {
 				continue // another build's sketches: its blocks are read
 			}
 			m, err := g.Match(sp.Blocks, sp.Parts)
 			if err != nil {
-				return fmt.Errorf("the index of lines, segment %d: %w", id, err)
+				return nil, fmt.Errorf("the index of lines, segment %d: %w", id, err)
 			}
 			masks[id] = m
-		}
-		return nil
-	}
-	if err := match(segs); err != nil {
-		return nil, err
-	}
-	if rest := parts[len(first):]; len(rest) > 0 {
-		var open []int64
-		for _, id := range segs {
-			if m, ok := masks[id]; ok && m != 0 {
-				open = append(open, id)
+			if m != 0 {
+				next = append(next, id)
 			}
 		}
-		if len(open) > 0 {
-			more, err := read(ctx, incidents, open, rest)
-			if err != nil {
-				return nil, err
-			}
-			for id, sp := range more {
-				if have := stored[id]; have != nil && have.Version == sp.Version && have.Blocks == sp.Blocks {
-					maps.Copy(have.Parts, sp.Parts)
-				}
-			}
-			if err := match(open); err != nil {
-				return nil, err
-			}
-		}
+		open = next
 	}
 	stats.Indexed = true
 	stats.Chosen = 0

@@ -463,7 +463,8 @@ func TestOlderIndexesRebuilt(t *testing.T) {
 }
 
 // TestSearchAcrossSources checks that a search (text or regular expression)
-// over many blocks of several sources, read ahead on several goroutines,
+// over many blocks of several sources, or of one, decoded on several
+// goroutines,
 // gives the lines that match in the order of the whole timeline filtered,
 // and that a loop that stops early leaves no goroutine behind.
 func TestSearchAcrossSources(t *testing.T) {
@@ -539,6 +540,10 @@ func TestSearchAcrossSources(t *testing.T) {
 		"text":    {store.LineFilter{Text: "requires rollback"}, func(s string) bool { return strings.Contains(s, "requires rollback") }},
 		"regexp":  {store.LineFilter{Regexp: regexp.MustCompile(`stream 1[0-9]{3} of n[13]`)}, regexp.MustCompile(`stream 1[0-9]{3} of n[13]`).MatchString},
 		"nothing": {store.LineFilter{Text: "no such text"}, func(string) bool { return false }},
+		// One source's blocks, decoded side by side, in its file's order.
+		"one source": {store.LineFilter{Text: "Creating stream", Paths: []string{"n2/memcached.log"}}, func(s string) bool {
+			return strings.Contains(s, "Creating stream") && strings.Contains(s, " of n2/")
+		}},
 	} {
 		var want []string
 		for _, l := range all {

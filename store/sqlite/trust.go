@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	_ "embed"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -44,63 +45,29 @@ const (
 	maxValue  = 128 << 20
 )
 
-// knownObjects are the digests of the schema objects forensics creates.
+// knownObjects are the digests of the schema objects forensics creates:
+// those of schema.sql and legacy.sql as SQLite stores them, kept in
+// known_objects.txt. Deriving them (three in-memory databases, each given
+// a whole schema) took 7 ms of every command, most of a rare search's
+// time; TestKnownObjects derives them and checks the file, and its
+// -update writes it.
 var knownObjects = sync.OnceValues(func() (map[[32]byte]bool, error) {
 	known := map[[32]byte]bool{}
-	add := func(script string, alter bool) error {
-		db, err := sql.Open("sqlite3", ":memory:")
-		if err != nil {
-			return err
+	for _, line := range strings.Split(knownObjectsFile, "\n") {
+		if line = strings.TrimSpace(line); line == "" || strings.HasPrefix(line, "#") {
+			continue
 		}
-		defer db.Close()
-		if _, err := db.Exec(script); err != nil {
-			return err
+		var d [32]byte
+		if n, err := hex.Decode(d[:], []byte(line)); err != nil || n != len(d) {
+			return nil, fmt.Errorf("known_objects.txt: %q is not a digest", line)
 		}
-		// ANALYZE's tables, which the sqlite3 shell may have added.
-		if _, err := db.Exec(`ANALYZE`); err != nil {
-			return err
-		}
-		if err := collect(db, known); err != nil || !alter {
-			return err
-		}
-		// A timeline whose sources table got its release column by ALTER
-		// TABLE (addRelease) keeps the definition SQLite rewrote.
-		if _, err := db.Exec(`ALTER TABLE sources ADD COLUMN release TEXT NOT NULL DEFAULT ''`); err != nil {
-			return err
-		}
-		return collect(db, known)
-	}
-	withoutRelease := releaseColumnDef.ReplaceAllString(schema, "")
-	for _, s := range []struct {
-		script string
-		alter  bool
-	}{{schema, false}, {legacySchema, false}, {withoutRelease, true}} {
-		if err := add(s.script, s.alter); err != nil {
-			return nil, fmt.Errorf("the schemas forensics writes: %w", err)
-		}
+		known[d] = true
 	}
 	return known, nil
 })
 
-// collect adds the digests of the schema objects of db to known.
-func collect(db *sql.DB, known map[[32]byte]bool) error {
-	rows, err := db.Query(`SELECT type, name, tbl_name, sql FROM sqlite_schema WHERE sql IS NOT NULL`)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var typ, name, tbl, def string
-		if err := rows.Scan(&typ, &name, &tbl, &def); err != nil {
-			return err
-		}
-		known[objectDigest(typ, name, tbl, def)] = true
-	}
-	return rows.Err()
-}
-
-// releaseColumnDef is the release column of schema.sql's sources table.
-var releaseColumnDef = regexp.MustCompile(`(?m)^\s*release\s+TEXT[^\n]*\n`)
+//go:embed known_objects.txt
+var knownObjectsFile string
 
 // objectDigest identifies a schema object by its kind, names and
 // definition, with comments and spacing left out.
