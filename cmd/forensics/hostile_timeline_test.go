@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/klauspost/compress/s2"
@@ -136,6 +138,7 @@ var timelineCommands = [][]string{
 	{"analyze", "--db", "{db}", "../../testdata/couchbase/seed"},
 	{"analyze", "--db", "{db}", "--incident", "other", "../../testdata/crdb/clock-offset"},
 	{"push", "{db}", "--to", "{pg}"},
+	{"serve", "--db", "{db}", "--addr", "127.0.0.1:0"}, // it would listen until stopped: it must refuse at once
 }
 
 func fill(args []string, vars map[string]string) []string {
@@ -295,6 +298,23 @@ func TestHostileTimelineBlocks(t *testing.T) {
 			if refused == 0 {
 				t.Error("no command read the damaged block")
 			}
+			srv := explorer(t, path, serveOptions(time.Minute))
+			refused = 0
+			// ^zz[0-9]$ matches no line and holds no string the index could
+			// use: the search reads every block.
+			for _, q := range []string{"lines", "lines?q=rollback", "lines?mode=regexp&q=%5Ezz%5B0-9%5D%24", "lines?kind=memcached.stream_rollback", "histogram", "summary"} {
+				code, text := explorerAsk(t, srv.URL, q)
+				if code == http.StatusOK {
+					continue // the endpoint did not read the block
+				}
+				refused++
+				if !strings.Contains(text, tc.want) && !strings.Contains(text, "corrupt block") {
+					t.Errorf("explorer %s: %d without saying which block is damaged:\n%.300s", q, code, text)
+				}
+			}
+			if refused == 0 {
+				t.Error("no endpoint of the explorer read the damaged block")
+			}
 		})
 	}
 }
@@ -331,6 +351,18 @@ func TestHostileTimelineFindings(t *testing.T) {
 					t.Errorf("%s: the stored value reached the output", strings.Join(args, " "))
 				}
 			}
+			srv := explorer(t, path, serveOptions(time.Minute))
+			for _, q := range []string{"findings", "finding?id=" + id} {
+				code, text := explorerAsk(t, srv.URL, q)
+				if code == http.StatusOK || !strings.Contains(text, tc.want) {
+					t.Errorf("explorer %s: %d:\n%s", q, code, text)
+				}
+				// The error quotes the value, as the commands' messages do;
+				// the page shows it as text.
+				if strings.Contains(text, "\x1b") {
+					t.Errorf("explorer %s: the stored value reached the page", q)
+				}
+			}
 		})
 	}
 
@@ -351,6 +383,13 @@ func TestHostileTimelineFindings(t *testing.T) {
 		runOK(t, "report", "--db", path, "--html", html)
 		page, _ := os.ReadFile(html)
 		outs["report --html"] = string(page)
+		for what, dsn := range map[string]string{"explorer": path, "postgres explorer": pg} {
+			code, text := explorerAsk(t, explorer(t, dsn, serveOptions(time.Minute)).URL, "finding?id="+id)
+			if code != http.StatusOK {
+				t.Errorf("%s: %d:\n%s", what, code, text)
+			}
+			outs[what] = text
+		}
 		// The genuine bundle analysed again into the changed timeline reuses
 		// its findings: they are checked on the way out too.
 		for _, format := range []string{"json", "markdown", "sarif", "table"} {
@@ -423,6 +462,44 @@ func TestHostileTimelineManyFindings(t *testing.T) {
 			t.Errorf("%s: exit %d: %s", strings.Join(args, " "), code, stderr.String())
 		}
 	}
+	if code, text := explorerAsk(t, explorer(t, path, serveOptions(time.Minute)).URL, "findings"); code == http.StatusOK || !strings.Contains(text, "more than 10000 findings") {
+		t.Errorf("explorer findings: %d: %.300s", code, text)
+	}
+}
+
+// explorerAsk asks a running explorer for /api/q and returns the answer's
+// status and its strings (keys and values), decoded from the JSON: what
+// the page would put on the screen.
+func explorerAsk(t *testing.T, url, q string) (int, string) {
+	t.Helper()
+	res, err := http.Get(url + "/api/" + q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var v any
+	if err := json.NewDecoder(res.Body).Decode(&v); err != nil {
+		t.Fatalf("explorer %s: %d, not JSON: %v", q, res.StatusCode, err)
+	}
+	var b strings.Builder
+	var walk func(any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case string:
+			b.WriteString(v + "\n")
+		case []any:
+			for _, x := range v {
+				walk(x)
+			}
+		case map[string]any:
+			for k, x := range v {
+				b.WriteString(k + "\n")
+				walk(x)
+			}
+		}
+	}
+	walk(v)
+	return res.StatusCode, b.String()
 }
 
 // A meta value that is not what forensics writes is named, with the
@@ -473,8 +550,8 @@ func TestHostileTimelineLyingRows(t *testing.T) {
 			tamper(t, path, stmt)
 			out := t.TempDir()
 			for _, args := range timelineCommands {
-				if args[0] == "push" || args[0] == "analyze" {
-					continue // TestHostileTimelineSchema and the fix-command case run them
+				if args[0] == "push" || args[0] == "analyze" || args[0] == "serve" {
+					continue // TestHostileTimelineSchema and the fix-command case run them; the explorer is asked below
 				}
 				args = fill(args, map[string]string{"db": path, "id": id, "out": out})
 				var stdout, stderr bytes.Buffer
@@ -487,6 +564,15 @@ func TestHostileTimelineLyingRows(t *testing.T) {
 				}
 				if !utf8.Valid(stdout.Bytes()) && !slices.Contains(args, "raw") {
 					t.Errorf("%s: invalid UTF-8 in the output", strings.Join(args, " "))
+				}
+			}
+			// The explorer answers each endpoint in JSON, the page or why
+			// not (explorerAsk fails on anything else: a panic ends the
+			// connection).
+			srv := explorer(t, path, serveOptions(time.Minute))
+			for _, q := range []string{"incidents", "summary", "histogram", "lines", "lines?q=rollback", "findings", "finding?id=" + id, "kinds"} {
+				if code, text := explorerAsk(t, srv.URL, q); code != http.StatusOK && !strings.Contains(text, "error") {
+					t.Errorf("explorer %s: %d without saying why:\n%.300s", q, code, text)
 				}
 			}
 		})
