@@ -24,8 +24,7 @@
 #               (a bundle's timeline is analyzed once if missing); the
 #               machine is held a few minutes, not a quarter of an hour
 #
-# Run it under the land lock so that nothing else runs on the machine:
-#   flock /work/land.lock bash bench/search.sh
+# Run it alone on the machine: the ratios compare two programs' wall times.
 set -euo pipefail
 
 sizes=() profiles=() runs=5 seed=2 base= queries_only=

@@ -17,10 +17,9 @@
 #   --seed      bench/gen's seed (default 2)
 #   --scroll    also page through the whole incident, forward then back, for
 #               the server's peak memory (minutes per GiB: memory, not time,
-#               is its measure, so it need not hold the land lock)
+#               is its measure, so it need not run alone)
 #
-# Run it under the land lock so that nothing else runs on the machine:
-#   flock /work/land.lock bash bench/serve.sh
+# Run it alone on the machine: it times the server's answers.
 set -euo pipefail
 
 sizes=() profiles=() runs=5 seed=2 scroll=
