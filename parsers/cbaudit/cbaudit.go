@@ -12,12 +12,11 @@ package cbaudit
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"strconv"
 	"strings"
 
 	"forensics"
-	"forensics/logtime"
+	"forensics/parsers/jsonrec"
 )
 
 // Record is an audited action.
@@ -52,11 +51,11 @@ type userID struct {
 	User   string `json:"user"`
 }
 
-var (
-	errJSON = errors.New("audit record is not a valid JSON object")
-	errTime = errors.New("audit record has no readable \"timestamp\"")
-	errID   = errors.New("audit record has no numeric \"id\"")
-)
+// records names audit records in the errors of their lines.
+var records = jsonrec.New("audit record", "id")
+
+func (r *record) Stamp() string       { return r.Timestamp }
+func (r *record) Number() json.Number { return r.ID }
 
 type parser struct {
 	ev forensics.Event
@@ -65,24 +64,14 @@ type parser struct {
 func newParser(forensics.Origin) forensics.Parser { return &parser{} }
 
 func (p *parser) Line(n int64, text []byte, emit forensics.Emit) (forensics.Stamp, error) {
-	b := bytes.TrimSpace(text)
-	if len(b) == 0 || b[0] != '{' {
+	obj, ok := jsonrec.Object(text)
+	if !ok {
 		return forensics.Stamp{}, nil
 	}
 	var r record
-	if err := json.Unmarshal(b, &r); err != nil {
-		var te *json.UnmarshalTypeError
-		if !errors.As(err, &te) {
-			return forensics.Stamp{}, errJSON
-		}
-	}
-	st, _, ok := logtime.ISO([]byte(r.Timestamp))
-	if !ok {
-		return forensics.Stamp{}, errTime
-	}
-	id, err := strconv.Atoi(r.ID.String())
+	st, id, err := records.Read(obj, &r)
 	if err != nil {
-		return st, errID
+		return st, err
 	}
 	ev := &p.ev
 	ev.Reset()
@@ -137,14 +126,12 @@ func detect(name string, head []byte) int {
 	if i := bytes.IndexByte(head, '\n'); i >= 0 {
 		line = head[:i]
 	}
+	obj, ok := jsonrec.Object(line)
+	if !ok {
+		return 0
+	}
 	var r record
-	if json.Unmarshal(bytes.TrimSpace(line), &r) != nil || r.Timestamp == "" || r.ID == "" || r.Name == "" && r.Description == "" {
-		return 0
-	}
-	if _, err := strconv.Atoi(r.ID.String()); err != nil {
-		return 0
-	}
-	if _, _, ok := logtime.ISO([]byte(r.Timestamp)); !ok {
+	if _, _, err := records.Read(obj, &r); err != nil || r.Name == "" && r.Description == "" {
 		return 0
 	}
 	base := strings.TrimSuffix(name, ".gz")

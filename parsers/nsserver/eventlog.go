@@ -3,12 +3,10 @@ package nsserver
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"strconv"
 	"strings"
 
 	"forensics"
-	"forensics/logtime"
+	"forensics/parsers/jsonrec"
 )
 
 // The event log (event_log.erl, ns_server 7.1+) holds one JSON object per
@@ -54,11 +52,11 @@ type extraAttrs struct {
 	} `json:"nodes_info"`
 }
 
-var (
-	errEventJSON = errors.New("event log line is not a valid JSON object")
-	errEventTime = errors.New("event log line has no readable \"timestamp\"")
-	errEventID   = errors.New("event log line has no numeric \"event_id\"")
-)
+// eventLogs names event log lines in the errors of their lines.
+var eventLogs = jsonrec.New("event log line", "event_id")
+
+func (e *eventLog) Stamp() string       { return e.Timestamp }
+func (e *eventLog) Number() json.Number { return e.EventID }
 
 // eventKinds maps event ids (event_log:event_details/1) to kinds that mean
 // the same as a logged message.
@@ -84,25 +82,14 @@ type eventLogReader struct {
 }
 
 func (r *eventLogReader) line(n int64, text []byte, emit forensics.Emit) (forensics.Stamp, error) {
-	b := trimSpace(text)
-	if len(b) == 0 || b[0] != '{' {
+	obj, ok := jsonrec.Object(text)
+	if !ok {
 		return forensics.Stamp{}, nil
 	}
 	var e eventLog
-	if err := json.Unmarshal(b, &e); err != nil {
-		// A field of another type than expected leaves the others read.
-		var te *json.UnmarshalTypeError
-		if !errors.As(err, &te) {
-			return forensics.Stamp{}, errEventJSON
-		}
-	}
-	st, _, ok := logtime.ISO([]byte(e.Timestamp))
-	if !ok {
-		return forensics.Stamp{}, errEventTime
-	}
-	id, err := strconv.Atoi(e.EventID.String())
+	st, id, err := eventLogs.Read(obj, &e)
 	if err != nil {
-		return st, errEventID
+		return st, err
 	}
 	ev := &r.ev
 	ev.Reset()

@@ -9,6 +9,7 @@ import (
 
 	"forensics"
 	"forensics/logtime"
+	"forensics/parsers/jsonrec"
 	"forensics/parsers/scan"
 )
 
@@ -82,11 +83,8 @@ func (p *reportParser) End(emit forensics.Emit) error {
 		return nil
 	}
 	var r rebalanceReport
-	if err := json.Unmarshal(p.buf, &r); err != nil {
-		var te *json.UnmarshalTypeError
-		if !errors.As(err, &te) {
-			return errReportJSON
-		}
+	if jsonrec.Decode(p.buf, &r) != nil {
+		return errReportJSON
 	}
 	if r.CompletionMessage == "" {
 		return nil // the running rebalance's report: it has not ended

@@ -79,6 +79,36 @@ type SegmentParts struct {
 	Parts           map[int][]byte
 }
 
+// ScanSegments reads rows of (segment id, version, blocks): the segments
+// a ReadGrams reads, before their parts.
+func ScanSegments(rows store.Rows) (map[int64]*SegmentParts, error) {
+	out := map[int64]*SegmentParts{}
+	for rows.Next() {
+		var id, version, blocks int64
+		if err := rows.Scan(&id, &version, &blocks); err != nil {
+			return nil, err
+		}
+		out[id] = &SegmentParts{Blocks: int(blocks), Version: int(version), Parts: map[int][]byte{}}
+	}
+	return out, rows.Err()
+}
+
+// ScanParts reads rows of (segment id, part, data) into the segments
+// ScanSegments read.
+func ScanParts(rows store.Rows, segs map[int64]*SegmentParts) error {
+	for rows.Next() {
+		var seg, part int64
+		var data []byte
+		if err := rows.Scan(&seg, &part, &data); err != nil {
+			return err
+		}
+		if sp := segs[seg]; sp != nil {
+			sp.Parts[int(part)] = data
+		}
+	}
+	return rows.Err()
+}
+
 // ReadGrams reads, of the given segments of the incidents (0: a store of
 // one), the parts named.
 type ReadGrams func(ctx context.Context, incidents, segments []int64, parts []int) (map[int64]*SegmentParts, error)

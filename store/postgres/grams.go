@@ -64,24 +64,13 @@ func (s *segmentWriter) abandon() {
 
 // readGrams reads the parts named of the given segments of the incidents.
 func (db *DB) readGrams(ctx context.Context, incidents, segs []int64, parts []int) (map[int64]*block.SegmentParts, error) {
-	out := make(map[int64]*block.SegmentParts, len(segs))
 	rows, err := db.pool.Query(ctx, `SELECT id, version, blocks FROM forensics.gram_segments WHERE incident_id = ANY($1) AND id = ANY($2)`, incidents, segs)
 	if err != nil {
 		return nil, db.fail("read the index of lines", err)
 	}
-	for rows.Next() {
-		sp := &block.SegmentParts{Parts: map[int][]byte{}}
-		var id int64
-		var version, blocks int16
-		if err := rows.Scan(&id, &version, &blocks); err != nil {
-			rows.Close()
-			return nil, db.fail("read the index of lines", err)
-		}
-		sp.Version, sp.Blocks = int(version), int(blocks)
-		out[id] = sp
-	}
+	out, err := block.ScanSegments(rows)
 	rows.Close()
-	if err := rows.Err(); err != nil {
+	if err != nil {
 		return nil, db.fail("read the index of lines", err)
 	}
 	ps := make([]int32, len(parts))
@@ -93,18 +82,7 @@ func (db *DB) readGrams(ctx context.Context, incidents, segs []int64, parts []in
 		return nil, db.fail("read the index of lines", err)
 	}
 	defer rows.Close()
-	for rows.Next() {
-		var seg int64
-		var part int32
-		var data []byte
-		if err := rows.Scan(&seg, &part, &data); err != nil {
-			return nil, db.fail("read the index of lines", err)
-		}
-		if sp := out[seg]; sp != nil {
-			sp.Parts[int(part)] = data
-		}
-	}
-	if err := rows.Err(); err != nil {
+	if err := block.ScanParts(rows, out); err != nil {
 		return nil, db.fail("read the index of lines", err)
 	}
 	return out, nil

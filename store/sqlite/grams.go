@@ -26,42 +26,22 @@ func hasGramsTables(ctx context.Context, db *sql.DB) (bool, error) {
 
 // readGrams reads the parts named of the given segments.
 func (db *DB) readGrams(ctx context.Context, _, segs []int64, parts []int) (map[int64]*block.SegmentParts, error) {
-	out := make(map[int64]*block.SegmentParts, len(segs))
-	segList, partList := intList(segs), intList(parts)
+	segList := intList(segs)
 	rows, err := db.sql.QueryContext(ctx, `SELECT id, version, blocks FROM main.gram_segments WHERE id IN (`+segList+`)`)
 	if err != nil {
 		return nil, fmt.Errorf("read the index of lines: %w", err)
 	}
-	for rows.Next() {
-		sp := &block.SegmentParts{Parts: map[int][]byte{}}
-		var id int64
-		if err := rows.Scan(&id, &sp.Version, &sp.Blocks); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("read the index of lines: %w", err)
-		}
-		out[id] = sp
-	}
+	out, err := block.ScanSegments(rows)
 	rows.Close()
-	if err := rows.Err(); err != nil {
+	if err != nil {
 		return nil, fmt.Errorf("read the index of lines: %w", err)
 	}
-	rows, err = db.sql.QueryContext(ctx, `SELECT segment, part, data FROM main.gram_parts WHERE segment IN (`+segList+`) AND part IN (`+partList+`)`)
+	rows, err = db.sql.QueryContext(ctx, `SELECT segment, part, data FROM main.gram_parts WHERE segment IN (`+segList+`) AND part IN (`+intList(parts)+`)`)
 	if err != nil {
 		return nil, fmt.Errorf("read the index of lines: %w", err)
 	}
 	defer rows.Close()
-	for rows.Next() {
-		var seg int64
-		var part int
-		var data []byte
-		if err := rows.Scan(&seg, &part, &data); err != nil {
-			return nil, fmt.Errorf("read the index of lines: %w", err)
-		}
-		if sp := out[seg]; sp != nil {
-			sp.Parts[part] = data
-		}
-	}
-	if err := rows.Err(); err != nil {
+	if err := block.ScanParts(rows, out); err != nil {
 		return nil, fmt.Errorf("read the index of lines: %w", err)
 	}
 	return out, nil
