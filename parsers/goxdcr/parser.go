@@ -58,14 +58,14 @@ func (p *parser) Line(n int64, text []byte, emit forensics.Emit) (forensics.Stam
 		return forensics.Stamp{}, nil
 	}
 	p.flush(emit)
-	if len(msg) == 0 {
-		return st, nil
-	}
 	var topic []byte
 	if r, ok := scan.Cut(msg, topicContext); ok {
 		if i := bytes.Index(r, []byte(", ")); i > 0 {
 			topic, msg = r[:i], r[i+2:]
 		}
+	}
+	if len(msg) == 0 {
+		return st, nil // a header alone, or a pipeline's context and nothing after it
 	}
 	switch msg[0] {
 	case 'T':
