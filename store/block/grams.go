@@ -31,16 +31,18 @@ import (
 
 // Parameters of the sketches. A segment records the version it was built
 // with (GramsVersion), so that a later change reads the segments it wrote
-// and indexes again those it did not.
+// and indexes again those it did not. Version 1 held the 4-grams at every
+// other place of a line only: an 8-digit id has two or three of those, and
+// a MiB block's sketch has 15% of its slots set, so 2 to 3% of blocks kept
+// every id. Its segments are still read, by their own stride (strides).
 const (
-	GramsVersion  = 1
+	GramsVersion  = 2
 	gramBits      = 17
 	GramSlots     = 1 << gramBits
 	SegmentBlocks = 64
 	GramsPart     = 256
 	gramParts     = GramSlots / GramsPart
 	gramLen       = 4
-	gramStride    = 2          // the sketch holds the 4-grams at every other place of a line
 	gramMul       = 0x9E3779B1 // Fibonacci hashing: the high bits of g × 2^32/φ
 	gramFold      = 0x20202020 // ASCII letters to lower case (and a few signs to others, alike in queries)
 )
@@ -52,11 +54,14 @@ func newSketch() Sketch { return make(Sketch, GramSlots/64) }
 
 func slot(g uint32) uint32 { return (g | gramFold) * gramMul >> (32 - gramBits) }
 
+// strides are the places of a line each version's sketches hold the
+// 4-grams of: every place, or every other place (version 1).
+var strides = map[int]int{1: 2, GramsVersion: 1}
+
 // sketcher gathers the slots of the lines of the block being built. It
 // runs on every byte ingest reads, so it does as little as it can a byte:
 // a byte a slot (one store a 4-gram, where a bit took a load, an or and a
-// store), the 4-grams at every other place of a line only (gramStride),
-// three of them from each load of 8 bytes.
+// store), four 4-grams from each load of 8 bytes.
 type sketcher struct {
 	seen [GramSlots]byte
 }
@@ -64,20 +69,22 @@ type sketcher struct {
 // add sets the slots of the 4-grams of a line's text.
 func (s *sketcher) add(t []byte) {
 	const f = gramFold<<32 | gramFold
-	for len(t) >= 14 {
+	for len(t) >= 12 {
 		x := binary.LittleEndian.Uint64(t) | f
-		y := binary.LittleEndian.Uint64(t[6:]) | f
+		y := binary.LittleEndian.Uint64(t[4:]) | f
 		s.seen[uint32(x)*gramMul>>(32-gramBits)] = 1
+		s.seen[uint32(x>>8)*gramMul>>(32-gramBits)] = 1
 		s.seen[uint32(x>>16)*gramMul>>(32-gramBits)] = 1
-		s.seen[uint32(x>>32)*gramMul>>(32-gramBits)] = 1
+		s.seen[uint32(x>>24)*gramMul>>(32-gramBits)] = 1
 		s.seen[uint32(y)*gramMul>>(32-gramBits)] = 1
+		s.seen[uint32(y>>8)*gramMul>>(32-gramBits)] = 1
 		s.seen[uint32(y>>16)*gramMul>>(32-gramBits)] = 1
-		s.seen[uint32(y>>32)*gramMul>>(32-gramBits)] = 1
-		t = t[12:]
+		s.seen[uint32(y>>24)*gramMul>>(32-gramBits)] = 1
+		t = t[8:]
 	}
 	for len(t) >= gramLen {
 		s.seen[slot(binary.LittleEndian.Uint32(t))] = 1
-		t = t[gramStride:]
+		t = t[1:]
 	}
 }
 
@@ -175,10 +182,14 @@ type gramNode struct {
 	sub   []*gramNode
 }
 
-// NewGrams returns the index's form of q, or nil when the index can rule
-// no block out: q holds no string of 4 bytes.
-func NewGrams(q *search.Query) *Grams {
-	root := gramsOf(q)
+// NewGrams returns the form of q that the sketches of a version answer,
+// or nil when they can rule no block out: q holds no string long enough.
+func NewGrams(q *search.Query, version int) *Grams {
+	stride, ok := strides[version]
+	if !ok {
+		return nil
+	}
+	root := gramsOf(q, stride)
 	if root.op == search.All {
 		return nil
 	}
@@ -201,14 +212,14 @@ func NewGrams(q *search.Query) *Grams {
 	return g
 }
 
-func gramsOf(q *search.Query) *gramNode {
+func gramsOf(q *search.Query, stride int) *gramNode {
 	switch q.Op {
 	case search.All, search.None:
 		return &gramNode{op: q.Op}
 	}
 	n := &gramNode{op: q.Op}
 	for _, s := range q.Strs {
-		g := stringGrams(s)
+		g := stringGrams(s, stride)
 		switch {
 		case g.op == search.All && q.Op == search.Or:
 			return g // a short string: any block may hold it
@@ -220,7 +231,7 @@ func gramsOf(q *search.Query) *gramNode {
 		}
 	}
 	for _, sub := range q.Sub {
-		g := gramsOf(sub)
+		g := gramsOf(sub, stride)
 		switch {
 		case g.op == search.All && q.Op == search.Or:
 			return g
@@ -238,16 +249,16 @@ func gramsOf(q *search.Query) *gramNode {
 	return n
 }
 
-// stringGrams is what the sketch of a block holding s has. It holds the
-// 4-grams at every gramStride-th place of a line, and s may start at any
-// place: one of the sets of 4-grams s has at every gramStride-th place
-// from its start or after, each set that of one start. A set with no
-// 4-gram says nothing.
-func stringGrams(s string) *gramNode {
+// stringGrams is what the sketch of a block holding s has, when it holds
+// the 4-grams at every stride-th place of a line: s may start at any place,
+// so one of the sets of 4-grams s has at every stride-th place from its
+// start or after, each set that of one start. A set with no 4-gram says
+// nothing.
+func stringGrams(s string, stride int) *gramNode {
 	alts := &gramNode{op: search.Or}
-	for a := range gramStride {
+	for a := range stride {
 		alt := &gramNode{op: search.And}
-		for i := a; i+gramLen <= len(s); i += gramStride {
+		for i := a; i+gramLen <= len(s); i += stride {
 			h := slot(binary.LittleEndian.Uint32([]byte(s[i : i+gramLen])))
 			if !slices.Contains(alt.slots, h) {
 				alt.slots = append(alt.slots, h)

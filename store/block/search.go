@@ -138,7 +138,7 @@ func Choose(ctx context.Context, srcs []Source, q *search.Query, stats *store.Se
 			incidents = append(incidents, src.Incident)
 		}
 	}
-	g := NewGrams(q)
+	g := NewGrams(q, GramsVersion)
 	if g == nil || len(segs) == 0 {
 		return srcs, nil
 	}
@@ -146,39 +146,58 @@ func Choose(ctx context.Context, srcs []Source, q *search.Query, stats *store.Se
 	// segments those did not rule out, twice as many each round: a rare
 	// string is ruled out of nearly every segment by a few of its 4-grams,
 	// and each part read costs a row (of a page of its own). A part not
-	// read leaves every block of its segment possible.
-	parts := g.Parts()
+	// read leaves every block of its segment possible. The segments of the
+	// version before (a timeline not indexed again) are read the same way
+	// after, with their own 4-grams.
 	masks := make(map[int64]uint64, len(segs))
 	stored := make(map[int64]*SegmentParts, len(segs))
-	open := segs
-	for done, round := 0, firstParts; done < len(parts) && len(open) > 0; done, round = done+round, 2*round {
-		more, err := read(ctx, incidents, open, parts[done:min(len(parts), done+round)])
-		if err != nil {
+	var older []int64
+	narrow := func(g *Grams, version int, open []int64) error {
+		parts := g.Parts()
+		for done, round := 0, firstParts; done < len(parts) && len(open) > 0; done, round = done+round, 2*round {
+			more, err := read(ctx, incidents, open, parts[done:min(len(parts), done+round)])
+			if err != nil {
+				return err
+			}
+			for id, sp := range more {
+				if have := stored[id]; have == nil {
+					stored[id] = sp
+				} else if have.Version == sp.Version && have.Blocks == sp.Blocks {
+					maps.Copy(have.Parts, sp.Parts)
+				}
+			}
+			next := open[:0:0]
+			for _, id := range open {
+				sp := stored[id]
+				if sp == nil || sp.Blocks < 1 || sp.Blocks > SegmentBlocks {
+					continue // its blocks are read
+				}
+				if sp.Version != version {
+					if done == 0 && version == GramsVersion && sp.Version == 1 {
+						older = append(older, id)
+					}
+					continue // another build's sketches: its blocks are read
+				}
+				m, err := g.Match(sp.Blocks, sp.Parts)
+				if err != nil {
+					return fmt.Errorf("the index of lines, segment %d: %w", id, err)
+				}
+				masks[id] = m
+				if m != 0 {
+					next = append(next, id)
+				}
+			}
+			open = next
+		}
+		return nil
+	}
+	if err := narrow(g, GramsVersion, segs); err != nil {
+		return nil, err
+	}
+	if g1 := NewGrams(q, 1); g1 != nil && len(older) > 0 {
+		if err := narrow(g1, 1, older); err != nil {
 			return nil, err
 		}
-		for id, sp := range more {
-			if have := stored[id]; have == nil {
-				stored[id] = sp
-			} else if have.Version == sp.Version && have.Blocks == sp.Blocks {
-				maps.Copy(have.Parts, sp.Parts)
-			}
-		}
-		next := open[:0:0]
-		for _, id := range open {
-			sp := stored[id]
-			if sp == nil || sp.Version != GramsVersion || sp.Blocks < 1 || sp.Blocks > SegmentBlocks {
-				continue // another build's sketches: its blocks are read
-			}
-			m, err := g.Match(sp.Blocks, sp.Parts)
-			if err != nil {
-				return nil, fmt.Errorf("the index of lines, segment %d: %w", id, err)
-			}
-			masks[id] = m
-			if m != 0 {
-				next = append(next, id)
-			}
-		}
-		open = next
 	}
 	stats.Indexed = true
 	stats.Chosen = 0
