@@ -26,8 +26,9 @@ import (
 //
 // Chosen by measuring on the bench bundles (README, Performance): per-block
 // trigram sets, as code search engines index, hold nearly every trigram of
-// a hexadecimal id in a block of UUIDs and rule out little; 4-grams in 2^17
-// slots kept 3 blocks of 1062 for an 8-digit id, for 10 MB per GiB of logs.
+// a hexadecimal id in a block of UUIDs and rule out little; the 4-grams of
+// every place in 2^17 slots keep 1 to 4 blocks of about 1055 (of a MiB of
+// output each) for an 8-digit id, for 12.5 MB per GiB of logs.
 
 // Parameters of the sketches. A segment records the version it was built
 // with (GramsVersion), so that a later change reads the segments it wrote
