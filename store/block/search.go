@@ -114,7 +114,7 @@ func ScanParts(rows store.Rows, segs map[int64]*SegmentParts) error {
 type ReadGrams func(ctx context.Context, incidents, segments []int64, parts []int) (map[int64]*SegmentParts, error)
 
 // firstParts is how many parts of the index Choose reads of every segment
-// before it reads the rest of those it did not rule out.
+// before it reads more of those it did not rule out.
 const firstParts = 4
 
 // Choose drops from srcs the blocks the index rules out for q and counts

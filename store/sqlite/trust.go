@@ -48,7 +48,7 @@ const (
 // knownObjects are the digests of the schema objects forensics creates:
 // those of schema.sql and legacy.sql as SQLite stores them, kept in
 // known_objects.txt. Deriving them (three in-memory databases, each given
-// a whole schema) took 7 ms of every command, most of a rare search's
+// a whole schema) took 7 ms of every command, a fifth of a rare search's
 // time; TestKnownObjects derives them and checks the file, and its
 // -update writes it.
 var knownObjects = sync.OnceValues(func() (map[[32]byte]bool, error) {
