@@ -26,8 +26,8 @@ var helloDoc = forensics.KindDoc{Kind: Hello, Category: forensics.CategoryReques
 // logs one, so the values are cut from the line, not decoded.
 func (p *parser) hello7(l *line, r []byte, emit forensics.Emit) {
 	d := bytes.LastIndex(r, []byte(" [ "))
-	if d < 0 || !scan.HasSuffix(r, " ]") {
-		return
+	if d < 0 || !scan.HasSuffix(r, " ]") || d+3 > len(r)-2 {
+		return // no description, or " [ ]" whose brackets share their space
 	}
 	head, desc := r[:d], r[d+3:len(r)-2]
 	e := p.event(l, Hello)
