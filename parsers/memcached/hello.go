@@ -94,14 +94,11 @@ func setText(e *forensics.Event, l *line, key forensics.AttrKey, b []byte) {
 // jsonString returns the body of the string that follows member (`"a":"`)
 // in the JSON object obj, escapes left as they are.
 func jsonString(obj []byte, member string) ([]byte, bool) {
-	if len(obj) == 0 || obj[0] != '{' {
+	at := memberEnd(obj, member)
+	if at < 0 {
 		return nil, false
 	}
-	i := bytes.Index(obj, []byte(member))
-	if i < 0 {
-		return nil, false
-	}
-	v := obj[i+len(member)-1:] // from the opening quote
+	v := obj[at-1:] // from the opening quote
 	end := stringEnd(v, 0)
 	if end < 2 || v[end-1] != '"' {
 		return nil, false
@@ -111,18 +108,28 @@ func jsonString(obj []byte, member string) ([]byte, bool) {
 
 // jsonObject returns the object that follows member (`"peer":`) in obj.
 func jsonObject(obj []byte, member string) ([]byte, bool) {
-	if len(obj) == 0 || obj[0] != '{' {
+	at := memberEnd(obj, member)
+	if at < 0 {
 		return nil, false
 	}
-	i := bytes.Index(obj, []byte(member))
-	if i < 0 {
-		return nil, false
-	}
-	v := obj[i+len(member):]
+	v := obj[at:]
 	if len(v) == 0 || v[0] != '{' || !json.Valid(v[:valueEnd(v, 0)]) {
 		return nil, false
 	}
 	return v[:valueEnd(v, 0)], true
+}
+
+// memberEnd returns where member ends in the JSON object obj, -1 when obj
+// is not an object or does not hold it.
+func memberEnd(obj []byte, member string) int {
+	if len(obj) == 0 || obj[0] != '{' {
+		return -1
+	}
+	i := bytes.Index(obj, []byte(member))
+	if i < 0 {
+		return -1
+	}
+	return i + len(member)
 }
 
 // peerIP is the address of a peer as memcached writes it: {"ip":…,"port":…}
