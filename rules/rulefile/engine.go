@@ -90,7 +90,7 @@ type valueDef struct {
 type aggregate struct {
 	fn    string
 	field *expr
-	of    []string // selections or lookups; none: every event of the finding
+	sets  []int // the selections and lookups it reads (tally.sets); none: every selection's events
 	n     int
 }
 
@@ -105,7 +105,7 @@ type escalation struct {
 }
 
 type evidenceDef struct {
-	of    []string
+	sets  []int // the selections and lookups it quotes (tally.sets)
 	pick  string
 	by    *expr
 	limit int
@@ -155,7 +155,7 @@ func (sp *spec) run(p *forensics.Pass) error {
 	if len(kinds) == 0 {
 		return nil
 	}
-	var cands []candidate
+	var cands []*candidate
 	// A count needs only its window and the episode under way: it keeps
 	// no other event, unless a group field is optional (the groups are
 	// known only at the end).
@@ -209,7 +209,7 @@ func (sp *spec) run(p *forensics.Pass) error {
 		if stream {
 			c := counters[gk]
 			if c == nil {
-				c = &counter{d: &sp.detect, keys: slices.Clone(tg.keys), values: map[string]int{}}
+				c = &counter{sp: sp, keys: slices.Clone(tg.keys), values: map[string]int{}}
 				counters[gk] = c
 				streamed = append(streamed, c)
 			}
@@ -220,16 +220,6 @@ func (sp *spec) run(p *forensics.Pass) error {
 		tg.keys = slices.Clone(tg.keys)
 		if missing {
 			deferred = append(deferred, tg)
-			continue
-		}
-		if stream {
-			c := counters[gk]
-			if c == nil {
-				c = &counter{d: &sp.detect, keys: tg.keys, values: map[string]int{}}
-				counters[gk] = c
-				streamed = append(streamed, c)
-			}
-			c.add(tg, &cands)
 			continue
 		}
 		if _, ok := groups[gk]; !ok {
@@ -251,20 +241,29 @@ func (sp *spec) run(p *forensics.Pass) error {
 	}
 	for _, gk := range order {
 		evs := groups[gk]
+		delete(groups, gk)
 		if len(deferred) > 0 {
 			slices.SortStableFunc(evs, func(a, b tagged) int { return forensics.Compare(a.ev, b.ev) })
 		}
-		cands = append(cands, sp.detect.find(strings.Split(gk, "\x00"), evs, end)...)
+		for _, ep := range sp.detect.find(evs, end) {
+			c := sp.newCandidate(strings.Split(gk, "\x00"))
+			for _, t := range ep.events {
+				c.add(t)
+			}
+			if !ep.end.IsZero() {
+				c.end = ep.end
+			}
+			cands = append(cands, c)
+		}
 	}
 	if len(cands) == 0 {
 		return nil
 	}
-	near, err := sp.readNearby(p, cands)
-	if err != nil {
+	if err := sp.tallyNearby(p, cands); err != nil {
 		return err
 	}
-	for i := range cands {
-		if f, ok := sp.finding(&cands[i], near); ok {
+	for _, c := range cands {
+		if f, ok := sp.finding(c); ok {
 			p.Report(f)
 		}
 	}
@@ -323,11 +322,33 @@ func (sp *spec) joinKey(tg tagged, groups map[string][]tagged, order []string) s
 	return strings.Join(tg.keys, "\x00")
 }
 
-// candidate is a group's events that make a finding, before it is written.
+// candidate is a group's events that make a finding, tallied as they
+// come, before it is written.
 type candidate struct {
-	keys   []string
+	keys  []string
+	start time.Time
+	end   time.Time
+	t     *tally
+	sp    *spec
+}
+
+func (sp *spec) newCandidate(keys []string) *candidate {
+	return &candidate{keys: keys, t: sp.newTally(), sp: sp}
+}
+
+// add tallies a selection's event, in timeline order.
+func (c *candidate) add(t tagged) {
+	if c.t.all().count == 0 {
+		c.start = t.ev.Time
+	}
+	c.end = t.ev.Time
+	c.t.add(c.sp, t.sel, t.ev)
+}
+
+// episode is the events of a group a detection keeps for one finding;
+// end, when set, is the finding's end (an absence ends when the wait does).
+type episode struct {
 	events []tagged
-	start  time.Time
 	end    time.Time
 }
 
@@ -341,13 +362,11 @@ func absDur(d time.Duration) time.Duration {
 // find applies the detection to one group's events, in timeline order.
 // end is the time of the last event the rule read, which tells how far the
 // logs go for an absence.
-func (d *detect) find(keys []string, evs []tagged, end time.Time) []candidate {
+func (d *detect) find(evs []tagged, end time.Time) []episode {
 	if len(evs) == 0 {
 		return nil
 	}
-	whole := func(part []tagged) candidate {
-		return candidate{keys: keys, events: part, start: part[0].ev.Time, end: part[len(part)-1].ev.Time}
-	}
+	whole := func(evs []tagged) episode { return episode{events: evs} }
 	switch d.mode {
 	case "count":
 		return d.count(evs, whole)
@@ -358,7 +377,7 @@ func (d *detect) find(keys []string, evs []tagged, end time.Time) []candidate {
 	case "absence":
 		return d.absence(evs, end, whole)
 	}
-	return []candidate{whole(evs)}
+	return []episode{whole(evs)}
 }
 
 func in(sel int, set []int) bool { return len(set) == 0 || slices.Contains(set, sel) }
@@ -367,14 +386,14 @@ func in(sel int, set []int) bool { return len(set) == 0 || slices.Contains(set, 
 // least d.threshold counted events (of distinct values, with distinct:).
 // Overlapping windows make one episode; its events are the counted ones
 // in the windows and the others between its first and last.
-func (d *detect) count(evs []tagged, whole func([]tagged) candidate) []candidate {
+func (d *detect) count(evs []tagged, whole func([]tagged) episode) []episode {
 	var counted []int // indexes into evs
 	for i, t := range evs {
 		if in(t.sel, d.of) {
 			counted = append(counted, i)
 		}
 	}
-	var out []candidate
+	var out []episode
 	lo := 0
 	values := map[string]int{}
 	value := func(i int) string {
@@ -424,31 +443,32 @@ func (d *detect) count(evs []tagged, whole func([]tagged) candidate) []candidate
 
 // counter is count's detection over one group as its events come, in
 // timeline order: the same episodes as count, keeping only the events of
-// the window and of the episode under way.
+// the window, and the tally of the episode under way.
 type counter struct {
-	d       *detect
+	sp      *spec
 	keys    []string
 	pending []tagged // every event since the window's first
 	window  []tagged // the counted events of the last d.within
 	values  map[string]int
-	episode []tagged
+	cur     *candidate       // the episode under way
+	last    *forensics.Event // its last event
 }
 
 func (c *counter) value(t tagged) string {
-	if c.d.distinct == nil {
+	if c.sp.detect.distinct == nil {
 		return ""
 	}
-	return c.d.distinct.eval(env{ev: t.ev}).String()
+	return c.sp.detect.distinct.eval(env{ev: t.ev}).String()
 }
 
-func (c *counter) add(t tagged, out *[]candidate) {
-	d := c.d
+func (c *counter) add(t tagged, out *[]*candidate) {
+	d := &c.sp.detect
 	every := len(d.of) == 0 // every event counts: the window is what is pending
 	if !every {
 		c.pending = append(c.pending, t)
 	}
 	if !in(t.sel, d.of) {
-		if len(c.window) == 0 && len(c.episode) == 0 {
+		if len(c.window) == 0 && c.cur == nil {
 			c.pending = c.pending[:0] // no window can start before a counted event
 		}
 		return
@@ -483,34 +503,37 @@ func (c *counter) add(t tagged, out *[]candidate) {
 	if size < d.threshold {
 		return
 	}
-	if n := len(c.episode); n > 0 && forensics.Compare(c.window[0].ev, c.episode[n-1].ev) > 0 {
+	if c.cur != nil && forensics.Compare(c.window[0].ev, c.last) > 0 {
 		c.flush(out)
 	}
 	// The episode takes the pending events it does not hold yet: those
 	// after its last, found from the end.
 	from := 0
-	if n := len(c.episode); n > 0 {
+	if c.cur != nil {
 		from = len(pending)
-		for from > 0 && forensics.Compare(pending[from-1].ev, c.episode[n-1].ev) > 0 {
+		for from > 0 && forensics.Compare(pending[from-1].ev, c.last) > 0 {
 			from--
 		}
+	} else {
+		c.cur = c.sp.newCandidate(c.keys)
 	}
-	c.episode = append(c.episode, pending[from:]...)
+	for _, t := range pending[from:] {
+		c.cur.add(t)
+		c.last = t.ev
+	}
 }
 
-func (c *counter) flush(out *[]candidate) {
-	if len(c.episode) == 0 {
-		return
+func (c *counter) flush(out *[]*candidate) {
+	if c.cur != nil {
+		*out = append(*out, c.cur)
+		c.cur, c.last = nil, nil
 	}
-	ep := c.episode
-	*out = append(*out, candidate{keys: c.keys, events: ep, start: ep[0].ev.Time, end: ep[len(ep)-1].ev.Time})
-	c.episode = nil
 }
 
 // sustained finds runs of counted events no more than d.gap apart that
 // last d.within or longer; an until event ends a run.
-func (d *detect) sustained(evs []tagged, whole func([]tagged) candidate) []candidate {
-	var out []candidate
+func (d *detect) sustained(evs []tagged, whole func([]tagged) episode) []episode {
+	var out []episode
 	first, last := -1, -1
 	flush := func() {
 		if first >= 0 && evs[last].ev.Time.Sub(evs[first].ev.Time) >= d.within {
@@ -541,8 +564,8 @@ func (d *detect) sustained(evs []tagged, whole func([]tagged) candidate) []candi
 
 // sequence finds the steps in order, all within d.within of the first,
 // with no unless event between the first and the last.
-func (d *detect) sequence(evs []tagged, whole func([]tagged) candidate) []candidate {
-	var out []candidate
+func (d *detect) sequence(evs []tagged, whole func([]tagged) episode) []episode {
+	var out []episode
 	var cur []tagged
 	for _, t := range evs {
 		if slices.Contains(d.unless, t.sel) {
@@ -571,8 +594,8 @@ func (d *detect) sequence(evs []tagged, whole func([]tagged) candidate) []candid
 // absence finds an after event, or the last expected event following it,
 // followed by no expected event for d.within while the logs went on; an
 // until event ends the wait.
-func (d *detect) absence(evs []tagged, end time.Time, whole func([]tagged) candidate) []candidate {
-	var out []candidate
+func (d *detect) absence(evs []tagged, end time.Time, whole func([]tagged) episode) []episode {
+	var out []episode
 	var waiting []tagged
 	flush := func(seen time.Time) {
 		if len(waiting) == 0 {
@@ -606,38 +629,57 @@ func (d *detect) absence(evs []tagged, end time.Time, whole func([]tagged) candi
 	return out
 }
 
-// readNearby reads each lookup's events in the windows around the
+// tallyNearby reads each lookup's events in the windows around the
 // candidates (from before their start to after their end), merged where
-// they overlap, so a lookup of a busy kind reads only those stretches.
-func (sp *spec) readNearby(p *forensics.Pass, cands []candidate) (map[string][]*forensics.Event, error) {
-	out := map[string][]*forensics.Event{}
-	for _, l := range sp.nearby {
-		type span struct{ from, to time.Time }
-		var spans []span
-		for _, c := range cands {
-			spans = append(spans, span{c.start.Add(-l.before), c.end.Add(l.after + time.Nanosecond)})
+// they overlap, so a lookup of a busy kind reads only those stretches, and
+// tallies each event in the candidates whose window holds it.
+func (sp *spec) tallyNearby(p *forensics.Pass, cands []*candidate) error {
+	type window struct {
+		from, to time.Time
+		c        *candidate
+	}
+	for li, l := range sp.nearby {
+		set := len(sp.sels) + li
+		wins := make([]window, len(cands))
+		for i, c := range cands {
+			wins[i] = window{c.start.Add(-l.before), c.end.Add(l.after), c}
 		}
-		slices.SortFunc(spans, func(a, b span) int { return a.from.Compare(b.from) })
+		slices.SortFunc(wins, func(a, b window) int { return a.from.Compare(b.from) })
+		type span struct{ from, to time.Time }
 		var merged []span
-		for _, s := range spans {
-			if n := len(merged); n > 0 && !s.from.After(merged[n-1].to) {
-				if s.to.After(merged[n-1].to) {
-					merged[n-1].to = s.to
+		for _, w := range wins {
+			to := w.to.Add(time.Nanosecond)
+			if n := len(merged); n > 0 && !w.from.After(merged[n-1].to) {
+				if to.After(merged[n-1].to) {
+					merged[n-1].to = to
 				}
 				continue
 			}
-			merged = append(merged, s)
+			merged = append(merged, span{w.from, to})
 		}
+		// Events come in time order: a window opens once and closes once.
+		var open []*window
+		next := 0
 		for _, s := range merged {
 			for e, err := range p.Query(forensics.Query{Kinds: l.kinds, Since: s.from, Until: s.to}) {
 				if err != nil {
-					return nil, err
+					return err
 				}
-				if l.where.isZero() || l.where.holds(env{ev: e}) {
-					out[l.name] = append(out[l.name], e)
+				if !l.where.isZero() && !l.where.holds(env{ev: e}) {
+					continue
+				}
+				for next < len(wins) && !wins[next].from.After(e.Time) {
+					open = append(open, &wins[next])
+					next++
+				}
+				open = slices.DeleteFunc(open, func(w *window) bool { return w.to.Before(e.Time) })
+				for _, w := range open {
+					if l.matches(e, sp.groupBy, w.c.keys) {
+						w.c.t.add(sp, set, e)
+					}
 				}
 			}
 		}
 	}
-	return out, nil
+	return nil
 }

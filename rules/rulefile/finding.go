@@ -1,7 +1,6 @@
 package rulefile
 
 import (
-	"fmt"
 	"reflect"
 	"slices"
 	"sort"
@@ -14,45 +13,34 @@ import (
 )
 
 // record is what a finding's templates and conditions read: its group
-// fields, count, start, end, duration and values by name, and the events of
-// each selection and lookup.
+// fields, count, start, end, duration and values by name, and the tally of
+// its selections and lookups.
 type record struct {
-	names  map[string]val
-	sels   map[string][]*forensics.Event
-	events []*forensics.Event
+	names map[string]val
+	sp    *spec
+	t     *tally
 }
 
-// finding writes the finding of a candidate; false when the rule's when
-// does not hold for it.
-func (sp *spec) finding(c *candidate, near map[string][]*forensics.Event) (forensics.Finding, bool) {
-	rec := &record{names: map[string]val{}, sels: map[string][]*forensics.Event{}}
+// set is the tally of a selection or lookup by name.
+func (rec *record) set(name string) *setTally { return &rec.t.sets[rec.sp.setIndex(name)] }
+
+// finding writes the finding of a candidate, its lookups tallied; false
+// when the rule's when does not hold for it.
+func (sp *spec) finding(c *candidate) (forensics.Finding, bool) {
+	rec := &record{names: map[string]val{}, sp: sp, t: c.t}
 	for i, k := range sp.groupBy {
 		rec.names[k] = text(c.keys[i])
 	}
-	for _, t := range c.events {
-		rec.events = append(rec.events, t.ev)
-		name := sp.sels[t.sel].name
-		rec.sels[name] = append(rec.sels[name], t.ev)
-	}
-	for _, l := range sp.nearby {
-		from, to := c.start.Add(-l.before), c.end.Add(l.after)
-		for _, e := range near[l.name] {
-			if e.Time.Before(from) || e.Time.After(to) || !l.matches(e, rec) {
-				continue
-			}
-			rec.sels[l.name] = append(rec.sels[l.name], e)
-		}
-	}
-	rec.names["count"] = num(float64(len(c.events)))
+	rec.names["count"] = num(float64(c.t.all().count))
 	rec.names["start"] = instant(c.start)
 	rec.names["end"] = instant(c.end)
 	rec.names["duration"] = num(c.end.Sub(c.start).Seconds())
 	en := env{rec: rec}
-	for _, v := range sp.values {
+	for i, v := range sp.values {
 		if v.tmpl != nil {
 			rec.names[v.name] = v.tmpl.value(en)
 		} else {
-			rec.names[v.name] = v.agg.eval(rec)
+			rec.names[v.name] = c.t.aggs[i].value(v.agg)
 		}
 	}
 	if !sp.when.isZero() && !sp.when.holds(en) {
@@ -88,102 +76,15 @@ func (sp *spec) finding(c *candidate, near map[string][]*forensics.Event) (foren
 	return f, true
 }
 
-func (l *lookup) matches(e *forensics.Event, rec *record) bool {
+// matches reports whether a lookup's event has the group fields its match
+// names.
+func (l *lookup) matches(e *forensics.Event, groupBy, keys []string) bool {
 	for _, m := range l.match {
-		if m.event.eval(env{ev: e}).String() != rec.names[m.group].String() {
+		if m.event.eval(env{ev: e}).String() != keys[slices.Index(groupBy, m.group)] {
 			return false
 		}
 	}
 	return true
-}
-
-// events returns the events of the named selections and lookups in
-// timeline order, or all the finding's events when none are named.
-func (rec *record) of(names []string) []*forensics.Event {
-	if len(names) == 0 {
-		return rec.events
-	}
-	if len(names) == 1 {
-		return rec.sels[names[0]]
-	}
-	var out []*forensics.Event
-	for _, n := range names {
-		out = append(out, rec.sels[n]...)
-	}
-	slices.SortStableFunc(out, forensics.Compare)
-	return out
-}
-
-func (a *aggregate) eval(rec *record) val {
-	evs := rec.of(a.of)
-	if a.fn == "count" {
-		return num(float64(len(evs)))
-	}
-	get := func(e *forensics.Event) val { return a.field.eval(env{ev: e, rec: rec}) }
-	switch a.fn {
-	case "first", "last":
-		if len(evs) == 0 {
-			return text("")
-		}
-		if a.fn == "first" {
-			return get(evs[0])
-		}
-		return get(evs[len(evs)-1])
-	case "distinct", "top":
-		counts := map[string]int{}
-		var vals []string
-		for _, e := range evs {
-			s := get(e).String()
-			if s == "" {
-				continue
-			}
-			if counts[s] == 0 {
-				vals = append(vals, s)
-			}
-			counts[s]++
-		}
-		if a.fn == "distinct" {
-			sort.Strings(vals)
-			return list(vals)
-		}
-		sort.SliceStable(vals, func(i, j int) bool {
-			if counts[vals[i]] != counts[vals[j]] {
-				return counts[vals[i]] > counts[vals[j]]
-			}
-			return vals[i] < vals[j]
-		})
-		var out []string
-		for _, v := range vals[:min(len(vals), a.n)] {
-			out = append(out, fmt.Sprintf("%s (%d)", v, counts[v]))
-		}
-		return list(out)
-	}
-	var ns []float64
-	for _, e := range evs {
-		if n, ok := get(e).number(); ok {
-			ns = append(ns, n)
-		}
-	}
-	if len(ns) == 0 {
-		return text("")
-	}
-	switch a.fn {
-	case "max":
-		return num(slices.Max(ns))
-	case "min":
-		return num(slices.Min(ns))
-	case "sum":
-		s := 0.0
-		for _, n := range ns {
-			s += n
-		}
-		return num(s)
-	}
-	slices.Sort(ns) // median
-	if len(ns)%2 == 1 {
-		return num(ns[len(ns)/2])
-	}
-	return num((ns[len(ns)/2-1] + ns[len(ns)/2]) / 2)
 }
 
 func (sp *spec) fillSubject(s *forensics.FindingSubject, en env) {
@@ -270,11 +171,12 @@ type subjectDef struct {
 func (sp *spec) evidenceOf(rec *record) []forensics.Evidence {
 	set := evidence.Set{Copies: true}
 	en := env{rec: rec}
-	for _, d := range sp.evidence {
+	for i := range sp.evidence {
+		d := &sp.evidence[i]
 		if !d.when.isZero() && !d.when.holds(en) {
 			continue
 		}
-		for _, e := range d.choose(rec) {
+		for _, e := range rec.t.picks[i].events(d) {
 			note := ""
 			if d.note != nil {
 				note, _ = d.note.render(env{ev: e, rec: rec})
@@ -283,50 +185,6 @@ func (sp *spec) evidenceOf(rec *record) []forensics.Evidence {
 		}
 	}
 	return set.Sorted()
-}
-
-// choose picks the entry's events: the first or last ones, all of them up
-// to the limit, some spread evenly over the finding, or those with the
-// highest or lowest value (the earliest of equals first).
-func (d *evidenceDef) choose(rec *record) []*forensics.Event {
-	evs := rec.of(d.of)
-	n := min(d.limit, len(evs))
-	switch d.pick {
-	case "last":
-		return evs[len(evs)-n:]
-	case "spread":
-		if n <= 1 || len(evs) <= n {
-			return evs[:n]
-		}
-		out := make([]*forensics.Event, n)
-		for i := range n {
-			out[i] = evs[i*(len(evs)-1)/(n-1)]
-		}
-		return out
-	case "max", "min":
-		type scored struct {
-			e *forensics.Event
-			n float64
-		}
-		var ss []scored
-		for _, e := range evs {
-			if x, ok := d.by.eval(env{ev: e, rec: rec}).number(); ok {
-				ss = append(ss, scored{e, x})
-			}
-		}
-		sort.SliceStable(ss, func(i, j int) bool {
-			if d.pick == "max" {
-				return ss[i].n > ss[j].n
-			}
-			return ss[i].n < ss[j].n
-		})
-		var out []*forensics.Event
-		for _, s := range ss[:min(d.limit, len(ss))] {
-			out = append(out, s.e)
-		}
-		return out
-	}
-	return evs[:n]
 }
 
 // fixesOf writes the fixes whose conditions hold. Every word of a command

@@ -22,6 +22,7 @@ type File struct {
 	// Replaces says the file means to take the place of a built-in rule of
 	// the same name; without it, a user's rule may not shadow one.
 	Replaces bool
+	spec     *spec
 }
 
 var ruleName = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
@@ -67,7 +68,7 @@ func (c *compiler) compile(root yamldoc.Value) *File {
 	}
 	c.sp.name = name
 	r := &forensics.Rule{Name: name, Doc: c.doc(m.Get("doc"))}
-	f := &File{Rule: r, Replaces: m.Get("replaces").Bool()}
+	f := &File{Rule: r, Replaces: m.Get("replaces").Bool(), spec: c.sp}
 
 	c.selections(m.Get("select"))
 	c.group(m.Get("group"))
@@ -441,11 +442,11 @@ func (c *compiler) aggregate(v yamldoc.Value) (*aggregate, typ, bool) {
 	kinds := c.kinds
 	if a.fn == "count" {
 		// count: [sel, …] counts the events of those selections.
-		a.of = c.namedSets(m.Get("count"))
+		a.sets = c.namedSets(m.Get("count"))
 		return a, tNum, true
 	}
 	if m.Has("of") {
-		a.of = c.namedSets(m.Get("of"))
+		a.sets = c.namedSets(m.Get("of"))
 		kinds = nil
 		for _, n := range m.Get("of").Strings() {
 			kinds = append(kinds, c.sels[n]...)
@@ -471,15 +472,17 @@ func (c *compiler) aggregate(v yamldoc.Value) (*aggregate, typ, bool) {
 }
 
 // namedSets reads names of selections or lookups.
-func (c *compiler) namedSets(v yamldoc.Value) []string {
-	var out []string
+// namedSets reads a list of selections and lookups as their indexes in a
+// tally's sets.
+func (c *compiler) namedSets(v yamldoc.Value) []int {
+	var out []int
 	for _, sv := range v.List() {
 		n := sv.String()
 		if _, ok := c.sels[n]; !ok {
 			sv.Errorf("%q is not a selection or lookup", n)
 			continue
 		}
-		out = append(out, n)
+		out = append(out, c.sp.setIndex(n))
 	}
 	return out
 }
@@ -581,9 +584,9 @@ func (c *compiler) evidence(v yamldoc.Value) {
 	for _, ev := range v.List() {
 		m := ev.Map("of", "pick", "by", "limit", "note", "when")
 		m.Require("of")
-		d := evidenceDef{of: c.namedSets(m.Get("of")), pick: "first", limit: 1}
+		d := evidenceDef{sets: c.namedSets(m.Get("of")), pick: "first", limit: 1}
 		var kinds []forensics.Kind
-		for _, n := range d.of {
+		for _, n := range m.Get("of").Strings() {
 			kinds = append(kinds, c.sels[n]...)
 		}
 		if m.Has("pick") {

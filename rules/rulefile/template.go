@@ -507,36 +507,36 @@ func (en env) get(r ref) val {
 	case refName:
 		return en.rec.names[r.name]
 	case refSel:
-		evs := en.rec.sels[r.name]
+		s := en.rec.set(r.name)
 		switch r.what {
 		case "count":
-			return num(float64(len(evs)))
+			return num(float64(s.count))
 		case "first":
-			return pick(evs, 0, r.field)
+			return pick(s.first, r.field)
 		case "last":
-			return pick(evs, len(evs)-1, r.field)
+			return pick(s.last, r.field)
 		}
 	case refAll:
-		evs := en.rec.events
+		s := en.rec.t.all()
 		if r.what == "first" {
-			return pick(evs, 0, r.field)
+			return pick(s.first, r.field)
 		}
-		return pick(evs, len(evs)-1, r.field)
+		return pick(s.last, r.field)
 	}
 	return val{}
 }
 
-func pick(evs []*forensics.Event, i int, name string) val {
-	if len(evs) == 0 {
+func pick(e *forensics.Event, name string) val {
+	if e == nil {
 		if name == "" {
 			return val{t: tEvent}
 		}
 		return text("")
 	}
 	if name == "" {
-		return eventVal(evs[i])
+		return eventVal(e)
 	}
-	return field(evs[i], name)
+	return field(e, name)
 }
 
 func (e *expr) eval(en env) val {
