@@ -156,12 +156,11 @@ func (sp *spec) run(p *forensics.Pass) error {
 		return nil
 	}
 	var cands []*candidate
-	// A count needs only its window and the episode under way: it keeps
-	// no other event, unless a group field is optional (the groups are
-	// known only at the end).
-	stream := sp.detect.mode == "count" && !slices.Contains(sp.optional, true)
-	counters := map[string]*counter{}
-	var streamed []*counter
+	// Each group's detection keeps only the episode under way, unless a
+	// group field is optional: the groups are known only at the end.
+	stream := !slices.Contains(sp.optional, true)
+	detectors := map[string]detector{}
+	var streamed []detector
 	scratch := make([]string, len(sp.groupBy))
 	for e, err := range p.Events(kinds...) {
 		if err != nil {
@@ -207,14 +206,14 @@ func (sp *spec) run(p *forensics.Pass) error {
 		}
 		gk := strings.Join(tg.keys, "\x00")
 		if stream {
-			c := counters[gk]
-			if c == nil {
-				c = &counter{sp: sp, keys: slices.Clone(tg.keys), values: map[string]int{}}
-				counters[gk] = c
-				streamed = append(streamed, c)
+			d := detectors[gk]
+			if d == nil {
+				d = sp.newDetector(slices.Clone(tg.keys))
+				detectors[gk] = d
+				streamed = append(streamed, d)
 			}
 			tg.keys = nil
-			c.add(tg, &cands)
+			d.add(tg, &cands)
 			continue
 		}
 		tg.keys = slices.Clone(tg.keys)
@@ -227,8 +226,8 @@ func (sp *spec) run(p *forensics.Pass) error {
 		}
 		groups[gk] = append(groups[gk], tg)
 	}
-	for _, c := range streamed {
-		c.flush(&cands)
+	for _, d := range streamed {
+		d.flush(end, &cands)
 	}
 	// An event without an optional field joins the one group that has the
 	// same other fields and a value for it; with none or several, its own.
@@ -245,16 +244,11 @@ func (sp *spec) run(p *forensics.Pass) error {
 		if len(deferred) > 0 {
 			slices.SortStableFunc(evs, func(a, b tagged) int { return forensics.Compare(a.ev, b.ev) })
 		}
-		for _, ep := range sp.detect.find(evs, end) {
-			c := sp.newCandidate(strings.Split(gk, "\x00"))
-			for _, t := range ep.events {
-				c.add(t)
-			}
-			if !ep.end.IsZero() {
-				c.end = ep.end
-			}
-			cands = append(cands, c)
+		d := sp.newDetector(strings.Split(gk, "\x00"))
+		for _, t := range evs {
+			d.add(t, &cands)
 		}
+		d.flush(end, &cands)
 	}
 	if len(cands) == 0 {
 		return nil
@@ -345,13 +339,6 @@ func (c *candidate) add(t tagged) {
 	c.t.add(c.sp, t.sel, t.ev)
 }
 
-// episode is the events of a group a detection keeps for one finding;
-// end, when set, is the finding's end (an absence ends when the wait does).
-type episode struct {
-	events []tagged
-	end    time.Time
-}
-
 func absDur(d time.Duration) time.Duration {
 	if d < 0 {
 		return -d
@@ -359,91 +346,57 @@ func absDur(d time.Duration) time.Duration {
 	return d
 }
 
-// find applies the detection to one group's events, in timeline order.
-// end is the time of the last event the rule read, which tells how far the
-// logs go for an absence.
-func (d *detect) find(evs []tagged, end time.Time) []episode {
-	if len(evs) == 0 {
-		return nil
-	}
-	whole := func(evs []tagged) episode { return episode{events: evs} }
-	switch d.mode {
-	case "count":
-		return d.count(evs, whole)
-	case "sustained":
-		return d.sustained(evs, whole)
-	case "sequence":
-		return d.sequence(evs, whole)
-	case "absence":
-		return d.absence(evs, end, whole)
-	}
-	return []episode{whole(evs)}
-}
-
 func in(sel int, set []int) bool { return len(set) == 0 || slices.Contains(set, sel) }
 
-// count finds the episodes in which a sliding window of d.within holds at
-// least d.threshold counted events (of distinct values, with distinct:).
-// Overlapping windows make one episode; its events are the counted ones
-// in the windows and the others between its first and last.
-func (d *detect) count(evs []tagged, whole func([]tagged) episode) []episode {
-	var counted []int // indexes into evs
-	for i, t := range evs {
-		if in(t.sel, d.of) {
-			counted = append(counted, i)
-		}
-	}
-	var out []episode
-	lo := 0
-	values := map[string]int{}
-	value := func(i int) string {
-		if d.distinct == nil {
-			return ""
-		}
-		return d.distinct.eval(env{ev: evs[i].ev}).String()
-	}
-	size := func(n int) int {
-		if d.distinct == nil {
-			return n
-		}
-		return len(values)
-	}
-	epFirst, epLast := -1, -1
-	flush := func() {
-		if epFirst >= 0 {
-			out = append(out, whole(evs[epFirst:epLast+1]))
-		}
-		epFirst, epLast = -1, -1
-	}
-	for hi, j := range counted {
-		t := evs[j].ev.Time
-		values[value(j)]++
-		for t.Sub(evs[counted[lo]].ev.Time) > d.within {
-			v := value(counted[lo])
-			if values[v]--; values[v] == 0 {
-				delete(values, v)
-			}
-			lo++
-		}
-		if size(hi-lo+1) < d.threshold {
-			continue
-		}
-		first := counted[lo]
-		if epFirst >= 0 && first > epLast {
-			flush()
-		}
-		if epFirst < 0 {
-			epFirst = first
-		}
-		epLast = j
-	}
-	flush()
-	return out
+// detector is a detection over one group's events as they come, in
+// timeline order: it keeps what the episode under way needs and tallies
+// the episode's events in its candidate.
+type detector interface {
+	add(t tagged, out *[]*candidate)
+	// flush ends the group: end is the time of the last event the rule
+	// read, which tells how far the logs go for an absence.
+	flush(end time.Time, out *[]*candidate)
 }
 
-// counter is count's detection over one group as its events come, in
-// timeline order: the same episodes as count, keeping only the events of
-// the window, and the tally of the episode under way.
+func (sp *spec) newDetector(keys []string) detector {
+	switch sp.detect.mode {
+	case "count":
+		return &counter{sp: sp, keys: keys, values: map[string]int{}}
+	case "sustained":
+		return &sustainer{sp: sp, keys: keys}
+	case "sequence":
+		return &sequencer{sp: sp, keys: keys}
+	case "absence":
+		return &waiter{sp: sp, keys: keys}
+	}
+	return &wholeGroup{sp: sp, keys: keys}
+}
+
+// wholeGroup is no detection: the group is one finding.
+type wholeGroup struct {
+	sp   *spec
+	keys []string
+	c    *candidate
+}
+
+func (w *wholeGroup) add(t tagged, _ *[]*candidate) {
+	if w.c == nil {
+		w.c = w.sp.newCandidate(w.keys)
+	}
+	w.c.add(t)
+}
+
+func (w *wholeGroup) flush(_ time.Time, out *[]*candidate) {
+	if w.c != nil {
+		*out = append(*out, w.c)
+	}
+}
+
+// counter finds the episodes in which a sliding window of d.within holds
+// at least d.threshold counted events (of distinct values, with
+// distinct:). Overlapping windows make one episode; its events are the
+// counted ones in the windows and the others between its first and last.
+// It keeps only the events of the window.
 type counter struct {
 	sp      *spec
 	keys    []string
@@ -504,7 +457,7 @@ func (c *counter) add(t tagged, out *[]*candidate) {
 		return
 	}
 	if c.cur != nil && forensics.Compare(c.window[0].ev, c.last) > 0 {
-		c.flush(out)
+		c.flush(time.Time{}, out)
 	}
 	// The episode takes the pending events it does not hold yet: those
 	// after its last, found from the end.
@@ -523,110 +476,135 @@ func (c *counter) add(t tagged, out *[]*candidate) {
 	}
 }
 
-func (c *counter) flush(out *[]*candidate) {
+func (c *counter) flush(_ time.Time, out *[]*candidate) {
 	if c.cur != nil {
 		*out = append(*out, c.cur)
 		c.cur, c.last = nil, nil
 	}
 }
 
-// sustained finds runs of counted events no more than d.gap apart that
-// last d.within or longer; an until event ends a run.
-func (d *detect) sustained(evs []tagged, whole func([]tagged) episode) []episode {
-	var out []episode
-	first, last := -1, -1
-	flush := func() {
-		if first >= 0 && evs[last].ev.Time.Sub(evs[first].ev.Time) >= d.within {
-			out = append(out, whole(evs[first:last+1]))
-		}
-		first, last = -1, -1
-	}
-	for i, t := range evs {
-		switch {
-		case len(d.until) > 0 && slices.Contains(d.until, t.sel):
-			if first >= 0 {
-				last = i
-			}
-			flush()
-		case in(t.sel, d.of):
-			if first >= 0 && t.ev.Time.Sub(evs[last].ev.Time) > d.gap {
-				flush()
-			}
-			if first < 0 {
-				first = i
-			}
-			last = i
-		}
-	}
-	flush()
-	return out
+// sustainer finds runs of counted events no more than d.gap apart that
+// last d.within or longer; an until event within d.gap of the run ends it.
+// A run's events are the counted ones and the others between its first
+// and last.
+type sustainer struct {
+	sp      *spec
+	keys    []string
+	run     *candidate
+	pending []tagged // events after the run's last counted one
 }
 
-// sequence finds the steps in order, all within d.within of the first,
+func (s *sustainer) add(t tagged, out *[]*candidate) {
+	d := &s.sp.detect
+	if s.run != nil && t.ev.Time.Sub(s.run.end) > d.gap {
+		s.flush(time.Time{}, out)
+	}
+	switch {
+	case slices.Contains(d.until, t.sel):
+		if s.run != nil {
+			s.take()
+			s.run.add(t)
+		}
+		s.flush(time.Time{}, out)
+	case in(t.sel, d.of):
+		if s.run == nil {
+			s.run = s.sp.newCandidate(s.keys)
+		}
+		s.take()
+		s.run.add(t)
+	case s.run != nil:
+		s.pending = append(s.pending, t)
+	}
+}
+
+// take adds the pending events to the run.
+func (s *sustainer) take() {
+	for _, p := range s.pending {
+		s.run.add(p)
+	}
+	s.pending = s.pending[:0]
+}
+
+func (s *sustainer) flush(_ time.Time, out *[]*candidate) {
+	if s.run != nil && s.run.end.Sub(s.run.start) >= s.sp.detect.within {
+		*out = append(*out, s.run)
+	}
+	s.run, s.pending = nil, s.pending[:0]
+}
+
+// sequencer finds the steps in order, all within d.within of the first,
 // with no unless event between the first and the last.
-func (d *detect) sequence(evs []tagged, whole func([]tagged) episode) []episode {
-	var out []episode
-	var cur []tagged
-	for _, t := range evs {
-		if slices.Contains(d.unless, t.sel) {
-			cur = nil
-			continue
-		}
-		if len(cur) > 0 && t.ev.Time.Sub(cur[0].ev.Time) > d.within {
-			cur = nil
-		}
-		switch {
-		case len(cur) > 0 && t.sel == d.steps[len(cur)]:
-			cur = append(cur, t)
-		case t.sel == d.steps[0] && len(cur) <= 1:
-			// A later first step starts the sequence again: the pair
-			// reported is the closest one.
-			cur = append(cur[:0], t)
-		}
-		if len(cur) == len(d.steps) {
-			out = append(out, whole(slices.Clone(cur)))
-			cur = nil
-		}
-	}
-	return out
+type sequencer struct {
+	sp   *spec
+	keys []string
+	cur  []tagged
 }
 
-// absence finds an after event, or the last expected event following it,
+func (s *sequencer) add(t tagged, out *[]*candidate) {
+	d := &s.sp.detect
+	if slices.Contains(d.unless, t.sel) {
+		s.cur = s.cur[:0]
+		return
+	}
+	if len(s.cur) > 0 && t.ev.Time.Sub(s.cur[0].ev.Time) > d.within {
+		s.cur = s.cur[:0]
+	}
+	switch {
+	case len(s.cur) > 0 && t.sel == d.steps[len(s.cur)]:
+		s.cur = append(s.cur, t)
+	case t.sel == d.steps[0] && len(s.cur) <= 1:
+		// A later first step starts the sequence again: the pair
+		// reported is the closest one.
+		s.cur = append(s.cur[:0], t)
+	}
+	if len(s.cur) == len(d.steps) {
+		c := s.sp.newCandidate(s.keys)
+		for _, t := range s.cur {
+			c.add(t)
+		}
+		*out = append(*out, c)
+		s.cur = s.cur[:0]
+	}
+}
+
+func (s *sequencer) flush(time.Time, *[]*candidate) {}
+
+// waiter finds an after event, or the last expected event following it,
 // followed by no expected event for d.within while the logs went on; an
-// until event ends the wait.
-func (d *detect) absence(evs []tagged, end time.Time, whole func([]tagged) episode) []episode {
-	var out []episode
-	var waiting []tagged
-	flush := func(seen time.Time) {
-		if len(waiting) == 0 {
+// until event ends the wait. The finding ends at the deadline.
+type waiter struct {
+	sp     *spec
+	keys   []string
+	wait   *candidate
+	anchor time.Time // the last event waited from
+}
+
+func (w *waiter) add(t tagged, out *[]*candidate) {
+	d := &w.sp.detect
+	switch {
+	case slices.Contains(d.until, t.sel):
+		w.wait = nil
+	case slices.Contains(d.after, t.sel):
+		w.flush(t.ev.Time, out)
+		w.wait = w.sp.newCandidate(w.keys)
+		w.wait.add(t)
+		w.anchor = t.ev.Time
+	case slices.Contains(d.expect, t.sel) && w.wait != nil:
+		if t.ev.Time.Sub(w.anchor) >= d.within {
+			w.flush(t.ev.Time, out)
 			return
 		}
-		anchor := waiting[len(waiting)-1].ev.Time
-		if seen.Sub(anchor) >= d.within {
-			c := whole(waiting)
-			c.end = anchor.Add(d.within)
-			out = append(out, c)
-		}
-		waiting = nil
+		w.wait.add(t)
+		w.anchor = t.ev.Time
 	}
-	for _, t := range evs {
-		switch {
-		case slices.Contains(d.until, t.sel):
-			waiting = nil
-		case slices.Contains(d.after, t.sel):
-			flush(t.ev.Time)
-			waiting = []tagged{t}
-		case slices.Contains(d.expect, t.sel) && len(waiting) > 0:
-			anchor := waiting[len(waiting)-1].ev.Time
-			if t.ev.Time.Sub(anchor) >= d.within {
-				flush(t.ev.Time)
-				continue
-			}
-			waiting = append(waiting, t)
-		}
+}
+
+func (w *waiter) flush(seen time.Time, out *[]*candidate) {
+	if w.wait != nil && seen.Sub(w.anchor) >= w.sp.detect.within {
+		w.wait.end = w.anchor.Add(w.sp.detect.within)
+		*out = append(*out, w.wait)
 	}
-	flush(end)
-	return out
+	w.wait = nil
 }
 
 // tallyNearby reads each lookup's events in the windows around the

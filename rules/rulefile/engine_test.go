@@ -135,6 +135,12 @@ detect:
 		}
 		evs = append(evs, slow("n3", s, "GET", "1"))
 	}
+	// n4: 45 seconds, then quiet; the all-clear ten minutes later does
+	// not stretch the run it no longer belongs to.
+	for s := 0.0; s <= 45; s += 15 {
+		evs = append(evs, slow("n4", s, "GET", "1"))
+	}
+	evs = append(evs, ev("test.ok", "n4", 600, "service", "kv"))
 	fs := ruletest.Run(t, r, evs)
 	if len(fs) != 1 || fs[0].Title != "13 events on n1" {
 		t.Fatalf("want n1 only, got %s", ruletest.Describe(fs))
