@@ -50,7 +50,7 @@ var errCtxCut = errors.New("context is not a whole JSON object (cut or malformed
 func (c *lineContext) parse(b []byte) error {
 	c.members = c.members[:0]
 	b = bytes.TrimRight(b, " \r")
-	if !json.Valid(b) || len(b) < 2 || b[0] != '{' {
+	if !validJSON(b) || len(b) < 2 || b[0] != '{' {
 		return errCtxCut
 	}
 	i := 1

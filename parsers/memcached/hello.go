@@ -113,7 +113,7 @@ func jsonObject(obj []byte, member string) ([]byte, bool) {
 		return nil, false
 	}
 	v := obj[at:]
-	if len(v) == 0 || v[0] != '{' || !json.Valid(v[:valueEnd(v, 0)]) {
+	if len(v) == 0 || v[0] != '{' || !validJSON(v[:valueEnd(v, 0)]) {
 		return nil, false
 	}
 	return v[:valueEnd(v, 0)], true
