@@ -2,15 +2,18 @@ package main
 
 import (
 	"archive/tar"
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"database/sql"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -32,18 +35,7 @@ import (
 // had before exec into its rusage, and Go forks sharing its memory).
 func measured(t *testing.T, args ...string) (code int, rss int64, wall time.Duration, stderr string) {
 	t.Helper()
-	const timeCmd = "/usr/bin/time"
-	if _, err := os.Stat(timeCmd); err != nil {
-		t.Fatal("no /usr/bin/time to measure peak memory with: apt-get install time")
-	}
-	dir := t.TempDir()
-	report := filepath.Join(dir, "rss")
-	// Named forensics, the test binary runs as the command (see TestMain).
-	self := filepath.Join(dir, "forensics")
-	if err := os.Symlink(os.Args[0], self); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(timeCmd, append([]string{"-f", "%M", "-o", report, self}, args...)...)
+	cmd, report := timedCommand(t, args)
 	var errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = io.Discard, &errb
 	start := time.Now()
@@ -52,13 +44,74 @@ func measured(t *testing.T, args ...string) (code int, rss int64, wall time.Dura
 	if cmd.ProcessState == nil {
 		t.Fatalf("%s: did not start", strings.Join(args, " "))
 	}
+	return cmd.ProcessState.ExitCode(), peakRSS(report), wall, errb.String()
+}
+
+// timedCommand is forensics with args, run by /usr/bin/time, which writes
+// the peak RSS to report.
+func timedCommand(t *testing.T, args []string) (cmd *exec.Cmd, report string) {
+	t.Helper()
+	const timeCmd = "/usr/bin/time"
+	if _, err := os.Stat(timeCmd); err != nil {
+		t.Fatal("no /usr/bin/time to measure peak memory with: apt-get install time")
+	}
+	dir := t.TempDir()
+	report = filepath.Join(dir, "rss")
+	// Named forensics, the test binary runs as the command (see TestMain).
+	self := filepath.Join(dir, "forensics")
+	if err := os.Symlink(os.Args[0], self); err != nil {
+		t.Fatal(err)
+	}
+	return exec.Command(timeCmd, append([]string{"-f", "%M", "-o", report, self}, args...)...), report
+}
+
+// peakRSS reads /usr/bin/time's report, in MB.
+func peakRSS(report string) (rss int64) {
 	data, _ := os.ReadFile(report)
 	lines := strings.Fields(string(data))
 	if len(lines) > 0 {
 		fmt.Sscan(lines[len(lines)-1], &rss)
 		rss >>= 10 // KB
 	}
-	return cmd.ProcessState.ExitCode(), rss, wall, errb.String()
+	return rss
+}
+
+// measuredServe runs the explorer on db as a process, asks it each query
+// (/api/QUERY) in turn, stops it as a user would (an interrupt) and
+// returns its peak RSS in MB, the statuses of its answers, its wall time
+// and stderr. A query it did not answer is status 0.
+func measuredServe(t *testing.T, db string, queries []string) (rss int64, statuses []int, wall time.Duration, stderr string) {
+	t.Helper()
+	cmd, report := timedCommand(t, []string{"serve", "--db", db, "--addr", "127.0.0.1:0"})
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	// time ignores an interrupt and waits for its child, which gets it too.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	first, _ := bufio.NewReader(out).ReadString('\n')
+	_, url, ok := strings.Cut(strings.TrimSpace(first), " at ")
+	client := &http.Client{Timeout: 2 * time.Minute}
+	for _, q := range queries {
+		status := 0
+		if ok {
+			if res, err := client.Get(url + "api/" + q); err == nil {
+				io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+				status = res.StatusCode
+			}
+		}
+		statuses = append(statuses, status)
+	}
+	syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
+	cmd.Wait()
+	return peakRSS(report), statuses, time.Since(start), errb.String()
 }
 
 // attack is one hostile input and a command run on it.
@@ -224,6 +277,28 @@ func TestHostileMemoryTimelines(t *testing.T) {
 	} {
 		attacks = append(attacks, attack{"blocks of 256 MiB and 20 M empty records", args, 256})
 	}
+	runAttacks(t, attacks)
+	// The explorer, asked what its page asks: the same bound.
+	for _, c := range []struct{ name, db string }{
+		{"a finding of 300 MB", body}, {"a million findings", many}, {"blocks of 256 MiB and 20 M empty records", bomb},
+	} {
+		queries := []string{"incidents", "summary", "histogram", "findings", "finding?id=" + id, "lines", "lines?q=rollback",
+			"lines?mode=regexp&q=%5Ezz%5B0-9%5D%24", "lines?kind=memcached.stream_rollback", "kinds"}
+		rss, statuses, wall, stderr := measuredServe(t, c.db, queries)
+		t.Logf("| %s | `serve` and %d queries | answered | %d MB | %.1f s |", c.name, len(queries), rss, wall.Seconds())
+		if rss > 256 {
+			t.Errorf("%s: the explorer took %d MB, more than 256 MB\n%s", c.name, rss, stderr)
+		}
+		for i, st := range statuses {
+			if st == 0 {
+				t.Errorf("%s: the explorer did not answer %s\n%s", c.name, queries[i], stderr)
+			}
+		}
+		if strings.Contains(stderr, "fatal error") || strings.Contains(stderr, "panic:") {
+			t.Errorf("%s: the explorer crashed:\n%s", c.name, stderr)
+		}
+	}
+	attacks = attacks[:0]
 	attacks = append(attacks,
 		attack{"--sql of a 1 GB value", []string{"timeline", "query", "--db", body, "--sql", "SELECT zeroblob(1000000000)"}, 256},
 		attack{"--sql of a 1 GB value", []string{"timeline", "query", "--db", pg, "--sql", "SELECT repeat('x', 1000000000)"}, 256},
