@@ -2,6 +2,7 @@ package forensics
 
 import (
 	"context"
+	"errors"
 	"iter"
 	"strings"
 	"testing"
@@ -60,5 +61,54 @@ func TestCompare(t *testing.T) {
 		if got := Compare(tc.x, tc.y); got != tc.want {
 			t.Errorf("Compare(%v, %v) = %d, want %d", tc.x.Position(), tc.y.Position(), got, tc.want)
 		}
+	}
+}
+
+// A cursor read ahead yields what the store yields, in order, then its
+// error; a caller that stops early stops the reader before it goes on.
+func TestReadAhead(t *testing.T) {
+	const n = 3*readAheadBatch + 5
+	bad := errors.New("corrupt block")
+	var stopped, finished bool
+	store := func(n int, fail bool) iter.Seq2[*Event, error] {
+		stopped, finished = false, false
+		return func(yield func(*Event, error) bool) {
+			defer func() { finished = true }()
+			for i := range n {
+				if !yield(&Event{Line: int64(i)}, nil) {
+					stopped = true
+					return
+				}
+			}
+			if fail {
+				yield(nil, bad)
+			}
+		}
+	}
+	var lines []int64
+	var got error
+	for e, err := range readAhead(store(n, true)) {
+		if err != nil {
+			got = err
+			break
+		}
+		lines = append(lines, e.Line)
+	}
+	if len(lines) != n || lines[n-1] != n-1 || got != bad {
+		t.Errorf("%d events (the last %d), error %v; want %d, then %v", len(lines), lines[len(lines)-1], got, n, bad)
+	}
+	for i, l := range lines {
+		if l != int64(i) {
+			t.Fatalf("event %d is line %d", i, l)
+		}
+	}
+	// The reader holds a batch or three ahead, not a hundred.
+	for e := range readAhead(store(100*readAheadBatch, false)) {
+		if e.Line == readAheadBatch+1 {
+			break
+		}
+	}
+	if !stopped || !finished {
+		t.Errorf("after the caller stopped: the reader was stopped %v, had returned %v", stopped, finished)
 	}
 }
