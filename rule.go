@@ -140,6 +140,11 @@ func readAhead(seq iter.Seq2[*Event, error]) iter.Seq2[*Event, error] {
 					return
 				}
 				evs = append(evs, e)
+				select {
+				case <-done: // the caller stopped: decode no more
+					return
+				default:
+				}
 				if len(evs) == readAheadBatch {
 					if !send(batch{evs: evs}) {
 						return
