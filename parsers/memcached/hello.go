@@ -113,10 +113,14 @@ func jsonObject(obj []byte, member string) ([]byte, bool) {
 		return nil, false
 	}
 	v := obj[at:]
-	if len(v) == 0 || v[0] != '{' || !validJSON(v[:valueEnd(v, 0)]) {
+	if len(v) == 0 || v[0] != '{' {
 		return nil, false
 	}
-	return v[:valueEnd(v, 0)], true
+	v = v[:valueEnd(v, 0)]
+	if !validJSON(v) {
+		return nil, false
+	}
+	return v, true
 }
 
 // memberEnd returns where member ends in the JSON object obj, -1 when obj

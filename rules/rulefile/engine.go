@@ -78,7 +78,7 @@ type lookup struct {
 
 type matchDef struct {
 	event *expr
-	group string
+	group int // its group field, an index in groupBy
 }
 
 type valueDef struct {
@@ -637,6 +637,7 @@ func (sp *spec) tallyNearby(p *forensics.Pass, cands []*candidate) error {
 		}
 		// Events come in time order: a window opens once and closes once.
 		var open []*window
+		vals := make([]string, len(l.match)) // the event's values of the match
 		next := 0
 		for _, s := range merged {
 			for e, err := range p.Query(forensics.Query{Kinds: l.kinds, Since: s.from, Until: s.to}) {
@@ -651,8 +652,14 @@ func (sp *spec) tallyNearby(p *forensics.Pass, cands []*candidate) error {
 					next++
 				}
 				open = slices.DeleteFunc(open, func(w *window) bool { return w.to.Before(e.Time) })
+				if len(open) == 0 {
+					continue
+				}
+				for i, m := range l.match {
+					vals[i] = m.event.eval(env{ev: e}).String()
+				}
 				for _, w := range open {
-					if l.matches(e, sp.groupBy, w.c.keys) {
+					if l.matches(vals, w.c.keys) {
 						w.c.t.add(sp, set, e)
 					}
 				}
@@ -660,4 +667,15 @@ func (sp *spec) tallyNearby(p *forensics.Pass, cands []*candidate) error {
 		}
 	}
 	return nil
+}
+
+// matches reports whether a lookup's event, whose values of the match are
+// vals, has a finding's group fields.
+func (l *lookup) matches(vals, keys []string) bool {
+	for i, m := range l.match {
+		if vals[i] != keys[m.group] {
+			return false
+		}
+	}
+	return true
 }

@@ -76,17 +76,6 @@ func (sp *spec) finding(c *candidate) (forensics.Finding, bool) {
 	return f, true
 }
 
-// matches reports whether a lookup's event has the group fields its match
-// names.
-func (l *lookup) matches(e *forensics.Event, groupBy, keys []string) bool {
-	for _, m := range l.match {
-		if m.event.eval(env{ev: e}).String() != keys[slices.Index(groupBy, m.group)] {
-			return false
-		}
-	}
-	return true
-}
-
 func (sp *spec) fillSubject(s *forensics.FindingSubject, en env) {
 	rv := reflect.ValueOf(s).Elem()
 	for _, d := range sp.subject {

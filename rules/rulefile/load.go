@@ -387,7 +387,7 @@ func (c *compiler) nearby(v yamldoc.Value) {
 				mm.Get(k).Errorf("%q is not a group field (%s)", g, strings.Join(c.sp.groupBy, ", "))
 				continue
 			}
-			l.match = append(l.match, matchDef{event: e, group: g})
+			l.match = append(l.match, matchDef{event: e, group: slices.Index(c.sp.groupBy, g)})
 		}
 		c.sels[name] = l.kinds
 		c.sp.nearby = append(c.sp.nearby, l)
