@@ -2,13 +2,16 @@ package block
 
 import (
 	"bytes"
+	"cmp"
 	"container/heap"
 	"context"
 	"fmt"
 	"math"
 	"regexp"
 	"runtime"
+	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -55,15 +58,33 @@ type Ref struct {
 // before its id when incident is set, ordered by source: the blocks a
 // backend picked for a filter.
 func ScanBlocks(rows store.Rows, incident bool) ([]Source, error) {
-	var srcs []Source
-	for rows.Next() {
-		var b Ref
-		var s Source
-		dest := []any{&b.Key, &b.FirstLine, &b.TMin, &b.TMax, &b.Segment, &b.Place, &s.ID, &s.Path, &s.Node}
+	return scanBlocks(rows, func(b *Ref, s *Source) []any {
 		if incident {
-			dest = []any{&b.Key, &b.FirstLine, &b.TMin, &b.TMax, &b.Segment, &b.Place, &s.Incident, &s.ID, &s.Path, &s.Node}
+			return []any{&b.Key, &b.FirstLine, &b.TMin, &b.TMax, &b.Segment, &b.Place, &s.Incident, &s.ID, &s.Path, &s.Node}
 		}
-		if err := rows.Scan(dest...); err != nil {
+		return []any{&b.Key, &b.FirstLine, &b.TMin, &b.TMax, &b.Segment, &b.Place, &s.ID, &s.Path, &s.Node}
+	})
+}
+
+// ScanBlockKeys is ScanBlocks for rows that end at the source's id, without
+// its path and node: the caller names the sources after (Name). SQLite
+// hands each column of a row through cgo, and a search of a 4 GiB
+// timeline scanned four thousand rows of blocks that repeat a few dozen
+// paths.
+func ScanBlockKeys(rows store.Rows) ([]Source, error) {
+	return scanBlocks(rows, func(b *Ref, s *Source) []any {
+		return []any{&b.Key, &b.FirstLine, &b.TMin, &b.TMax, &b.Segment, &b.Place, &s.ID}
+	})
+}
+
+func scanBlocks(rows store.Rows, dest func(*Ref, *Source) []any) ([]Source, error) {
+	var srcs []Source
+	var b Ref
+	var s Source
+	cols := dest(&b, &s)
+	for rows.Next() {
+		b, s = Ref{}, Source{}
+		if err := rows.Scan(cols...); err != nil {
 			return nil, err
 		}
 		if n := len(srcs); n == 0 || srcs[n-1].Incident != s.Incident || srcs[n-1].ID != s.ID {
@@ -76,6 +97,18 @@ func ScanBlocks(rows store.Rows, incident bool) ([]Source, error) {
 		last.Blocks = append(last.Blocks, b)
 	}
 	return srcs, rows.Err()
+}
+
+// Name sets the path and node of each source from names (by source id),
+// and sorts the sources by path as ScanBlocks' rows are.
+func Name(srcs []Source, names map[int64][2]string) {
+	for i := range srcs {
+		n := names[srcs[i].ID]
+		srcs[i].Path, srcs[i].Node = n[0], n[1]
+	}
+	slices.SortStableFunc(srcs, func(a, b Source) int {
+		return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(a.ID, b.ID))
+	})
 }
 
 // ScanKinds reads rows of (line, kind), ordered by line and then as the

@@ -44,18 +44,45 @@ func (db *DB) candidateBlocks(ctx context.Context, f store.LineFilter, q *search
 	if err != nil {
 		return nil, fmt.Errorf("query lines: %w", err)
 	}
-	srcs, err := block.ScanBlocks(rows, false)
+	srcs, err := block.ScanBlockKeys(rows)
 	rows.Close()
 	if err != nil {
 		return nil, fmt.Errorf("query lines: %w", err)
 	}
-	return block.Choose(ctx, srcs, q, stats, db.readGrams)
+	if srcs, err = block.Choose(ctx, srcs, q, stats, db.readGrams); err != nil {
+		return nil, err
+	}
+	names, err := db.sourceNames(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("query lines: %w", err)
+	}
+	block.Name(srcs, names)
+	return srcs, nil
+}
+
+// sourceNames returns the path and node of every source.
+func (db *DB) sourceNames(ctx context.Context) (map[int64][2]string, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT id, path, node FROM main.sources`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	names := map[int64][2]string{}
+	for rows.Next() {
+		var id int64
+		var path, node string
+		if err := rows.Scan(&id, &path, &node); err != nil {
+			return nil, err
+		}
+		names[id] = [2]string{path, node}
+	}
+	return names, rows.Err()
 }
 
 // candidateQuery is the query of candidateBlocks, given the longest span
 // of a block, with each block's place in the index of blocks when the
 // timeline has one. It reads only the indexes of blocks (schema.sql says
-// why).
+// why), in the order of blocks_source, and names no source (ScanBlockKeys).
 func candidateQuery(f store.LineFilter, span int64, grams bool) (string, []any) {
 	var w where
 	w.sources(f.Run, f.Components, f.Paths)
@@ -68,12 +95,12 @@ func candidateQuery(f store.LineFilter, span int64, grams bool) (string, []any) 
 		w.add("b.t_max >= ?", f.Since.UnixNano())
 	}
 	if !grams {
-		return `SELECT b.id, b.first_line, b.t_min, b.t_max, 0, 0, s.id, s.path, s.node FROM main.blocks b JOIN main.sources s ON s.id = b.source_id
-		WHERE ` + w.String() + ` ORDER BY s.path, s.id, b.first_line`, w.args
+		return `SELECT b.id, b.first_line, b.t_min, b.t_max, 0, 0, b.source_id FROM main.blocks b JOIN main.sources s ON s.id = b.source_id
+		WHERE ` + w.String() + ` ORDER BY b.source_id, b.first_line`, w.args
 	}
-	return `SELECT b.id, b.first_line, b.t_min, b.t_max, coalesce(g.segment, 0), coalesce(g.place, 0), s.id, s.path, s.node
+	return `SELECT b.id, b.first_line, b.t_min, b.t_max, coalesce(g.segment, 0), coalesce(g.place, 0), b.source_id
 		FROM main.blocks b JOIN main.sources s ON s.id = b.source_id LEFT JOIN main.block_grams g ON g.block_id = b.id
-		WHERE ` + w.String() + ` ORDER BY s.path, s.id, b.first_line`, w.args
+		WHERE ` + w.String() + ` ORDER BY b.source_id, b.first_line`, w.args
 }
 
 // metaInt reads a number kept in meta, 0 when it is not there.

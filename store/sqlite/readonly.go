@@ -17,54 +17,60 @@ import (
 	"forensics/store/block"
 )
 
-// readOnlyDriver opens connections for queries. Each connection is opened
-// read-only (mode=ro), cannot attach another file, gets the documented views
-// as temporary views (which shadow the tables of the same name), and is then
-// switched to query_only, so a query can neither change the timeline nor
-// write anywhere else.
-const readOnlyDriver = "sqlite3-forensics-readonly"
+// The read-only drivers open connections for queries. Each connection is
+// opened read-only (mode=ro), cannot attach another file, and is switched
+// to query_only, so a query can neither change the timeline nor write
+// anywhere else. A connection of sqlDriver, for the queries a user writes
+// (QuerySQL), also gets the documented views as temporary views (which
+// shadow the tables of the same name) and the functions they call. The
+// program's own queries name main's tables and use neither: making the
+// views took a millisecond of every connection, and a search opens one a
+// core.
+const (
+	readOnlyDriver = "sqlite3-forensics-readonly"
+	sqlDriver      = "sqlite3-forensics-sql"
+)
 
 var registerReadOnly = sync.OnceFunc(func() {
-	sql.Register(readOnlyDriver, &sqlite3.SQLiteDriver{
-		ConnectHook: func(c *sqlite3.SQLiteConn) error {
-			if err := guardConn(c); err != nil {
-				return err
-			}
-			c.SetLimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
-			if err := c.RegisterFunc("forensics_time", store.TimeText, true); err != nil {
-				return err
-			}
-			if err := c.RegisterFunc("forensics_block_lines", blockLinesJSON, true); err != nil {
-				return err
-			}
-			if err := c.RegisterFunc("forensics_attrs", attrsJSON, true); err != nil {
-				return err
-			}
-			if err := c.RegisterFunc("forensics_line", new(blockLine).text, true); err != nil {
-				return err
-			}
-			if err := c.RegisterFunc("forensics_event_block", eventBlockJSON, true); err != nil {
-				return err
-			}
-			release, err := releaseColumn(c)
-			if err != nil {
-				return err
-			}
-			blocks, err := eventsInBlocks(c)
-			if err != nil {
-				return err
-			}
-			if _, err := c.Exec(viewsSQL(release, blocks), nil); err != nil {
-				return fmt.Errorf("create views: %w", err)
-			}
-			if _, err = c.Exec(`PRAGMA query_only = 1`, nil); err != nil {
-				return err
-			}
-			c.RegisterAuthorizer(refuseWritingPragmas)
-			return nil
-		},
-	})
+	sql.Register(readOnlyDriver, &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error { return readOnlyConn(c, false) }})
+	sql.Register(sqlDriver, &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error { return readOnlyConn(c, true) }})
 })
+
+func readOnlyConn(c *sqlite3.SQLiteConn, views bool) error {
+	if err := guardConn(c); err != nil {
+		return err
+	}
+	c.SetLimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
+	if views {
+		for name, fn := range map[string]any{
+			"forensics_time":        store.TimeText,
+			"forensics_block_lines": blockLinesJSON,
+			"forensics_attrs":       attrsJSON,
+			"forensics_line":        new(blockLine).text,
+			"forensics_event_block": eventBlockJSON,
+		} {
+			if err := c.RegisterFunc(name, fn, true); err != nil {
+				return err
+			}
+		}
+		release, err := releaseColumn(c)
+		if err != nil {
+			return err
+		}
+		blocks, err := eventsInBlocks(c)
+		if err != nil {
+			return err
+		}
+		if _, err := c.Exec(viewsSQL(release, blocks), nil); err != nil {
+			return fmt.Errorf("create views: %w", err)
+		}
+	}
+	if _, err := c.Exec(`PRAGMA query_only = 1`, nil); err != nil {
+		return err
+	}
+	c.RegisterAuthorizer(refuseWritingPragmas)
+	return nil
+}
 
 // writingPragmas change the database file or the connection: through
 // --sql they would fail deep in SQLite ("disk I/O error: bad file
@@ -305,7 +311,7 @@ func (db *DB) QuerySQL(ctx context.Context, query string, args []any, fn func(co
 	if !db.readOnly {
 		return fmt.Errorf("raw queries run only on a read-only timeline")
 	}
-	rows, err := db.sql.QueryContext(ctx, query, args...)
+	rows, err := db.user.QueryContext(ctx, query, args...)
 	if err != nil {
 		return describeQuery(err)
 	}

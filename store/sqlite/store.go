@@ -50,6 +50,7 @@ var Driver = store.Driver{
 // DB is an open timeline.
 type DB struct {
 	sql        *sql.DB
+	user       *sql.DB // a read-only timeline's pool for the queries a user writes, with the views (readonly.go)
 	path       string
 	readOnly   bool
 	release    func() // the writer lock, for a database open for writing
@@ -143,13 +144,21 @@ func openReadOnly(path string, immutable bool) (*DB, error) {
 		q.Set("immutable", "1")
 	}
 	registerReadOnly()
-	db, err := sql.Open(readOnlyDriver, "file:"+escapePath(path)+"?"+q.Encode())
+	dsn := "file:" + escapePath(path) + "?" + q.Encode()
+	db, err := sql.Open(readOnlyDriver, dsn)
 	if err != nil {
 		return nil, err
 	}
-	s := &DB{sql: db, path: path, readOnly: true}
-	if err := s.checkVersion(); err != nil {
+	// Opening connects nothing: the pool of user's queries connects on
+	// the first.
+	user, err := sql.Open(sqlDriver, dsn)
+	if err != nil {
 		db.Close()
+		return nil, err
+	}
+	s := &DB{sql: db, user: user, path: path, readOnly: true}
+	if err := s.checkVersion(); err != nil {
+		s.Close()
 		return nil, err
 	}
 	return s, nil
@@ -169,6 +178,9 @@ func escapePath(p string) string {
 func (db *DB) Close() error {
 	if db.side != nil {
 		db.side.Close()
+	}
+	if db.user != nil {
+		db.user.Close()
 	}
 	err := db.sql.Close()
 	if db.discard && db.created {

@@ -268,7 +268,7 @@ func dbRows(db *sql.DB, q string) ([][4]string, error) {
 }
 
 // writeDriver opens the connections that write a timeline, and the side
-// connection of a writing open; readOnlyDriver (readonly.go) those of queries.
+// connection of a writing open; readOnlyDriver and sqlDriver (readonly.go) those of queries.
 const writeDriver = "sqlite3-forensics"
 
 var registerWrite = sync.OnceFunc(func() {
