@@ -488,6 +488,11 @@ func TestSearchAcrossSources(t *testing.T) {
 			if i%(300+50*s) == 0 {
 				text += " Stream request requires rollback"
 			}
+			// n2's line 3050 (17.45 s) is placed at 18 s, the time of its
+			// line 2000 three blocks back, after n0's line 2540 (17.78 s).
+			if s == 2 && i == 3050 || s == 0 && i == 2540 {
+				text += " janitor marker"
+			}
 			b.Add(&store.NewLine{N: int64(i), Stamp: forensics.Stamp{Time: base.Add(d), Zone: forensics.ZoneUTC}, Flags: store.LineFlags{Zone: forensics.ZoneUTC}, Text: []byte(text)})
 			if b.Full() {
 				if err := w.AddLines(src.ID, b.Batch()); err != nil {
@@ -540,6 +545,9 @@ func TestSearchAcrossSources(t *testing.T) {
 		"text":    {store.LineFilter{Text: "requires rollback"}, func(s string) bool { return strings.Contains(s, "requires rollback") }},
 		"regexp":  {store.LineFilter{Regexp: regexp.MustCompile(`stream 1[0-9]{3} of n[13]`)}, regexp.MustCompile(`stream 1[0-9]{3} of n[13]`).MatchString},
 		"nothing": {store.LineFilter{Text: "no such text"}, func(string) bool { return false }},
+		// A block's place starts from the blocks before it that the index
+		// ruled out.
+		"after the clock went back": {store.LineFilter{Text: "janitor marker"}, func(s string) bool { return strings.Contains(s, "janitor marker") }},
 		// One source's blocks, decoded side by side, in its file's order.
 		"one source": {store.LineFilter{Text: "Creating stream", Paths: []string{"n2/memcached.log"}}, func(s string) bool {
 			return strings.Contains(s, "Creating stream") && strings.Contains(s, " of n2/")
