@@ -48,10 +48,11 @@ func limitMemory() {
 		debug.SetMemoryLimit(memoryLimit)
 		return
 	}
-	// The collector waits until the heap holds quietHeap, then runs as
-	// GOGC=100 would. Most commands end before that: a search that reads
-	// a few blocks collected three times from a heap of 4 MB, a tenth of
-	// its time on two cores.
+	// The first collection waits until the memory the Go runtime holds
+	// (the heap, stacks, its own) reaches quietHeap; from then on the
+	// collector runs as GOGC=100 would. Most commands end before that: a
+	// search that reads a few blocks collected three times from a heap of
+	// 4 MB, a tenth of its time on two cores.
 	debug.SetGCPercent(-1)
 	debug.SetMemoryLimit(quietHeap)
 	runtime.SetFinalizer(new(gcSentinel), func(*gcSentinel) {
@@ -64,8 +65,8 @@ func limitMemory() {
 // collection.
 type gcSentinel struct{ _ [64]byte }
 
-// memoryLimit is the Go heap's soft limit; quietHeap is the heap the first
-// collection waits for.
+// memoryLimit is the Go runtime's soft limit of memory; quietHeap is what
+// the first collection waits for.
 const (
 	memoryLimit = 256 << 20
 	quietHeap   = 32 << 20
