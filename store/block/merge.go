@@ -383,6 +383,7 @@ type sourceLines struct {
 type decoded struct {
 	lines []store.Line
 	marks []int64
+	end   int64 // the latest time of the source's lines up to the block's end
 	err   error
 }
 
@@ -450,7 +451,7 @@ func (ra *readAhead) start(it *sourceLines) {
 				k.data = r.data
 				ra.kits <- k // never blocks: a slot holds at most one
 				<-ra.slots
-				fut <- decoded{r.lines, r.marks, err}
+				fut <- decoded{r.lines, r.marks, r.latest, err}
 			}()
 		}
 	}()
@@ -467,7 +468,7 @@ func (ra *readAhead) stop() {
 func (it *sourceLines) next() (bool, error) {
 	for {
 		ok, err := it.step()
-		if !ok || err != nil {
+		if !ok || err != nil || it.unread {
 			return ok, err
 		}
 		// The merge gives a source's lines in its file's order: a line's
@@ -502,6 +503,17 @@ func (it *sourceLines) step() (bool, error) {
 				return false, d.err
 			}
 			it.lines, it.marks, it.pos = d.lines, d.marks, 0
+			if len(d.lines) == 0 {
+				// Nothing selected in the block: the source's later lines
+				// are placed at d.end or after. It waits in the merge there,
+				// unread, so that the lines of other sources before that
+				// are given before its next block is waited for: the first
+				// page of a search whose matches are rare in some sources
+				// no longer waits until those are read to the end.
+				it.unread = true
+				it.mark = store.Mark{Time: max(it.mark.Time, d.end), Path: it.src.Path, Line: it.mark.Line, Incident: it.src.Incident, Source: it.src.ID}
+				return true, nil
+			}
 			continue
 		}
 		if len(it.blocks) == 0 {

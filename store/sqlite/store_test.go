@@ -571,3 +571,64 @@ func TestSearchAcrossSources(t *testing.T) {
 		t.Errorf("%d goroutines after a search stopped early, %d before", after, before)
 	}
 }
+
+// TestSearchFirstPage checks that the first page of a search waits only
+// for the lines before its matches: a source with no match is read up to
+// the time of the page's last line, not to its end.
+func TestSearchFirstPage(t *testing.T) {
+	ctx := context.Background()
+	db, w := newRun(t)
+	base := time.Date(2022, 7, 22, 0, 0, 0, 0, time.UTC)
+	pad := strings.Repeat("memcached noise ", 60)
+	for _, src := range []struct {
+		path  string
+		lines int
+	}{{"a/memcached.log", 6000}, {"b/diag.log", 100}} {
+		s := &forensics.Source{Path: src.path, Node: "n1", Format: "test", Component: "test", Key: src.path}
+		if err := w.BeginSource(s); err != nil {
+			t.Fatal(err)
+		}
+		b := w.LineBuffer()
+		for i := 1; i <= src.lines; i++ {
+			text := fmt.Sprintf("%s line %d %s", src.path, i, pad)
+			if src.path == "b/diag.log" && i == 10 {
+				text += " x123y"
+			}
+			b.Add(&store.NewLine{N: int64(i), Stamp: forensics.Stamp{Time: base.Add(time.Duration(i) * time.Second), Zone: forensics.ZoneUTC}, Flags: store.LineFlags{Zone: forensics.ZoneUTC}, Text: []byte(text)})
+			if b.Full() {
+				if err := w.AddLines(s.ID, b.Batch()); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if !b.Empty() {
+			if err := w.AddLines(s.ID, b.Batch()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		b.Release()
+		s.Lines = int64(src.lines)
+		if err := w.EndSource(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// No string of 4 bytes: the index rules out no block.
+	f := store.LineFilter{Regexp: regexp.MustCompile(`x[0-9]{3}y`)}
+	var got []string
+	res, err := db.Search(ctx, store.Search{LineFilter: f, Limit: 1}, func(l *store.Line) bool {
+		got = append(got, fmt.Sprintf("%s:%d", l.Path, l.N))
+		return true
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0] != "b/diag.log:10" {
+		t.Fatalf("first page %v, want b/diag.log:10", got)
+	}
+	if res.Stats.Blocks < 30 || res.Stats.Read > res.Stats.Blocks/3 {
+		t.Errorf("the first page read %d of %d blocks, want a few: those before its line and the read-ahead's", res.Stats.Read, res.Stats.Blocks)
+	}
+}
