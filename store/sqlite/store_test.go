@@ -473,13 +473,8 @@ func TestSearchAcrossSources(t *testing.T) {
 	base := time.Date(2022, 7, 22, 0, 0, 0, 0, time.UTC)
 	for s := range 5 {
 		path := fmt.Sprintf("n%d/memcached.log", s)
-		src := &forensics.Source{Path: path, Node: fmt.Sprintf("n%d", s), Format: "test", Component: "test", Key: path}
-		if err := w.BeginSource(src); err != nil {
-			t.Fatal(err)
-		}
-		b := w.LineBuffer()
 		const n = 4000 // about four blocks a source
-		for i := 1; i <= n; i++ {
+		writeSource(t, w, path, fmt.Sprintf("n%d", s), n, func(i int) (time.Time, string) {
 			d := time.Duration(i*(7+s)) * time.Millisecond
 			if s == 2 && i > n/2 {
 				d -= 10 * time.Second // the clock goes back: the file's order stays
@@ -493,23 +488,8 @@ func TestSearchAcrossSources(t *testing.T) {
 			if s == 2 && i == 3050 || s == 0 && i == 2540 {
 				text += " janitor marker"
 			}
-			b.Add(&store.NewLine{N: int64(i), Stamp: forensics.Stamp{Time: base.Add(d), Zone: forensics.ZoneUTC}, Flags: store.LineFlags{Zone: forensics.ZoneUTC}, Text: []byte(text)})
-			if b.Full() {
-				if err := w.AddLines(src.ID, b.Batch()); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
-		if !b.Empty() {
-			if err := w.AddLines(src.ID, b.Batch()); err != nil {
-				t.Fatal(err)
-			}
-		}
-		b.Release()
-		src.Lines = n
-		if err := w.EndSource(src); err != nil {
-			t.Fatal(err)
-		}
+			return base.Add(d), text
+		})
 	}
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
@@ -584,33 +564,13 @@ func TestSearchFirstPage(t *testing.T) {
 		path  string
 		lines int
 	}{{"a/memcached.log", 6000}, {"b/diag.log", 100}} {
-		s := &forensics.Source{Path: src.path, Node: "n1", Format: "test", Component: "test", Key: src.path}
-		if err := w.BeginSource(s); err != nil {
-			t.Fatal(err)
-		}
-		b := w.LineBuffer()
-		for i := 1; i <= src.lines; i++ {
+		writeSource(t, w, src.path, "n1", src.lines, func(i int) (time.Time, string) {
 			text := fmt.Sprintf("%s line %d %s", src.path, i, pad)
 			if src.path == "b/diag.log" && i == 10 {
 				text += " x123y"
 			}
-			b.Add(&store.NewLine{N: int64(i), Stamp: forensics.Stamp{Time: base.Add(time.Duration(i) * time.Second), Zone: forensics.ZoneUTC}, Flags: store.LineFlags{Zone: forensics.ZoneUTC}, Text: []byte(text)})
-			if b.Full() {
-				if err := w.AddLines(s.ID, b.Batch()); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
-		if !b.Empty() {
-			if err := w.AddLines(s.ID, b.Batch()); err != nil {
-				t.Fatal(err)
-			}
-		}
-		b.Release()
-		s.Lines = int64(src.lines)
-		if err := w.EndSource(s); err != nil {
-			t.Fatal(err)
-		}
+			return base.Add(time.Duration(i) * time.Second), text
+		})
 	}
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
@@ -630,5 +590,35 @@ func TestSearchFirstPage(t *testing.T) {
 	}
 	if res.Stats.Blocks < 30 || res.Stats.Read > res.Stats.Blocks/3 {
 		t.Errorf("the first page read %d of %d blocks, want a few: those before its line and the read-ahead's", res.Stats.Read, res.Stats.Blocks)
+	}
+}
+
+// writeSource writes a source of n lines to w's run: line i is logged at
+// the time line(i) gives, with its text.
+func writeSource(t *testing.T, w store.Writer, path, node string, n int, line func(i int) (time.Time, string)) {
+	t.Helper()
+	src := &forensics.Source{Path: path, Node: node, Format: "test", Component: "test", Key: path}
+	if err := w.BeginSource(src); err != nil {
+		t.Fatal(err)
+	}
+	b := w.LineBuffer()
+	defer b.Release()
+	for i := 1; i <= n; i++ {
+		at, text := line(i)
+		b.Add(&store.NewLine{N: int64(i), Stamp: forensics.Stamp{Time: at, Zone: forensics.ZoneUTC}, Flags: store.LineFlags{Zone: forensics.ZoneUTC}, Text: []byte(text)})
+		if b.Full() {
+			if err := w.AddLines(src.ID, b.Batch()); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if !b.Empty() {
+		if err := w.AddLines(src.ID, b.Batch()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src.Lines = int64(n)
+	if err := w.EndSource(src); err != nil {
+		t.Fatal(err)
 	}
 }
