@@ -471,7 +471,6 @@ func (c *compiler) aggregate(v yamldoc.Value) (*aggregate, typ, bool) {
 	return a, tNum, true
 }
 
-// namedSets reads names of selections or lookups.
 // namedSets reads a list of selections and lookups as their indexes in a
 // tally's sets.
 func (c *compiler) namedSets(v yamldoc.Value) []int {
